@@ -1,0 +1,28 @@
+// Lint budget: small functions, no floating promises (a dropped promise is a lost effect).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'load-tests/k6/**', '**/*.d.ts', '.brokkr/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.ts', 'scripts/*.ts', 'migrations/*.ts', 'load-tests/*.ts', 'test/*.ts'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      complexity: ['error', 12],
+      'max-depth': ['error', 3],
+      'max-params': ['error', 4],
+      'max-lines': ['warn', { max: 400, skipBlankLines: true, skipComments: true }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['**/test/**/*.ts', '**/*.test.ts'],
+    rules: { '@typescript-eslint/no-unused-expressions': 'off', 'max-lines': 'off' },
+  },
+);

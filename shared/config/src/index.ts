@@ -1,0 +1,12 @@
+export { parseEnv } from './parse.ts';
+export * as fields from './fields.ts';
+export { apiConfigSchema, DEFAULT_ADMIN_PAK_HASH, type ApiConfig } from './services/api.ts';
+export {
+  auditWriterConfigSchema,
+  webhookDispatcherConfigSchema,
+  maintenanceConfigSchema,
+  type AuditWriterConfig,
+  type WebhookDispatcherConfig,
+  type MaintenanceConfig,
+} from './services/hub.ts';
+export { agentConfigSchema, type AgentConfig } from './services/agent.ts';

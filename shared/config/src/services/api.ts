@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { database, int, log, nats, port, telemetry, bool } from '../fields.ts';
+
+/** Brokkr's public default admin hash (its PAK is published in Brokkr's docs). */
+export const DEFAULT_ADMIN_PAK_HASH = '4c697273df3d764cba950bb5c04368097685f09259f5bd880d892cf1ff9f4cdd';
+
+export const apiConfigSchema = z.object({
+  ...database,
+  ...log,
+  ...nats,
+  ...telemetry,
+  BROKKR__BROKER__PORT: port(3000),
+  BROKKR__BROKER__HOST: z.string().default('0.0.0.0'),
+  /** 64 hex = use it; "" = mint a new admin PAK on first start; unset = Brokkr's public default (warned about). */
+  BROKKR__BROKER__PAK_HASH: z
+    .union([z.literal(''), z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters or empty')])
+    .default(DEFAULT_ADMIN_PAK_HASH),
+  /** Where a minted admin PAK is written (mode 0600). */
+  BROKKR__BROKER__PAK_FILE: z.string().default('/tmp/brokkr-keys/key.txt'),
+  BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS: int(60, 0, 86400),
+  BROKKR__BROKER__BODY_LIMIT_BYTES: int(2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+  BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^([0-9a-fA-F]{64})?$/, 'must be 64 hexadecimal characters')
+    .optional(),
+  BROKKR__BROKER__LONG_POLL_MAX_SECONDS: int(60, 0, 300),
+  BROKKR__BROKER__TRUST_PROXY: bool(false),
+  BROKKR__CORS__ALLOWED_ORIGINS: z.string().default('http://localhost:3001'),
+  BROKKR__CORS__ALLOWED_METHODS: z.string().default('GET,POST,PUT,PATCH,DELETE,OPTIONS'),
+  BROKKR__CORS__ALLOWED_HEADERS: z.string().default('Authorization,Content-Type'),
+  BROKKR__CORS__MAX_AGE_SECONDS: int(3600),
+});
+export type ApiConfig = z.output<typeof apiConfigSchema>;

@@ -1,0 +1,88 @@
+import pg from 'pg';
+import knexFactory, { type Knex } from 'knex';
+import { ConfigError } from '@brokkr/errors';
+
+export interface DbSettings {
+  url: string;
+  /** Multi-tenant mode: all tables live in this schema (created when missing). */
+  schema?: string | undefined;
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/** Anything that can run a parameterised query: the pool, or a client inside a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+export interface Db {
+  /** Raw pg pool: the hot paths (auth, target state, claims) use hand-written SQL. */
+  pool: pg.Pool;
+  /** Query builder for CRUD; shares nothing with `pool` but the settings. */
+  knex: Knex;
+  schema: string | undefined;
+  query: Queryable['query'];
+  /** Runs `fn` in one transaction on one client: commit on resolve, rollback on throw. */
+  transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
+  /** Ends both pools; waits for checked-out clients to be released. */
+  close(): Promise<void>;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+// Return bigint columns (sequence_id) as JS numbers: they are far below 2^53 and
+// Brokkr's JSON carries them as numbers.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export function createDb(settings: DbSettings): Db {
+  const schema = settings.schema;
+  if (schema !== undefined && !IDENTIFIER.test(schema)) {
+    throw new ConfigError(`invalid database schema name ${JSON.stringify(schema)}`);
+  }
+  const searchPath = schema ? `"${schema}", public` : undefined;
+  const pool = new pg.Pool({
+    connectionString: settings.url,
+    max: settings.poolSize ?? 20,
+    application_name: settings.applicationName ?? 'brokkr',
+    ...(searchPath ? { options: `-c search_path=${searchPath.replace(/[" ]/g, '')}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { connectionString: settings.url, application_name: settings.applicationName ?? 'brokkr' },
+    searchPath: schema ? [schema, 'public'] : undefined,
+    pool: { min: 0, max: Math.max(2, Math.ceil((settings.poolSize ?? 20) / 2)) },
+  });
+
+  async function transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  return {
+    pool,
+    knex,
+    schema,
+    query: (text, values) => pool.query(text, values as unknown[]),
+    transaction,
+    async close() {
+      await Promise.allSettled([pool.end(), knex.destroy()]);
+    },
+  };
+}
+
+/** Creates the tenant schema when it is missing (idempotent, safe to run from every replica). */
+export async function ensureSchema(db: Db): Promise<void> {
+  if (db.schema) await db.pool.query(`CREATE SCHEMA IF NOT EXISTS "${db.schema}"`);
+}

@@ -1,0 +1,70 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger } from 'pino';
+
+export interface LoggerSettings {
+  service: string;
+  level?: string;
+  /** `json` (default, for machines) or `text` (readable in a terminal). */
+  format?: 'json' | 'text';
+  /** Extra redaction paths on top of the defaults. */
+  redact?: string[];
+}
+
+/**
+ * Everything that can carry a credential. Paths are pino redaction paths; `*` covers one level so
+ * the same key is hidden wherever a request, config or payload object puts it.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'headers.authorization',
+  'authorization',
+  '*.authorization',
+  'pak',
+  '*.pak',
+  'initial_pak',
+  '*.initial_pak',
+  'auth_header',
+  '*.auth_header',
+  'secret',
+  '*.secret',
+  'signing_secret',
+  '*.signing_secret',
+  'url_encrypted',
+  'BROKKR__AGENT__PAK',
+  'BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY',
+  '*.BROKKR__AGENT__PAK',
+  '*.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY',
+];
+
+/** PAK-shaped strings are masked even inside free text such as error messages. */
+const PAK_PATTERN = /brokkr_BR[1-9A-HJ-NP-Za-km-z]{6}_[1-9A-HJ-NP-Za-km-z]+/g;
+export function maskSecrets(text: string): string {
+  return text.replace(PAK_PATTERN, 'brokkr_BR******_[REDACTED]');
+}
+
+/** One root logger per service; children add scope (`logger.child({ deliveryId })`). */
+export function createLogger(settings: LoggerSettings): Logger {
+  const options: LoggerOptions = {
+    level: settings.level ?? 'info',
+    base: { service: settings.service },
+    redact: { paths: [...REDACTED_PATHS, ...(settings.redact ?? [])], censor: '[REDACTED]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    hooks: {
+      logMethod(args, method) {
+        const masked = args.map((a) => (typeof a === 'string' ? maskSecrets(a) : a)) as Parameters<typeof method>;
+        method.apply(this, masked);
+      },
+    },
+  };
+  if (settings.format === 'text') {
+    return pino({
+      ...options,
+      transport: {
+        target: 'pino-pretty',
+        options: { colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+      },
+    });
+  }
+  return pino(options);
+}

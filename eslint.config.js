@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.ts', 'scripts/*.ts', 'migrations/*.ts', 'load-tests/*.ts', 'test/*.ts'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { project: './tsconfig.check.json', tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       complexity: ['error', 12],

@@ -1,1 +1,5 @@
-export {};
+export { startPostgres, findPostgresBin, type PostgresHandle, type StartPostgresOptions } from './postgres.ts';
+export { startNats, findNatsServer, type NatsHandle, type StartNatsOptions } from './nats.ts';
+export { freePort, waitForPort } from './ports.ts';
+export { startGuarded, type GuardedProcess, type GuardOptions } from './guarded-process.ts';
+export { repoRoot, scriptsDir, cacheDir } from './paths.ts';

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const SERVER_ENV = 'BROKKR_TEST_PG_URL';
+export const TEMPLATE_ENV = 'BROKKR_TEST_PG_TEMPLATE';
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+function serverUrl(): string {
+  const url = process.env[SERVER_ENV];
+  if (!url) throw new Error(`${SERVER_ENV} is not set: run tests through mocha with .mocharc.cjs (it loads the global fixture)`);
+  return url;
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl() });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database cloned from the migrated template; drop it in `after`. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const template = process.env[TEMPLATE_ENV];
+  if (!template) throw new Error(`${TEMPLATE_ENV} is not set: the mocha global fixture did not run`);
+  const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
+  return {
+    name,
+    url: withDatabase(serverUrl(), name),
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** An empty database (no migrations), for tests of the migrations themselves. */
+export async function createEmptyDatabase(): Promise<TestDatabase> {
+  const name = `e_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  return {
+    name,
+    url: withDatabase(serverUrl(), name),
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}

@@ -1,0 +1,116 @@
+import { connect, type NatsConnection, type Status } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { DependencyError } from '@brokkr/errors';
+import type { Logger } from '@brokkr/logger';
+
+export interface BusSettings {
+  /** One URL or a comma-separated list (`nats://a:4222,nats://b:4222`). */
+  url: string;
+  /** Connection name shown by the server (`nats server report connections`). */
+  name: string;
+  logger: Logger;
+  /** How long close() lets drain() run before it closes the connection hard. */
+  drainTimeoutMs?: number;
+}
+
+export interface Bus {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** Drains subscriptions and pending publishes, then closes. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+type Level = 'debug' | 'info' | 'warn' | 'error';
+
+const STATUS_LEVEL: Partial<Record<Status['type'], Level>> = {
+  disconnect: 'warn',
+  reconnecting: 'debug',
+  reconnect: 'info',
+  ldm: 'warn',
+  error: 'error',
+  staleConnection: 'warn',
+  slowConsumer: 'warn',
+  forceReconnect: 'info',
+  update: 'debug',
+  close: 'info',
+};
+
+function statusFields(status: Status): Record<string, unknown> {
+  switch (status.type) {
+    case 'disconnect':
+    case 'reconnect':
+    case 'ldm':
+      return { server: status.server };
+    case 'error':
+      return { err: status.error };
+    case 'slowConsumer':
+      return { subject: status.sub.getSubject(), pending: status.pending };
+    default:
+      return {};
+  }
+}
+
+async function logStatus(nc: NatsConnection, logger: Logger): Promise<void> {
+  for await (const status of nc.status()) {
+    const level = STATUS_LEVEL[status.type];
+    if (level) logger[level]({ nats: status.type, ...statusFields(status) }, `nats ${status.type}`);
+  }
+}
+
+/** NATS URLs may carry `user:password@`; error messages and logs must not. */
+function withoutCredentials(url: string): string {
+  return url.replace(/\/\/[^/@]*@/g, '//');
+}
+
+async function drain(nc: NatsConnection, timeoutMs: number): Promise<void> {
+  if (nc.isClosed()) return;
+  let timer: NodeJS.Timeout | undefined;
+  // drain() waits for the server; while disconnected that could be forever, so bound it.
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([nc.drain().then(() => 'drained' as const), timeout]);
+    if (outcome === 'timeout' && !nc.isClosed()) await nc.close();
+  } catch {
+    if (!nc.isClosed()) await nc.close();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Connects to NATS and reconnects forever: a NATS outage degrades the services (hints are
+ * lost, publishes fail and fall back to the outbox) but never stops them.
+ */
+export async function connectBus(settings: BusSettings): Promise<Bus> {
+  const logger = settings.logger.child({ component: 'nats' });
+  let nc: NatsConnection;
+  try {
+    nc = await connect({
+      servers: settings.url.split(',').map((s) => s.trim()),
+      name: settings.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1000,
+    });
+  } catch (err) {
+    throw new DependencyError(`cannot connect to NATS at ${withoutCredentials(settings.url)}`, { cause: err });
+  }
+  logStatus(nc, logger).catch((err: unknown) => logger.error({ err }, 'nats status watcher failed'));
+  let jsm: JetStreamManager;
+  try {
+    jsm = await jetstreamManager(nc);
+  } catch (err) {
+    await nc.close();
+    throw new DependencyError('NATS JetStream is not available', { cause: err });
+  }
+  logger.info({ server: nc.getServer() }, 'connected to nats');
+  let closing: Promise<void> | undefined;
+  return {
+    nc,
+    js: jetstream(nc),
+    jsm,
+    close: () => (closing ??= drain(nc, settings.drainTimeoutMs ?? 10_000)),
+  };
+}

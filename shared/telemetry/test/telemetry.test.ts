@@ -1,0 +1,81 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { trace } from '@opentelemetry/api';
+import { createMetricsRegistry, metricsFor, startTelemetry, tracesUrl } from '@brokkr/telemetry';
+
+describe('@brokkr/telemetry metrics', () => {
+  it('renders registered metrics with the service label', async () => {
+    const registry = createMetricsRegistry({ service: 'unit-test' });
+    const jobs = metricsFor(registry).counter({ name: 'brokkr_test_jobs_total', help: 'Jobs seen', labelNames: ['outcome'] });
+    jobs.inc({ outcome: 'ok' }, 3);
+    const text = await registry.metrics();
+    expect(text).to.contain('# TYPE brokkr_test_jobs_total counter');
+    expect(text).to.match(/brokkr_test_jobs_total\{outcome="ok",service="unit-test"\} 3/);
+    expect(text).to.contain('process_cpu_user_seconds_total');
+    expect(registry.contentType).to.contain('text/plain');
+  });
+
+  it('leaves process metrics out when asked', async () => {
+    const registry = createMetricsRegistry({ service: 'bare', defaultMetrics: false });
+    metricsFor(registry).histogram({ name: 'brokkr_test_seconds', help: 'Durations' }).observe(0.02);
+    const text = await registry.metrics();
+    expect(text).to.not.contain('process_cpu_user_seconds_total');
+    expect(text).to.contain('brokkr_test_seconds_bucket{le="0.025",service="bare"} 1');
+  });
+
+  it('keeps registries of different services apart', async () => {
+    const a = createMetricsRegistry({ service: 'a', defaultMetrics: false });
+    const b = createMetricsRegistry({ service: 'b', defaultMetrics: false });
+    metricsFor(a).gauge({ name: 'brokkr_test_depth', help: 'Depth' }).set(1);
+    metricsFor(b).gauge({ name: 'brokkr_test_depth', help: 'Depth' }).set(2);
+    expect(await a.metrics()).to.contain('brokkr_test_depth{service="a"} 1');
+    expect(await b.metrics()).to.contain('brokkr_test_depth{service="b"} 2');
+  });
+});
+
+describe('@brokkr/telemetry tracing', () => {
+  it('starts nothing when disabled', async () => {
+    const telemetry = startTelemetry({ serviceName: 'off', enabled: false, otlpEndpoint: 'http://127.0.0.1:1', samplingRate: 1 });
+    const span = trace.getTracer('test').startSpan('noop');
+    expect(span.isRecording()).to.equal(false);
+    span.end();
+    await telemetry.shutdown();
+  });
+
+  it('builds the OTLP traces URL from a base endpoint', () => {
+    expect(tracesUrl('http://collector:4318')).to.equal('http://collector:4318/v1/traces');
+    expect(tracesUrl('http://collector:4318/')).to.equal('http://collector:4318/v1/traces');
+    expect(tracesUrl('http://collector:4318/v1/traces')).to.equal('http://collector:4318/v1/traces');
+  });
+
+  it('exports spans over OTLP/HTTP when enabled and flushes them on shutdown', async () => {
+    const received: { url: string | undefined; body: string }[] = [];
+    const collector = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ url: req.url, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = collector.address() as AddressInfo;
+      const telemetry = startTelemetry({ serviceName: 'otel-test', enabled: true, otlpEndpoint: `http://127.0.0.1:${port}`, samplingRate: 1 });
+      const span = trace.getTracer('test').startSpan('recorded-operation');
+      expect(span.isRecording()).to.equal(true);
+      span.end();
+      await telemetry.shutdown();
+      await telemetry.shutdown();
+      expect(received.map((r) => r.url)).to.include('/v1/traces');
+      const body = received.map((r) => r.body).join('\n');
+      expect(body).to.contain('recorded-operation');
+      expect(body).to.contain('otel-test');
+      // After shutdown the API is back to its no-op state.
+      expect(trace.getTracer('test').startSpan('after').isRecording()).to.equal(false);
+    } finally {
+      await new Promise((resolve) => collector.close(resolve));
+    }
+  });
+});

@@ -1,0 +1,43 @@
+# syntax=docker/dockerfile:1
+# One image for every hub service (api, webhook-dispatcher, maintenance, audit-writer; the agent
+# runs from it too). The command picks the service:
+#
+#   docker build -t brokkr .
+#   docker run brokkr                                              # api (the default CMD)
+#   docker run brokkr node services/<name>/dist/main.js            # any other service
+#
+# The api applies pending migrations itself at start (knex locks make concurrent replicas safe);
+# the migrations are erasable TypeScript that Node 24 loads natively, so migrations/ ships as is.
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+# The same steps the repository uses: a locked install, then the project-reference build.
+COPY package.json package-lock.json tsconfig.json tsconfig.base.json ./
+COPY shared/ shared/
+COPY services/ services/
+COPY migrations/ migrations/
+COPY scripts/ scripts/
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+RUN npx tsc -b
+# Keep only what runs: production dependencies plus each package's manifest and compiled dist.
+# Workspace links in node_modules/@brokkr/* are relative symlinks, so the tree keeps its shape
+# under /out; a package's own node_modules (npm nests conflicting versions there) comes along.
+RUN npm prune --omit=dev --no-audit --no-fund \
+ && mkdir -p /out \
+ && cp -a package.json node_modules migrations scripts /out/ \
+ && for pkg in shared/* services/*; do \
+      mkdir -p "/out/$pkg" && cp -a "$pkg/package.json" "$pkg/dist" "/out/$pkg/" \
+      && if [ -d "$pkg/node_modules" ]; then cp -a "$pkg/node_modules" "/out/$pkg/"; fi; \
+    done
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and read-only for the service user: nothing under /app is written at run time
+# (a minted admin PAK goes to BROKKR__BROKER__PAK_FILE, by default under /tmp).
+COPY --from=build /out/ ./
+# `node` (uid 1000) is the unprivileged user the official Node images provide.
+USER node
+EXPOSE 3000 9101 9102 9103
+CMD ["node", "services/api/dist/main.js"]

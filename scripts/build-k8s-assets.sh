@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Builds envtest-style test assets (kube-apiserver + etcd) for the agent's Kubernetes tests from
+# the Go module proxy only: no GitHub, dl.k8s.io or Docker needed.
+#
+#   scripts/build-k8s-assets.sh            # prints progress on stderr, KUBEBUILDER_ASSETS=<dir> on stdout
+#   BROKKR_KUBE_VERSION=1.33.13 BROKKR_ETCD_VERSION=3.5.35 scripts/build-k8s-assets.sh
+#
+# Output: ${BROKKR_CACHE:-$HOME/.cache/brokkr}/k8s/v<kube>/bin/{kube-apiserver,etcd}. Idempotent: when
+# both binaries exist and answer --version, it only prints the directory.
+#
+# Why a wrapper module: k8s.io/kubernetes requires its staging modules (k8s.io/api, ...) at v0.0.0
+# and replaces them with ./staging/..., so `go install k8s.io/kubernetes/cmd/kube-apiserver@v1.x`
+# is refused. Replace directives of a dependency are ignored, so a wrapper module that replaces
+# each staging module with its published v0.<minor>.<patch> tag builds cleanly. etcd's go.mod has
+# relative replaces too; the same trick (as a dependency) applies.
+#
+# Why 1.33.x + etcd 3.5.x: Kubernetes 1.33 is the last minor on the etcd 3.5 client; 1.34 moved to
+# the 3.6 client. Both go.mod `go` lines must be <= the local Go (GOTOOLCHAIN=local: no downloads).
+set -euo pipefail
+
+KUBE_VERSION="${BROKKR_KUBE_VERSION:-1.33.13}"
+ETCD_VERSION="${BROKKR_ETCD_VERSION:-3.5.35}"
+root="${BROKKR_CACHE:-$HOME/.cache/brokkr}/k8s/v${KUBE_VERSION}"
+bin="$root/bin"
+
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:--buildvcs=false}"
+
+started=$(date +%s)
+log() { printf '[build-k8s-assets %4ss] %s\n' "$(( $(date +%s) - started ))" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+assets_ready() {
+  [ -x "$bin/kube-apiserver" ] && [ -x "$bin/etcd" ] &&
+    "$bin/kube-apiserver" --version >/dev/null 2>&1 && "$bin/etcd" --version >/dev/null 2>&1
+}
+
+finish() {
+  log "kube-apiserver: $("$bin/kube-apiserver" --version) ($(du -h "$bin/kube-apiserver" | cut -f1))"
+  log "etcd: $("$bin/etcd" --version | head -1) ($(du -h "$bin/etcd" | cut -f1))"
+  echo "KUBEBUILDER_ASSETS=$bin"
+  exit 0
+}
+
+# Fails when a module's go.mod asks for a newer Go than the local toolchain (GOTOOLCHAIN=local).
+check_go_line() { # <go.mod path> <label>
+  local want have
+  want=$(sed -n 's/^go \([0-9.]*\).*/\1/p' "$1")
+  have=$(go env GOVERSION | sed 's/^go//')
+  [ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -1)" = "$want" ] ||
+    die "$2 needs go $want but the local Go is $have; pick an older version"
+  log "$2 go.mod asks for go $want (local go $have): ok"
+}
+
+gomod_of() { # <module@version> -> path of its downloaded go.mod
+  go mod download -json "$1" | sed -n 's/.*"GoMod": "\([^"]*\)".*/\1/p'
+}
+
+build_kube_apiserver() {
+  local dir="$root/wrap-kube-apiserver" mod minor ld m
+  mkdir -p "$dir" && cd "$dir"
+  [ -f go.mod ] || go mod init brokkr.local/k8sbins >/dev/null 2>&1
+  log "resolving k8s.io/kubernetes@v$KUBE_VERSION"
+  mod=$(gomod_of "k8s.io/kubernetes@v$KUBE_VERSION")
+  [ -n "$mod" ] || die "cannot download k8s.io/kubernetes@v$KUBE_VERSION"
+  check_go_line "$mod" "k8s.io/kubernetes v$KUBE_VERSION"
+  for m in $(sed -n 's#^[[:space:]]*\(k8s\.io/[a-z0-9-]*\) => \./staging/.*#\1#p' "$mod"); do
+    go mod edit -replace="$m=$m@v0.${KUBE_VERSION#1.}"
+  done
+  log "go get k8s.io/kubernetes/cmd/kube-apiserver@v$KUBE_VERSION (module download, ~1 GB when cold)"
+  go get "k8s.io/kubernetes/cmd/kube-apiserver@v$KUBE_VERSION" >&2
+  minor=$(echo "$KUBE_VERSION" | cut -d. -f2)
+  ld="-s -w"
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld="$ld -X $p.gitVersion=v$KUBE_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+    ld="$ld -X $p.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  done
+  log "go build kube-apiserver (the slow part: 15-30 min on 2 cores when cold)"
+  nice -n 10 go build -mod=mod -trimpath -ldflags "$ld" -o "$bin/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+  mv "$bin/kube-apiserver.tmp" "$bin/kube-apiserver"
+  log "kube-apiserver built"
+}
+
+build_etcd() {
+  local dir="$root/wrap-etcd" mod
+  mkdir -p "$dir" && cd "$dir"
+  [ -f go.mod ] || go mod init brokkr.local/etcdbin >/dev/null 2>&1
+  log "resolving go.etcd.io/etcd/server/v3@v$ETCD_VERSION"
+  mod=$(gomod_of "go.etcd.io/etcd/server/v3@v$ETCD_VERSION")
+  [ -n "$mod" ] || die "cannot download go.etcd.io/etcd/server/v3@v$ETCD_VERSION"
+  check_go_line "$mod" "etcd server v$ETCD_VERSION"
+  go get "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" >&2
+  log "go build etcd"
+  nice -n 10 go build -mod=mod -trimpath -ldflags "-s -w" -o "$bin/etcd.tmp" go.etcd.io/etcd/server/v3
+  mv "$bin/etcd.tmp" "$bin/etcd"
+  log "etcd built"
+}
+
+command -v go >/dev/null || die "no Go toolchain on PATH (need Go >= the modules' go lines)"
+assets_ready && finish
+
+mkdir -p "$bin"
+# Two concurrent runs (e.g. parallel test jobs) would fight over the same wrapper modules.
+exec 9>"$root/.build.lock"
+log "waiting for the build lock $root/.build.lock"
+flock 9
+assets_ready && finish
+
+log "building into $bin with $(go env GOVERSION)"
+if ! ( [ -x "$bin/etcd" ] && "$bin/etcd" --version >/dev/null 2>&1 ); then build_etcd; fi
+if ! ( [ -x "$bin/kube-apiserver" ] && "$bin/kube-apiserver" --version >/dev/null 2>&1 ); then build_kube_apiserver; fi
+assets_ready || die "binaries were built but do not run"
+log "done in $(( $(date +%s) - started ))s"
+finish

@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import { createDb, type Db } from '@brokkr/db';
+import { connectBus, type Bus } from '@brokkr/bus';
+import { createLogger } from '@brokkr/logger';
+import { createMetricsRegistry, metricsFor } from '@brokkr/telemetry';
+import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { natsCheck, pgCheck, runChecks, startHealthServer, type HealthServer } from '@brokkr/health';
+
+const logger = createLogger({ service: 'health-test', level: 'silent' });
+
+describe('@brokkr/health', () => {
+  let database: TestDatabase;
+  let db: Db;
+  let nats: Awaited<ReturnType<typeof startTestNats>>;
+  let bus: Bus;
+  let server: HealthServer;
+  let shuttingDown = false;
+  const registry = createMetricsRegistry({ service: 'health-test' });
+  metricsFor(registry).counter({ name: 'brokkr_health_test_total', help: 'A counter for the test' }).inc();
+
+  const get = (path: string, init?: RequestInit) => fetch(`http://127.0.0.1:${server.port}${path}`, init);
+
+  before(async () => {
+    database = await createTestDatabase();
+    db = createDb({ url: database.url, poolSize: 2 });
+    nats = await startTestNats();
+    bus = await connectBus({ url: nats.url, name: 'health-test', logger, drainTimeoutMs: 500 });
+    server = await startHealthServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry,
+      checks: { postgres: pgCheck(db.pool), nats: natsCheck(bus.nc) },
+      logger,
+      cacheMs: 0,
+      isShuttingDown: () => shuttingDown,
+    });
+  });
+
+  after(async () => {
+    await server?.close();
+    await bus?.close();
+    await nats?.stop();
+    await db?.close();
+    await database?.drop();
+  });
+
+  it('reports the port it picked', () => {
+    expect(server.port).to.be.greaterThan(0);
+  });
+
+  it('answers /healthz without touching dependencies', async () => {
+    const res = await get('/healthz');
+    expect(res.status).to.equal(200);
+    expect(await res.text()).to.equal('OK');
+  });
+
+  it('is ready when Postgres and NATS answer', async () => {
+    const res = await get('/readyz');
+    expect(res.status).to.equal(200);
+    expect(await res.text()).to.equal('Ready');
+  });
+
+  it('serves Prometheus text on /metrics', async () => {
+    const res = await get('/metrics');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal(registry.contentType);
+    const body = await res.text();
+    expect(body).to.contain('brokkr_health_test_total{service="health-test"} 1');
+    expect(body).to.contain('process_resident_memory_bytes');
+  });
+
+  it('answers 404 for anything else', async () => {
+    expect((await get('/nope')).status).to.equal(404);
+    expect((await get('/healthz', { method: 'POST' })).status).to.equal(404);
+  });
+
+  it('ignores a query string', async () => {
+    expect((await get('/healthz?probe=1')).status).to.equal(200);
+  });
+
+  it('is not ready while shutting down', async () => {
+    shuttingDown = true;
+    try {
+      const res = await get('/readyz');
+      expect(res.status).to.equal(503);
+      expect(await res.text()).to.equal('shutting down');
+    } finally {
+      shuttingDown = false;
+    }
+  });
+
+  it('names a check that does not answer in time', async () => {
+    const result = await runChecks(
+      { fine: async () => undefined, stuck: () => new Promise<void>(() => undefined), broken: () => Promise.reject(new Error('boom')) },
+      50,
+    );
+    expect(result.ok).to.equal(false);
+    expect(result.failed).to.deep.equal({ stuck: 'no answer within 50 ms', broken: 'boom' });
+  });
+
+  // Last: it takes NATS away for the rest of the file.
+  it('answers 503 naming NATS once the NATS server is gone', async () => {
+    await nats.stop();
+    const body = await eventually(
+      async () => {
+        const res = await get('/readyz');
+        return res.status === 503 ? res.text() : undefined;
+      },
+      { what: '/readyz to report 503' },
+    );
+    expect(body).to.equal('nats unavailable');
+    expect((await get('/healthz')).status).to.equal(200);
+  });
+
+  it('close() can be called more than once', async () => {
+    const extra = await startHealthServer({ port: 0, host: '127.0.0.1', registry, checks: {}, logger });
+    await Promise.all([extra.close(), extra.close()]);
+  });
+});

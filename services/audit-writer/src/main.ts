@@ -1,1 +1,11 @@
-export {};
+import { auditWriterConfigSchema } from '@brokkr/config';
+import { runHubService } from '@brokkr/runtime';
+
+await runHubService({
+  name: 'audit-writer',
+  schema: auditWriterConfigSchema,
+  async start() {
+    // Domain work is added by its own issue; the service already connects, serves health and drains.
+    return { stop: async () => undefined };
+  },
+});

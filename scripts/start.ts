@@ -1,0 +1,109 @@
+/**
+ * `npm start`: the whole hub in one terminal. Starts (or uses) PostgreSQL and NATS, applies the
+ * migrations, runs api, webhook-dispatcher, maintenance and audit-writer with prefixed logs,
+ * prints the API URL and the admin PAK, and stops everything, in order, on Ctrl-C.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startNats, startPostgres, freePort, repoRoot, type NatsHandle, type PostgresHandle } from '@brokkr/infra';
+import { migrateLatest } from '@brokkr/db';
+import { startChild, type Child } from './lib/child.ts';
+
+const HUB = ['api', 'webhook-dispatcher', 'maintenance', 'audit-writer'] as const;
+const say = (line: string) => process.stdout.write(`\x1b[1m[brokkr]\x1b[0m ${line}\n`);
+
+async function ensureDatabase(server: PostgresHandle): Promise<string> {
+  if (server.external) return server.url;
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  await client.query('CREATE DATABASE brokkr').finally(() => client.end());
+  const url = new URL(server.url);
+  url.pathname = '/brokkr';
+  return url.toString();
+}
+
+async function adminPakLine(pakFile: string, configured: string | undefined): Promise<string> {
+  if (configured) return `admin PAK hash configured: ${configured.slice(0, 12)}… (use the PAK you generated it from)`;
+  const pak = await fs.readFile(pakFile, 'utf8').then((t) => t.trim(), () => '');
+  return pak
+    ? `admin PAK: ${pak}   (also in ${pakFile}, mode 0600)`
+    : 'admin PAK: this database was initialised before; use the admin PAK you were given then';
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const children: Child[] = [];
+  let postgres: PostgresHandle | undefined;
+  let nats: NatsHandle | undefined;
+  let stopping = false;
+  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brokkr-start-'));
+
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping services…');
+    await Promise.all(children.map((c) => c.stop()));
+    say('stopping NATS and PostgreSQL…');
+    await nats?.stop();
+    await postgres?.stop();
+    await fs.rm(workDir, { recursive: true, force: true });
+    say('stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  try {
+    say(process.env.BROKKR__DATABASE__URL ? 'using PostgreSQL from BROKKR__DATABASE__URL' : 'starting a throwaway PostgreSQL…');
+    postgres = await startPostgres({ url: process.env.BROKKR__DATABASE__URL });
+    const databaseUrl = await ensureDatabase(postgres);
+    say(process.env.BROKKR__NATS__URL ? 'using NATS from BROKKR__NATS__URL' : 'starting a throwaway nats-server with JetStream…');
+    nats = await startNats({ url: process.env.BROKKR__NATS__URL });
+    say('applying migrations…');
+    const applied = await migrateLatest({ url: databaseUrl, schema: process.env.BROKKR__DATABASE__SCHEMA });
+    say(applied.length ? `applied ${applied.length} migration(s)` : 'migrations already up to date');
+
+    const apiPort = Number(process.env.BROKKR__BROKER__PORT ?? 3000);
+    const pakFile = path.join(workDir, 'admin-pak.txt');
+    const configuredHash = process.env.BROKKR__BROKER__PAK_HASH || undefined;
+    const common: Record<string, string> = {
+      BROKKR__DATABASE__URL: databaseUrl,
+      BROKKR__NATS__URL: nats.url,
+      BROKKR__LOG__FORMAT: process.env.BROKKR__LOG__FORMAT ?? 'text',
+      BROKKR__BROKER__PORT: String(apiPort),
+      BROKKR__BROKER__PAK_HASH: configuredHash ?? '',
+      BROKKR__BROKER__PAK_FILE: pakFile,
+    };
+    for (const service of HUB) {
+      const env = { ...common, ...(service === 'api' ? {} : { BROKKR__HEALTH__PORT: String(await freePort()) }) };
+      children.push(startChild({ service, env, onExit: (code) => {
+        if (!stopping) {
+          say(`${service} exited unexpectedly (code ${code}); stopping everything`);
+          void stopAll(1);
+        }
+      } }));
+    }
+    await waitForReady(`http://127.0.0.1:${apiPort}/readyz`, 60_000);
+    say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    say(`API: http://127.0.0.1:${apiPort}/api/v1   docs: http://127.0.0.1:${apiPort}/docs`);
+    say(await adminPakLine(pakFile, configuredHash));
+    say('press Ctrl-C to stop everything');
+  } catch (err) {
+    say(`start failed: ${err instanceof Error ? err.message : String(err)}`);
+    await stopAll(1);
+  }
+}
+
+async function waitForReady(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the api did not become ready at ${url} within ${timeoutMs / 1000} s`);
+}
+
+process.chdir(repoRoot);
+await main();

@@ -1,6 +1,6 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
-export type { Logger } from 'pino';
+export type { DestinationStream, Logger } from 'pino';
 
 export interface LoggerSettings {
   service: string;
@@ -43,8 +43,11 @@ export function maskSecrets(text: string): string {
   return text.replace(PAK_PATTERN, 'brokkr_BR******_[REDACTED]');
 }
 
-/** One root logger per service; children add scope (`logger.child({ deliveryId })`). */
-export function createLogger(settings: LoggerSettings): Logger {
+/**
+ * One root logger per service; children add scope (`logger.child({ deliveryId })`).
+ * `destination` receives JSON lines instead of stdout (tests, files); `format` is then ignored.
+ */
+export function createLogger(settings: LoggerSettings, destination?: DestinationStream): Logger {
   const options: LoggerOptions = {
     level: settings.level ?? 'info',
     base: { service: settings.service },
@@ -57,6 +60,7 @@ export function createLogger(settings: LoggerSettings): Logger {
       },
     },
   };
+  if (destination) return pino(options, destination);
   if (settings.format === 'text') {
     return pino({
       ...options,

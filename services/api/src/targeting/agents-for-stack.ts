@@ -1,0 +1,78 @@
+import type { Queryable } from '@brokkr/db';
+
+/**
+ * Rows a change is about to remove still decide who must be woken: an agent that matched a stack
+ * only through a label being deleted loses that stack, so its target state changes too. Callers
+ * pass what they remove (or the old generator of a stack being moved) and the query treats the
+ * stacks as if they still had it.
+ */
+export interface AlsoMatching {
+  labels?: readonly string[];
+  annotations?: readonly (readonly [key: string, value: string])[];
+  generatorIds?: readonly string[];
+}
+
+/**
+ * The live agents associated with any of the given stacks (same rule as association-sql.ts, read
+ * from the stack side: stack_labels → agent_labels(label), stack_annotations →
+ * agent_annotations(key), agent_targets(stack_id)). Deleted stacks count: deleting a stack must
+ * wake the agents that will now receive its deletion marker. Agent status is not filtered: waking
+ * an inactive agent costs nothing and its answer is simply still empty.
+ */
+const AGENTS_FOR_STACKS_SQL = `
+WITH st AS (
+  SELECT s.id, s.generator_id FROM stacks s WHERE s.id = ANY($1::uuid[])
+),
+gens AS (
+  SELECT st.id AS stack_id, st.generator_id FROM st
+  UNION SELECT st.id, g.id FROM st CROSS JOIN unnest($5::uuid[]) AS g(id)
+),
+labels AS (
+  SELECT sl.stack_id, sl.label FROM stack_labels sl JOIN st ON st.id = sl.stack_id
+  UNION SELECT st.id, l.label FROM st CROSS JOIN unnest($2::text[]) AS l(label)
+),
+annotations AS (
+  SELECT sa.stack_id, sa.key, sa.value FROM stack_annotations sa JOIN st ON st.id = sa.stack_id
+  UNION SELECT st.id, x.key, x.value FROM st CROSS JOIN unnest($3::text[], $4::text[]) AS x(key, value)
+),
+matched AS (
+  SELECT al.agent_id
+    FROM labels l
+    JOIN agent_labels al ON al.label = l.label
+    JOIN gens g ON g.stack_id = l.stack_id
+    JOIN agent_generator_registrations r ON r.agent_id = al.agent_id AND r.generator_id = g.generator_id
+  UNION
+  SELECT aa.agent_id
+    FROM annotations a
+    JOIN agent_annotations aa ON aa.key = a.key AND aa.value = a.value
+    JOIN gens g ON g.stack_id = a.stack_id
+    JOIN agent_generator_registrations r ON r.agent_id = aa.agent_id AND r.generator_id = g.generator_id
+  UNION
+  SELECT t.agent_id FROM agent_targets t JOIN st ON st.id = t.stack_id
+)
+SELECT a.id FROM agents a JOIN matched m ON m.agent_id = a.id
+ WHERE a.deleted_at IS NULL
+ ORDER BY a.id`;
+
+/** One query whatever the number of stacks; returns agent ids (sorted, distinct). */
+export async function agentsForStacks(
+  db: Queryable,
+  stackIds: readonly string[],
+  also: AlsoMatching = {},
+): Promise<string[]> {
+  if (stackIds.length === 0) return [];
+  const annotations = also.annotations ?? [];
+  const { rows } = await db.query<{ id: string }>(AGENTS_FOR_STACKS_SQL, [
+    stackIds,
+    also.labels ?? [],
+    annotations.map(([key]) => key),
+    annotations.map(([, value]) => value),
+    also.generatorIds ?? [],
+  ]);
+  return rows.map((r) => r.id);
+}
+
+/** The agents whose target state depends on this stack (see agentsForStacks). */
+export function agentsForStack(db: Queryable, stackId: string, also: AlsoMatching = {}): Promise<string[]> {
+  return agentsForStacks(db, [stackId], also);
+}

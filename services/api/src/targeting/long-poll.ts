@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from '@brokkr/db';
+import { queryTargetState, type DeploymentObjectRow } from './target-state-sql.ts';
+import type { AgentWakeups } from './wakeups.ts';
+
+/**
+ * The long-poll extension of GET /agents/{id}/target-state (DESIGN §3.4). Brokkr's agent sends
+ * no If-None-Match and gets exactly Brokkr's answer (always 200). A client that sends the ETag
+ * of the state it holds gets 304 when nothing changed; with `wait` it is held until a wake-up
+ * changes its state or the wait ends.
+ */
+export interface TargetStateQuery {
+  agentId: string;
+  full: boolean;
+  /** Seconds to hold a request whose state still matches If-None-Match; 0 = answer at once. */
+  waitSeconds: number;
+  ifNoneMatch: string | undefined;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export type TargetStateAnswer =
+  | { status: 200; etag: string; body: DeploymentObjectRow[] }
+  | { status: 304; etag: string }
+  | { status: 'aborted' };
+
+interface State {
+  etag: string;
+  rows: DeploymentObjectRow[];
+}
+
+/** Strong ETag over what identifies the answer: the mode and each object's id and sequence id. */
+export function targetStateEtag(rows: readonly DeploymentObjectRow[], full: boolean): string {
+  const hash = createHash('sha256').update(full ? 'full' : 'incremental');
+  for (const row of rows) hash.update(`\n${row.id}:${row.sequence_id}`);
+  return `"ts-${hash.digest('base64url').slice(0, 32)}"`;
+}
+
+/** RFC 9110 §13.1.2: a list of entity tags (weak ones compared weakly) or `*`. */
+export function ifNoneMatchHits(header: string, etag: string): boolean {
+  return header.split(',').some((raw) => {
+    const tag = raw.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === etag;
+  });
+}
+
+async function readState(db: Queryable, query: TargetStateQuery): Promise<State> {
+  const rows = await queryTargetState(db, query.agentId, query.full);
+  return { rows, etag: targetStateEtag(rows, query.full) };
+}
+
+function changed(state: State): TargetStateAnswer {
+  return { status: 200, etag: state.etag, body: state.rows };
+}
+
+export async function answerTargetState(
+  db: Queryable,
+  wakeups: AgentWakeups,
+  query: TargetStateQuery,
+): Promise<TargetStateAnswer> {
+  const ifNoneMatch = query.ifNoneMatch;
+  if (ifNoneMatch === undefined) return changed(await readState(db, query));
+  // Watch before the first read: a change committed between the read and the wait still wakes us.
+  const watch = query.waitSeconds > 0 ? wakeups.watch(query.agentId) : undefined;
+  try {
+    let state = await readState(db, query);
+    if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
+    if (!watch) return { status: 304, etag: state.etag };
+    const deadline = Date.now() + query.waitSeconds * 1000;
+    for (;;) {
+      const outcome = await watch.next(deadline, query.signal);
+      if (outcome === 'aborted') return { status: 'aborted' };
+      // Also re-read at the deadline: hints are lossy, the database is not.
+      state = await readState(db, query);
+      if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
+      if (outcome === 'timeout') return { status: 304, etag: state.etag };
+    }
+  } finally {
+    watch?.close();
+  }
+}

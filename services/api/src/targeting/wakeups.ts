@@ -1,0 +1,112 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { SUBJECTS } from '@brokkr/bus';
+import type { Logger } from '@brokkr/logger';
+
+export type WaitOutcome = 'woken' | 'timeout' | 'aborted';
+
+/** One long-poll request's interest in an agent's wake-ups. */
+export interface AgentWatch {
+  /**
+   * Resolves 'woken' as soon as a wake-up arrived since the previous call (so one arriving while
+   * the caller was recomputing is not lost), else at the first of a wake-up, `deadline`
+   * (epoch ms) or `signal` aborting.
+   */
+  next(deadline: number, signal: AbortSignal): Promise<WaitOutcome>;
+  close(): void;
+}
+
+class Watch implements AgentWatch {
+  private pending = false;
+  private release: (() => void) | undefined;
+
+  constructor(private readonly detach: (w: Watch) => void) {}
+
+  wake(): void {
+    this.pending = true;
+    this.release?.();
+  }
+
+  next(deadline: number, signal: AbortSignal): Promise<WaitOutcome> {
+    if (signal.aborted) return Promise.resolve('aborted');
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve('woken');
+    }
+    return new Promise<WaitOutcome>((resolve) => {
+      const finish = (outcome: WaitOutcome): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.release = undefined;
+        if (outcome === 'woken') this.pending = false;
+        resolve(outcome);
+      };
+      const onAbort = (): void => finish('aborted');
+      const timer = setTimeout(() => finish('timeout'), Math.max(0, deadline - Date.now()));
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.release = () => finish('woken');
+    });
+  }
+
+  close(): void {
+    this.release = undefined;
+    this.detach(this);
+  }
+}
+
+/**
+ * Routes `brokkr.notify.agent.<id>` hints to the long-poll requests waiting on this process.
+ * One wildcard subscription per api process, dispatched in memory, instead of one NATS
+ * subscription per waiting request: thousands of idle agents cost one Set entry each.
+ * Hints are lossy (core NATS); a lost one only delays an answer until the request's deadline,
+ * where the state is recomputed anyway.
+ */
+export class AgentWakeups {
+  private readonly waiting = new Map<string, Set<Watch>>();
+  private subscription: { unsubscribe(): void } | undefined;
+
+  /** Starts listening; idempotent. */
+  listen(nc: NatsConnection, logger: Logger): void {
+    if (this.subscription) return;
+    const prefix = SUBJECTS.notifyAgentAll.slice(0, -1);
+    const sub = nc.subscribe(SUBJECTS.notifyAgentAll, {
+      callback: (err, msg) => {
+        if (err) {
+          logger.warn({ err }, 'agent wake-up subscription error');
+          return;
+        }
+        this.wake(msg.subject.slice(prefix.length));
+      },
+    });
+    this.subscription = sub;
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  /** Wakes the requests of this process waiting on the agent (NATS delivers our own publishes too). */
+  wake(agentId: string): void {
+    for (const watch of this.waiting.get(agentId) ?? []) watch.wake();
+  }
+
+  /** Register BEFORE reading the state, so a change committed in between still wakes the request. */
+  watch(agentId: string): AgentWatch {
+    const watch = new Watch((w) => {
+      const set = this.waiting.get(agentId);
+      set?.delete(w);
+      if (set?.size === 0) this.waiting.delete(agentId);
+    });
+    let set = this.waiting.get(agentId);
+    if (!set) this.waiting.set(agentId, (set = new Set()));
+    set.add(watch);
+    return watch;
+  }
+
+  /** Requests currently waiting (for metrics and tests). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.waiting.values()) n += set.size;
+    return n;
+  }
+}

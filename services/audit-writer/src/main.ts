@@ -1,11 +1,33 @@
 import { auditWriterConfigSchema } from '@brokkr/config';
 import { runHubService } from '@brokkr/runtime';
+import { ensureDurable, STREAMS, SUBJECTS } from '@brokkr/bus';
+import { BatchWriter } from './batch-writer.ts';
+import { auditWriterMetrics } from './metrics.ts';
+
+/** The durable consumer every replica shares: each audit message goes to one replica at a time. */
+const DURABLE = 'audit-writer';
 
 await runHubService({
   name: 'audit-writer',
   schema: auditWriterConfigSchema,
-  async start() {
-    // Domain work is added by its own issue; the service already connects, serves health and drains.
-    return { stop: async () => undefined };
+  async start({ config, db, bus, logger, metrics }) {
+    await ensureDurable(bus.jsm, {
+      stream: STREAMS.audit,
+      durable: DURABLE,
+      filterSubject: SUBJECTS.auditAll,
+      ackWaitMs: 30_000,
+      maxDeliver: -1,
+      maxAckPending: 10_000,
+    });
+    const consumer = await bus.js.consumers.get(STREAMS.audit, DURABLE);
+    const writer = new BatchWriter({
+      consumer,
+      db,
+      logger,
+      metrics: auditWriterMetrics(metrics),
+      batchSize: config.BROKKR__AUDIT__BATCH_SIZE,
+      flushIntervalMs: config.BROKKR__AUDIT__FLUSH_INTERVAL_MS,
+    });
+    return { stop: () => writer.stop() };
   },
 });

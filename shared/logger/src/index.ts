@@ -17,6 +17,11 @@ export interface LoggerSettings {
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
+  'Authorization',
+  '*.Authorization',
+  '*.*.Authorization',
+  '*.*.authorization',
+  '*.*.pak',
   'headers.authorization',
   'authorization',
   '*.authorization',
@@ -43,6 +48,16 @@ export function maskSecrets(text: string): string {
   return text.replace(PAK_PATTERN, 'brokkr_BR******_[REDACTED]');
 }
 
+/** Errors keep their stack, but a PAK quoted in a message or stack never reaches the log. */
+function serializeError(err: unknown): unknown {
+  const plain = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  for (const key of ['message', 'stack'] as const) {
+    const value = plain[key];
+    if (typeof value === 'string') plain[key] = maskSecrets(value);
+  }
+  return plain;
+}
+
 /**
  * One root logger per service; children add scope (`logger.child({ deliveryId })`).
  * `destination` receives JSON lines instead of stdout (tests, files); `format` is then ignored.
@@ -53,6 +68,7 @@ export function createLogger(settings: LoggerSettings, destination?: Destination
     base: { service: settings.service },
     redact: { paths: [...REDACTED_PATHS, ...(settings.redact ?? [])], censor: '[REDACTED]' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: { err: serializeError },
     hooks: {
       logMethod(args, method) {
         const masked = args.map((a) => (typeof a === 'string' ? maskSecrets(a) : a)) as Parameters<typeof method>;

@@ -81,3 +81,19 @@ describe('@brokkr/logger', () => {
     expect(maskSecrets('brokkr_ is a prefix, nothing else')).to.equal('brokkr_ is a prefix, nothing else');
   });
 });
+
+describe('logger: nested and error secrets', () => {
+  it('redacts capitalised Authorization headers and PAKs inside errors', async () => {
+    const { Writable } = await import('node:stream');
+    const { createLogger } = await import('../src/index.ts');
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(chunk.toString()); cb(); } });
+    const logger = createLogger({ service: 'test' }, sink);
+    const pak = 'brokkr_BR3rVsDa_GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8';
+    logger.info({ request: { headers: { Authorization: `Bearer ${pak}` } } }, 'outgoing');
+    logger.error({ err: new Error(`bad key ${pak}`) }, 'failed');
+    const text = lines.join('');
+    expect(text).to.not.include('GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8');
+    expect(text).to.include('[REDACTED]');
+  });
+});

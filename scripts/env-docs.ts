@@ -1,0 +1,78 @@
+/**
+ * Prints the environment-variable table of the README from the services' zod schemas, so the
+ * documentation cannot drift from what the services accept. `--write` updates README.md between
+ * the `<!-- env:begin -->` / `<!-- env:end -->` markers; test/readme.test.ts fails when it is stale.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import {
+  agentConfigSchema,
+  apiConfigSchema,
+  auditWriterConfigSchema,
+  maintenanceConfigSchema,
+  webhookDispatcherConfigSchema,
+} from '@brokkr/config';
+
+const SERVICES: [string, z.ZodObject][] = [
+  ['api', apiConfigSchema],
+  ['webhook-dispatcher', webhookDispatcherConfigSchema],
+  ['maintenance', maintenanceConfigSchema],
+  ['audit-writer', auditWriterConfigSchema],
+  ['agent', agentConfigSchema],
+];
+
+interface Row {
+  services: string[];
+  defaults: Set<string>;
+  required: boolean;
+}
+
+function describeDefault(value: unknown): string {
+  if (value === undefined) return '';
+  if (value === '') return '`""`';
+  return `\`${String(value)}\``;
+}
+
+export function envTable(): string {
+  const rows = new Map<string, Row>();
+  for (const [service, schema] of SERVICES) {
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: Record<string, { default?: unknown }>;
+      required?: string[];
+    };
+    for (const [name, prop] of Object.entries(json.properties ?? {})) {
+      const row = rows.get(name) ?? { services: [], defaults: new Set<string>(), required: false };
+      row.services.push(service);
+      const d = describeDefault(prop.default);
+      if (d) row.defaults.add(d);
+      if (json.required?.includes(name) && prop.default === undefined) row.required = true;
+      rows.set(name, row);
+    }
+  }
+  const lines = ['| Variable | Default | Used by |', '|---|---|---|'];
+  for (const [name, row] of [...rows.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const fallback = row.required ? '**required**' : [...row.defaults].join(' / ') || '(unset)';
+    lines.push(`| \`${name}\` | ${fallback} | ${row.services.join(', ')} |`);
+  }
+  return lines.join('\n');
+}
+
+const BEGIN = '<!-- env:begin -->';
+const END = '<!-- env:end -->';
+
+export function withEnvTable(readme: string): string {
+  const start = readme.indexOf(BEGIN);
+  const end = readme.indexOf(END);
+  if (start < 0 || end < start) throw new Error('README.md lacks the env table markers');
+  return `${readme.slice(0, start + BEGIN.length)}\n${envTable()}\n${readme.slice(end)}`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv.includes('--write')) {
+    const file = path.resolve(import.meta.dirname, '..', 'README.md');
+    fs.writeFileSync(file, withEnvTable(fs.readFileSync(file, 'utf8')));
+  } else {
+    process.stdout.write(`${envTable()}\n`);
+  }
+}

@@ -1,0 +1,11 @@
+export {
+  decrypt,
+  decryptString,
+  encrypt,
+  keyFingerprint,
+  loadWebhookKey,
+  DecryptionError,
+  type WebhookKey,
+} from './envelope.ts';
+export { generateSigningSecret, sign, signatureHeaders, InvalidSigningSecretError, type SignInput } from './signing.ts';
+export { assertLiteralHostAllowed, guardedLookup, isForbiddenAddress, EgressBlockedError } from './egress-guard.ts';

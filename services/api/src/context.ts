@@ -1,0 +1,30 @@
+import type { ApiConfig } from '@brokkr/config';
+import type { Bus } from '@brokkr/bus';
+import type { Db } from '@brokkr/db';
+import type { Logger } from '@brokkr/logger';
+import type { Auditor } from './audit/auditor.ts';
+import type { Authenticator } from './auth/authenticator.ts';
+import type { NotifyAgents } from './events/notify.ts';
+import type { OutboxPublisher } from './events/outbox-publisher.ts';
+import type { Transact } from './events/transact.ts';
+import type { ApiMetrics } from './metrics/api-metrics.ts';
+
+/** Everything a route handler may use; built once per process by `createContext`. */
+export interface ApiContext {
+  config: ApiConfig;
+  logger: Logger;
+  db: Db;
+  bus: Bus;
+  metrics: ApiMetrics;
+  /** PAK → identity, with the cross-replica cache; `auth.invalidate(hashes)` after rotation/deletion. */
+  auth: Authenticator;
+  /** Records an audit entry (JetStream, falling back to Postgres). Await it; it never throws. */
+  audit: Auditor;
+  /** One transaction with outbox events, agent notifications and after-commit hooks. */
+  transact: Transact;
+  /** Wakes the long-polls of these agents on every replica (outside a transaction). */
+  notifyAgents: NotifyAgents;
+  outbox: OutboxPublisher;
+  /** Aborted when the process starts shutting down: long-polls should answer at once. */
+  shutdownSignal: AbortSignal;
+}

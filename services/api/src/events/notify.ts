@@ -1,0 +1,18 @@
+import { publishCore, SUBJECTS, type NatsConnection } from '@brokkr/bus';
+import type { Logger } from '@brokkr/logger';
+
+/** Wakes long-polls waiting for these agents' target state, on every api replica. */
+export type NotifyAgents = (agentIds: Iterable<string>) => void;
+
+export function createNotifyAgents(nc: NatsConnection, logger: Logger): NotifyAgents {
+  return (agentIds) => {
+    for (const agentId of new Set(agentIds)) {
+      try {
+        publishCore(nc, SUBJECTS.notifyAgent(agentId), { agent_id: agentId });
+      } catch (err) {
+        // A lost hint only delays the agent until its next poll.
+        logger.debug({ err, agentId }, 'agent notification not sent');
+      }
+    }
+  };
+}

@@ -1,0 +1,48 @@
+import { publishJson, type JetStreamClient } from '@brokkr/bus';
+import type { Queryable } from '@brokkr/db';
+import type { Logger } from '@brokkr/logger';
+import { markOutboxPublished, type OutboxRow } from '../sql/outbox.ts';
+
+const PUBLISH_TIMEOUT_MS = 5000;
+
+export interface OutboxPublisher {
+  /** Publishes committed rows in the background; failures stay in the outbox for the relay. */
+  publish(rows: readonly OutboxRow[]): void;
+  /** Waits for publishes in flight (shutdown). */
+  drain(): Promise<void>;
+}
+
+export function createOutboxPublisher(deps: { js: JetStreamClient; db: Queryable; logger: Logger }): OutboxPublisher {
+  const logger = deps.logger.child({ component: 'outbox' });
+  const inFlight = new Set<Promise<void>>();
+
+  async function publishNow(rows: readonly OutboxRow[]): Promise<void> {
+    const results = await Promise.allSettled(
+      rows.map((row) =>
+        publishJson(deps.js, row.subject, row.payload, {
+          msgID: row.id,
+          timeoutMs: PUBLISH_TIMEOUT_MS,
+          ...(row.headers?.traceparent ? { traceparent: row.headers.traceparent } : {}),
+        }),
+      ),
+    );
+    const published = rows.filter((_, i) => results[i]?.status === 'fulfilled').map((r) => r.id);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) logger.warn({ err: failed.reason, unpublished: rows.length - published.length }, 'event publish failed; left for the relay');
+    await markOutboxPublished(deps.db, published);
+  }
+
+  return {
+    publish(rows) {
+      if (rows.length === 0) return;
+      // The HTTP response does not wait: the event is already safe in the outbox.
+      const task = publishNow(rows)
+        .catch((err: unknown) => logger.warn({ err }, 'marking outbox rows published failed; the relay will republish them'))
+        .finally(() => inFlight.delete(task));
+      inFlight.add(task);
+    },
+    async drain() {
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type pg from 'pg';
+import { currentTraceparent } from '@brokkr/bus';
+import type { Db } from '@brokkr/db';
+import { insertOutboxRows, outboxRow, type OutboxRow } from '../sql/outbox.ts';
+import { buildEvent, type DomainEvent, type EventType } from './domain-event.ts';
+import type { NotifyAgents } from './notify.ts';
+import type { OutboxPublisher } from './outbox-publisher.ts';
+
+/** What a write gets inside its transaction. */
+export interface TxScope {
+  /** The transaction's client: every statement of the write goes through it. */
+  client: pg.PoolClient;
+  /** Records a domain event; it is inserted into the outbox with the write and published after commit. */
+  emit(eventType: EventType, data: Record<string, unknown>): DomainEvent;
+  /** Agents whose target state this write changes: woken after commit. */
+  notifyAgents(agentIds: Iterable<string>): void;
+  /** Runs after a successful commit, before the response (e.g. cache invalidation). Not run on rollback. */
+  afterCommit(fn: () => Promise<void> | void): void;
+}
+
+/** Runs `fn` in one transaction; events and hooks take effect only if it commits. */
+export type Transact = <T>(fn: (tx: TxScope) => Promise<T>) => Promise<T>;
+
+interface Pending {
+  rows: OutboxRow[];
+  agentIds: Set<string>;
+  hooks: (() => Promise<void> | void)[];
+}
+
+export function createTransact(deps: { db: Db; outbox: OutboxPublisher; notifyAgents: NotifyAgents }): Transact {
+  return async (fn) => {
+    const pending: Pending = { rows: [], agentIds: new Set(), hooks: [] };
+    const traceparent = currentTraceparent();
+    const result = await deps.db.transaction(async (client) => {
+      const value = await fn({
+        client,
+        emit(eventType, data) {
+          const event = buildEvent(eventType, data);
+          pending.rows.push(outboxRow(event, traceparent));
+          return event;
+        },
+        notifyAgents(agentIds) {
+          for (const id of agentIds) pending.agentIds.add(id);
+        },
+        afterCommit(hook) {
+          pending.hooks.push(hook);
+        },
+      });
+      await insertOutboxRows(client, pending.rows);
+      return value;
+    });
+    deps.outbox.publish(pending.rows);
+    if (pending.agentIds.size > 0) deps.notifyAgents(pending.agentIds);
+    for (const hook of pending.hooks) await hook();
+    return result;
+  };
+}

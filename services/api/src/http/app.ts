@@ -1,0 +1,71 @@
+import express, { type Express, type Request, type Response } from 'express';
+import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
+import type { ApiContext } from '../context.ts';
+import { inventoryRefresher } from '../metrics/inventory-gauges.ts';
+import { authenticate } from './authenticate.ts';
+import { cors } from './cors.ts';
+import { renderDocsPage } from './docs-page.ts';
+import { errorHandler, notFoundHandler } from './error-handler.ts';
+import { API_PREFIX, mountRoutes } from './mount-routes.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { readinessCheck } from './readiness.ts';
+import { endpointLabel, requestMetrics } from './request-metrics.ts';
+import type { AnyRoute } from './route.ts';
+
+export interface AppOptions {
+  routes: readonly AnyRoute[];
+  version?: string;
+}
+
+export interface ApiApp {
+  app: Express;
+  /** Flushes pending summaries (suppressed auth-failure audits) at shutdown. */
+  close(): void;
+}
+
+function mountRoot(app: Express, ctx: ApiContext, openapi: object): void {
+  const ready = readinessCheck(ctx.db.pool);
+  const refreshInventory = inventoryRefresher(ctx.db.pool, ctx.metrics, ctx.logger);
+  const docsHtml = renderDocsPage(openapi);
+  app.get('/healthz', endpointLabel('/healthz'), (_req, res) => void res.type('text/plain').send('OK'));
+  app.get('/readyz', endpointLabel('/readyz'), async (_req, res) => {
+    const ok = await ready();
+    res.status(ok ? 200 : 503).type('text/plain').send(ok ? 'Ready' : 'database unavailable');
+  });
+  app.get('/metrics', endpointLabel('/metrics'), async (_req, res) => {
+    await refreshInventory();
+    res.set('Content-Type', ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+  });
+  app.get('/docs/openapi.json', endpointLabel('/docs/openapi.json'), (_req, res) => void res.json(openapi));
+  app.get(['/docs', '/swagger-ui'], endpointLabel('/docs'), (_req, res) => void res.type('html').send(docsHtml));
+}
+
+/** The express application: root probes and docs, `/api/v1` routes, JSON errors everywhere. */
+export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', ctx.config.BROKKR__BROKER__TRUST_PROXY);
+  app.use(requestMetrics(ctx.metrics));
+  mountRoot(app, ctx, buildOpenApiDocument(options.routes, options.version ?? '0.1.0'));
+
+  const failedAuth = createFailedAuthAudit({ audit: ctx.audit, logger: ctx.logger, suppressed: ctx.metrics.authFailedAuditSuppressed });
+  const auth = authenticate(ctx.auth, (f) => failedAuth.record(f));
+  // Strict and case-sensitive like Brokkr's router: `/agents/` (search) is not `/agents` (list).
+  const v1 = express.Router({ strict: true, caseSensitive: true });
+  v1.use(
+    cors({
+      allowedOrigins: ctx.config.BROKKR__CORS__ALLOWED_ORIGINS,
+      allowedMethods: ctx.config.BROKKR__CORS__ALLOWED_METHODS,
+      allowedHeaders: ctx.config.BROKKR__CORS__ALLOWED_HEADERS,
+      maxAgeSeconds: ctx.config.BROKKR__CORS__MAX_AGE_SECONDS,
+    }),
+  );
+  mountRoutes(v1, options.routes, ctx, auth);
+  // Unknown paths under /api/v1 still require a PAK first (as in Brokkr, whose auth layer wraps the fallback).
+  v1.use(auth, notFoundHandler());
+  app.use(API_PREFIX, v1);
+  app.use('/api', notFoundHandler());
+  app.use((req: Request, res: Response) => void res.status(404).json({ code: 'not_found', message: `No route for ${req.method} ${req.path}` }));
+  app.use(errorHandler(ctx.logger));
+  return { app, close: () => failedAuth.flush() };
+}

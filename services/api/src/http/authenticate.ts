@@ -1,0 +1,34 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Identity } from '../auth/identity.ts';
+import { hashPresentedPak, pakFromAuthorization } from '../auth/pak.ts';
+import type { FailedAuth } from '../auth/failed-auth-audit.ts';
+import { ApiError } from './api-error.ts';
+import { clientIp, userAgent } from './client-info.ts';
+
+// Brokkr answers the middleware's 401s with an empty body; we send JSON (DESIGN §4).
+const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+export function identityOf(res: Response): Identity {
+  const identity = res.locals.identity as Identity | undefined;
+  if (!identity) throw new Error('route reached without authentication');
+  return identity;
+}
+
+/** Resolves `Authorization` to an identity (`res.locals.identity`) or answers 401. */
+export function authenticate(auth: Authenticator, onFailure: (failure: FailedAuth) => void): RequestHandler {
+  return async (req: Request, res: Response, next) => {
+    const header = req.headers.authorization;
+    if (header === undefined) throw unauthorized('Missing Authorization header');
+    const hash = PRINTABLE_ASCII.test(header) ? hashPresentedPak(pakFromAuthorization(header)) : undefined;
+    const identity = hash === undefined ? undefined : await auth.resolve(hash);
+    if (!identity) {
+      onFailure({ path: req.path, ipAddress: clientIp(req), userAgent: userAgent(req) });
+      throw unauthorized('Invalid PAK');
+    }
+    res.locals.identity = identity;
+    next();
+  };
+}

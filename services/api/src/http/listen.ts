@@ -1,0 +1,23 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+
+export function listen(app: Express, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+  });
+}
+
+/**
+ * Stops accepting connections and waits for requests in flight; keep-alive connections with no
+ * request are closed at once. After `graceMs` whatever is still open is cut.
+ */
+export function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs).unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

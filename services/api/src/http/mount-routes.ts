@@ -1,0 +1,75 @@
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { adminRequired, errorBody } from './api-error.ts';
+import { jsonBody, rawBody, readBody } from './body.ts';
+import { clientIp, userAgent } from './client-info.ts';
+import type { AnyRoute, Reply } from './route.ts';
+import { validatePart } from './validate.ts';
+import { identityOf } from './authenticate.ts';
+import type { ApiContext } from '../context.ts';
+
+export const API_PREFIX = '/api/v1';
+
+/** Labels metrics with the route template, never the raw path (bounded cardinality). */
+function markEndpoint(template: string): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.endpoint = template;
+    next();
+  };
+}
+
+function send(res: Response, reply: Reply): void {
+  if (reply.headers) res.set(reply.headers);
+  res.status(reply.status);
+  if (reply.body === undefined) res.end();
+  else if (reply.contentType) res.type(reply.contentType).send(reply.body);
+  else res.json(reply.body);
+}
+
+function readInput(route: AnyRoute, req: Request) {
+  const mode = route.bodyMode ?? 'json';
+  const params = route.params ? validatePart('params', route.params, req.params) : {};
+  const query = route.query ? validatePart('query', route.query, req.query) : {};
+  let body: unknown;
+  if (route.body && mode !== 'raw') body = validatePart('body', route.body, jsonBody(req, mode));
+  return { params, query, body, raw: mode === 'raw' ? rawBody(req) : undefined };
+}
+
+function handle(route: AnyRoute, ctx: ApiContext): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const identity = identityOf(res);
+    if (route.access === 'admin' && !identity.admin) throw adminRequired();
+    const input = readInput(route, req);
+    const reply = await route.handler({ ...input, identity, ctx, clientIp: clientIp(req), userAgent: userAgent(req), req, res });
+    if (reply) send(res, reply);
+    else if (!res.headersSent) throw new Error(`handler for ${route.method.toUpperCase()} ${route.path} sent no response`);
+  };
+}
+
+function takesBody(route: AnyRoute): boolean {
+  return route.body !== undefined || route.bodyMode === 'raw';
+}
+
+/**
+ * Mounts each route as: endpoint label → authentication → body read (size-limited) →
+ * access check → validation → handler. Paths that exist with other methods answer 405.
+ */
+export function mountRoutes(router: Router, routes: readonly AnyRoute[], ctx: ApiContext, authenticate: RequestHandler): void {
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const route of routes) {
+    const chain: RequestHandler[] = [markEndpoint(API_PREFIX + route.path), authenticate];
+    if (takesBody(route)) chain.push(readBody(ctx.config.BROKKR__BROKER__BODY_LIMIT_BYTES));
+    chain.push(handle(route, ctx));
+    router[route.method](route.path, ...chain);
+    const methods = methodsByPath.get(route.path) ?? new Set<string>();
+    methods.add(route.method.toUpperCase());
+    if (route.method === 'get') methods.add('HEAD');
+    methodsByPath.set(route.path, methods);
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allow = [...methods].sort().join(', ');
+    router.all(path, markEndpoint(API_PREFIX + path), authenticate, (req: Request, res: Response, next: NextFunction) => {
+      if (req.method === 'OPTIONS') return next();
+      res.set('Allow', allow).status(405).json(errorBody('method_not_allowed', `${req.method} is not allowed here`, { allow: [...methods] }));
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import { createMetricsRegistry, metricsFor, type Registry } from '@brokkr/telemetry';
+
+/** Brokkr's metric names (contract §1.5) plus the api's own operational counters. */
+export function createApiMetrics(options: { defaultMetrics?: boolean } = {}) {
+  const registry: Registry = createMetricsRegistry({ service: 'api', defaultMetrics: options.defaultMetrics ?? true });
+  const m = metricsFor(registry);
+  return {
+    registry,
+    httpRequests: m.counter({
+      name: 'brokkr_http_requests_total',
+      help: 'HTTP requests by route template, method and status',
+      labelNames: ['endpoint', 'method', 'status'] as const,
+    }),
+    httpDuration: m.histogram({
+      name: 'brokkr_http_request_duration_seconds',
+      help: 'HTTP request duration by route template and method',
+      labelNames: ['endpoint', 'method'] as const,
+    }),
+    activeAgents: m.gauge({ name: 'brokkr_active_agents', help: 'Agents with status ACTIVE (not deleted)' }),
+    stacksTotal: m.gauge({ name: 'brokkr_stacks_total', help: 'Stacks not deleted' }),
+    deploymentObjectsTotal: m.gauge({ name: 'brokkr_deployment_objects_total', help: 'Deployment objects not deleted' }),
+    defaultAdminPakInUse: m.gauge({
+      name: 'brokkr_default_admin_pak_hash_in_use',
+      help: "1 while the admin PAK is Brokkr's public default",
+    }),
+    authFailedAuditSuppressed: m.counter({
+      name: 'brokkr_auth_failed_audit_suppressed_total',
+      help: 'auth.failed audit entries not written because of the per-replica rate limit',
+    }),
+    auditFallbackWrites: m.counter({
+      name: 'brokkr_audit_fallback_writes_total',
+      help: 'Audit entries written straight to Postgres because NATS did not acknowledge them',
+      labelNames: ['reason'] as const,
+    }),
+  };
+}
+
+export type ApiMetrics = ReturnType<typeof createApiMetrics>;

@@ -1,0 +1,38 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Queryable } from '@brokkr/db';
+import { adminIdentity, agentIdentity, generatorIdentity, type Identity } from '../auth/identity.ts';
+
+/**
+ * One round trip for the whole middleware order (admin → agent → generator). The first
+ * admin_role row's hash is returned as is and compared in constant time in JS; agent and
+ * generator rows are found by their (partial) pak_hash indexes.
+ */
+const RESOLVE_SQL = `
+(SELECT 'admin' AS kind, NULL::uuid AS id, pak_hash FROM admin_role ORDER BY created_at, id LIMIT 1)
+UNION ALL
+(SELECT 'agent', id, NULL FROM agents WHERE pak_hash = $1 AND deleted_at IS NULL LIMIT 1)
+UNION ALL
+(SELECT 'generator', id, NULL FROM generators WHERE pak_hash = $1 AND deleted_at IS NULL LIMIT 1)`;
+
+interface Row {
+  kind: 'admin' | 'agent' | 'generator';
+  id: string | null;
+  pak_hash: string | null;
+}
+
+export function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export async function resolvePakHash(db: Queryable, hash: string): Promise<Identity | undefined> {
+  const { rows } = await db.query<Row>(RESOLVE_SQL, [hash]);
+  const admin = rows.find((r) => r.kind === 'admin');
+  if (admin?.pak_hash && sameHash(admin.pak_hash, hash)) return adminIdentity();
+  const agent = rows.find((r) => r.kind === 'agent');
+  if (agent?.id) return agentIdentity(agent.id);
+  const generator = rows.find((r) => r.kind === 'generator');
+  if (generator?.id) return generatorIdentity(generator.id);
+  return undefined;
+}

@@ -1,0 +1,87 @@
+import pg from 'pg';
+import { createTestDatabase, freePort, spawnService, startTestNats, type RunningService, type TestDatabase } from '@brokkr/testkit';
+import { generatePak } from '../../src/auth/pak.ts';
+import { ApiClient } from './client.ts';
+
+export interface ApiProcess {
+  url: string;
+  service: RunningService;
+  port: number;
+}
+
+export interface TestApi extends ApiProcess {
+  /** Admin PAK (its hash was given as BROKKR__BROKER__PAK_HASH). */
+  adminPak: string;
+  adminHash: string;
+  /** Client authenticated as admin. */
+  admin: ApiClient;
+  /** Client with no PAK. */
+  anonymous: ApiClient;
+  database: TestDatabase;
+  natsUrl: string;
+  /** Direct SQL for assertions (a small pool on the test database). */
+  sql: pg.Pool;
+  /** Another api process on the same database and NATS (a second replica). */
+  spawnReplica(env?: Record<string, string>): Promise<ApiProcess>;
+  /** Stops every process, drops the database, stops NATS. */
+  stop(): Promise<void>;
+}
+
+export interface StartApiOptions {
+  /** Extra environment for the api process(es). */
+  env?: Record<string, string>;
+}
+
+/** Starts one api process against a fresh database and NATS server; waits for /readyz. */
+export async function spawnApi(env: Record<string, string>): Promise<ApiProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const service = await spawnService({
+    service: 'api',
+    env: { BROKKR__BROKER__HOST: '127.0.0.1', BROKKR__BROKER__PORT: String(port), ...env },
+    readyUrl: `${url}/readyz`,
+  });
+  return { url, service, port };
+}
+
+export async function startTestApi(options: StartApiOptions = {}): Promise<TestApi> {
+  const database = await createTestDatabase();
+  const nats = await startTestNats();
+  const { pak: adminPak, hash: adminHash } = generatePak();
+  const baseEnv = {
+    BROKKR__DATABASE__URL: database.url,
+    BROKKR__NATS__URL: nats.url,
+    BROKKR__BROKER__PAK_HASH: adminHash,
+    ...options.env,
+  };
+  const processes: ApiProcess[] = [];
+  const sql = new pg.Pool({ connectionString: database.url, max: 3 });
+  try {
+    processes.push(await spawnApi(baseEnv));
+  } catch (err) {
+    await Promise.allSettled([sql.end(), database.drop(), nats.stop()]);
+    throw err;
+  }
+  const first = processes[0]!;
+  return {
+    ...first,
+    adminPak,
+    adminHash,
+    admin: new ApiClient(first.url, adminPak),
+    anonymous: new ApiClient(first.url, null),
+    database,
+    natsUrl: nats.url,
+    sql,
+    async spawnReplica(env = {}) {
+      const replica = await spawnApi({ ...baseEnv, ...env });
+      processes.push(replica);
+      return replica;
+    },
+    async stop() {
+      await Promise.allSettled(processes.map((p) => p.service.stop()));
+      await sql.end();
+      await database.drop();
+      await nats.stop();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import type { ApiClient } from './client.ts';
+
+/** A unique name for test rows: `<prefix>-<8 hex>`. */
+export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+export interface Generator {
+  id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  last_active_at: string | null;
+  is_active: boolean;
+  is_system: boolean;
+}
+
+/** POST /generators as admin; returns the generator and its PAK. */
+export async function createGenerator(admin: ApiClient, body: { name?: string; description?: string } = {}) {
+  const res = await admin.post<{ generator: Generator; pak: string }>('/generators', { name: body.name ?? uniqueName('gen'), ...body });
+  expect(res.status, res.text).to.equal(201);
+  return { ...res.body, client: admin.as(res.body.pak) };
+}
+
+/** POST /agents as admin; returns the agent and its PAK (needs the agents routes). */
+export async function createAgent(admin: ApiClient, body: { name?: string; cluster_name?: string; generator_ids?: string[] } = {}) {
+  const res = await admin.post<{ agent: { id: string; name: string; cluster_name: string; status: string }; initial_pak: string }>('/agents', {
+    name: body.name ?? uniqueName('agent'),
+    cluster_name: body.cluster_name ?? 'test-cluster',
+    ...body,
+  });
+  expect(res.status, res.text).to.equal(201);
+  return { ...res.body, client: admin.as(res.body.initial_pak) };
+}
+
+/** POST /stacks (needs the stacks routes); `client` is an admin or the owning generator. */
+export async function createStack(client: ApiClient, body: { generator_id: string; name?: string; description?: string }) {
+  const res = await client.post<{ id: string; name: string; generator_id: string }>('/stacks', { name: uniqueName('stack'), ...body });
+  expect(res.status, res.text).to.equal(201);
+  return res.body;
+}
+
+/** The admin-generator's id (created at first start). */
+export async function adminGeneratorId(admin: ApiClient): Promise<string> {
+  const res = await admin.get<Generator[]>('/generators');
+  const found = res.body.find((g) => g.name === 'admin-generator');
+  if (!found) throw new Error('admin-generator missing');
+  return found.id;
+}

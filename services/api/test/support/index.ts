@@ -1,0 +1,3 @@
+export { ApiClient, type ApiResponse, type RequestOptions } from './client.ts';
+export { startTestApi, spawnApi, type TestApi, type ApiProcess, type StartApiOptions } from './api.ts';
+export { createGenerator, createAgent, createStack, adminGeneratorId, uniqueName, type Generator } from './factories.ts';

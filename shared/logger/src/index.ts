@@ -82,7 +82,7 @@ export function createLogger(settings: LoggerSettings, destination?: Destination
       ...options,
       transport: {
         target: 'pino-pretty',
-        options: { colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+        options: { colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true },
       },
     });
   }

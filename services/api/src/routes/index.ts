@@ -1,8 +1,12 @@
 import type { AnyRoute } from '../http/route.ts';
+import { auditLogRoutes } from './audit-logs.ts';
 import { authRoutes } from './auth.ts';
+import { generatorRegistrationRoutes } from './generator-registrations.ts';
+import { generatorRoutes } from './generators.ts';
+import { pakRoutes } from './paks.ts';
 
 /**
  * Every /api/v1 route of the service. A route module exports an `AnyRoute[]`; add it here
  * (one import, one spread). Order only matters between paths express could confuse.
  */
-export const allRoutes: readonly AnyRoute[] = [...authRoutes];
+export const allRoutes: readonly AnyRoute[] = [...authRoutes, ...generatorRoutes, ...generatorRegistrationRoutes, ...pakRoutes, ...auditLogRoutes];

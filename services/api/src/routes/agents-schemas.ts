@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { timestamp, uuid } from '../http/schemas.ts';
+
+/** Brokkr's Agent JSON (pak_hash is never serialized). */
+export const agentSchema = z
+  .object({
+    id: uuid(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+    deleted_at: timestamp().nullable(),
+    name: z.string(),
+    cluster_name: z.string(),
+    last_heartbeat: timestamp().nullable(),
+    status: z.string().meta({ description: '`ACTIVE` or `INACTIVE`; the agent only works while ACTIVE' }),
+    k8s_reachable: z.boolean().nullable(),
+    k8s_api_latency_ms: z.number().int().nullable(),
+    k8s_reported_at: timestamp().nullable(),
+  })
+  .meta({ id: 'Agent' });
+
+export const newAgentSchema = z
+  .object({
+    name: z.string(),
+    cluster_name: z.string(),
+    generator_ids: z.array(uuid()).nullish().meta({ description: 'Generators the agent is registered with, besides `__system__`' }),
+  })
+  .meta({ id: 'NewAgent' });
+
+export const createAgentResponseSchema = z
+  .object({ agent: agentSchema, initial_pak: z.string() })
+  .meta({ id: 'CreateAgentResponse' });
+
+export const rotateAgentPakResponseSchema = z.object({ agent: agentSchema, pak: z.string() }).meta({ id: 'RotateAgentPakResponse' });
+
+/** Brokkr applies only the string fields it knows and ignores everything else in the object. */
+export const agentUpdateSchema = z
+  .looseObject({
+    name: z.unknown().optional(),
+    cluster_name: z.unknown().optional(),
+    status: z.unknown().optional(),
+  })
+  .meta({ id: 'AgentUpdate', description: 'Any JSON object; string `name`, `cluster_name` and `status` are applied' });
+
+export const agentSearchQuery = z.object({
+  name: z.unknown().optional().meta({ type: 'string' }),
+  cluster_name: z.unknown().optional().meta({ type: 'string' }),
+});
+
+export const agentLabelSchema = z.object({ id: uuid(), agent_id: uuid(), label: z.string() }).meta({ id: 'AgentLabel' });
+export const newAgentLabelSchema = z.object({ agent_id: uuid(), label: z.string() }).meta({ id: 'NewAgentLabel' });
+
+export const agentAnnotationSchema = z
+  .object({ id: uuid(), agent_id: uuid(), key: z.string(), value: z.string() })
+  .meta({ id: 'AgentAnnotation' });
+export const newAgentAnnotationSchema = z
+  .object({ agent_id: uuid(), key: z.string(), value: z.string() })
+  .meta({ id: 'NewAgentAnnotation' });
+
+export const agentTargetSchema = z.object({ id: uuid(), agent_id: uuid(), stack_id: uuid() }).meta({ id: 'AgentTarget' });
+export const newAgentTargetSchema = z.object({ agent_id: uuid(), stack_id: uuid() }).meta({ id: 'NewAgentTarget' });
+
+export const agentEventSchema = z
+  .object({
+    id: uuid(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+    deleted_at: timestamp().nullable(),
+    agent_id: uuid(),
+    deployment_object_id: uuid(),
+    event_type: z.string(),
+    status: z.string(),
+    message: z.string().nullable(),
+  })
+  .meta({ id: 'AgentEvent' });
+
+/** No status validation (Brokkr's agent sends `DEPLOY` and `SUCCESS`/`FAILURE`); lengths are the columns'. */
+export const newAgentEventSchema = z
+  .object({
+    agent_id: uuid(),
+    deployment_object_id: uuid(),
+    event_type: z.string().meta({ maxLength: 50 }),
+    status: z.string().meta({ maxLength: 10 }),
+    message: z.string().nullish(),
+  })
+  .meta({ id: 'NewAgentEvent' });
+
+/** The heartbeat's optional body; anything unparsable is ignored as in Brokkr. */
+export const heartbeatSchema = z
+  .object({
+    k8s_reachable: z.boolean().nullish(),
+    k8s_api_latency_ms: z.number().int().min(-2147483648).max(2147483647).nullish(),
+  })
+  .meta({ id: 'AgentHeartbeat' });
+
+export const agentLabelParams = z.object({ id: uuid(), label: z.string() });
+export const agentAnnotationParams = z.object({ id: uuid(), key: z.string() });
+export const agentTargetParams = z.object({ id: uuid(), stack_id: uuid() });

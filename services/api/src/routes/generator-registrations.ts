@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { isAdminOrGenerator } from '../auth/guards.ts';
+import type { Identity } from '../auth/identity.ts';
+import { badRequest, conflict, forbidden, notFound } from '../http/api-error.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { findLiveGenerator } from '../sql/generators.ts';
+import { deleteRegistration, insertRegistration, listRegistrations, liveAgentExists } from '../sql/registrations.ts';
+import type { Queryable } from '@brokkr/db';
+import { registrationBodySchema, registrationSchema } from './generator-schemas.ts';
+
+const tags = ['generators'];
+type RegistrationBody = z.output<typeof registrationBodySchema>;
+
+/** An agent registers itself (body ignored); an admin names the agent; a generator may not. */
+function agentToRegister(identity: Identity, body: RegistrationBody): string {
+  if (identity.agent) return identity.agent;
+  if (!identity.admin) throw forbidden('forbidden', 'Only an admin or the agent itself can change registrations');
+  if (!body?.agent_id) throw badRequest('missing_agent_id', 'agent_id is required when an admin changes a registration');
+  return body.agent_id;
+}
+
+async function requireLive(db: Queryable, generatorId: string, agentId: string): Promise<void> {
+  if (!(await findLiveGenerator(db, generatorId))) throw notFound('generator_not_found', 'Generator not found');
+  if (!(await liveAgentExists(db, agentId))) throw notFound('agent_not_found', 'Agent not found');
+}
+
+export const generatorRegistrationRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'post',
+    path: '/generators/:id/register',
+    summary: 'Register an agent with a generator (its stacks then match the agent by label/annotation)',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: registrationBodySchema,
+    bodyMode: 'optional-json',
+    responses: { 201: { description: 'The registration', schema: registrationSchema } },
+    async handler({ params, body, identity, ctx }) {
+      const agentId = agentToRegister(identity, body);
+      const registration = await ctx.transact(async (tx) => {
+        await requireLive(tx.client, params.id, agentId);
+        const row = await insertRegistration(tx.client, agentId, params.id);
+        if (!row) throw conflict('already_registered', 'The agent is already registered with this generator');
+        tx.notifyAgents([agentId]);
+        return row;
+      });
+      await ctx.audit({ actor: identity, action: 'agent.registered', resourceType: 'agent', resourceId: agentId, details: { generator_id: params.id } });
+      return json(201, registration);
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/generators/:id/register',
+    summary: "Deregister an agent from a generator (also removes the agent's targets on its stacks)",
+    tags,
+    access: 'any',
+    params: idParams,
+    body: registrationBodySchema,
+    bodyMode: 'optional-json',
+    responses: { 204: { description: 'Not registered any more (idempotent)' } },
+    async handler({ params, body, identity, ctx }) {
+      const agentId = agentToRegister(identity, body);
+      const removed = await ctx.transact(async (tx) => {
+        if (!(await findLiveGenerator(tx.client, params.id))) throw notFound('generator_not_found', 'Generator not found');
+        const existed = await deleteRegistration(tx.client, agentId, params.id);
+        if (existed) tx.notifyAgents([agentId]);
+        return existed;
+      });
+      if (removed) {
+        await ctx.audit({ actor: identity, action: 'agent.deregistered', resourceType: 'agent', resourceId: agentId, details: { generator_id: params.id } });
+      }
+      return noContent();
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/generators/:id/registered-agents',
+    summary: 'Agents registered with a generator',
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'Registrations', schema: registrationSchema.array() } },
+    async handler({ params, identity, ctx }) {
+      if (!isAdminOrGenerator(identity, params.id)) throw forbidden('not_authorized', 'Access denied to this generator');
+      const generator = await findLiveGenerator(ctx.db.pool, params.id);
+      if (!generator) throw notFound('generator_not_found', 'Generator not found');
+      if (generator.is_system && !identity.admin) {
+        throw forbidden('system_generator_not_a_tenant', 'The system generator is not a tenant');
+      }
+      return json(200, await listRegistrations(ctx.db.pool, params.id));
+    },
+  }),
+];

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { timestamp, uuid } from '../http/schemas.ts';
+
+export const generatorSchema = z
+  .object({
+    id: uuid(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+    deleted_at: timestamp().nullable(),
+    name: z.string(),
+    description: z.string().nullable(),
+    last_active_at: timestamp().nullable(),
+    is_active: z.boolean(),
+    is_system: z.boolean(),
+  })
+  .meta({ id: 'Generator' });
+
+export const newGeneratorSchema = z
+  .object({ name: z.string(), description: z.string().nullish() })
+  .meta({ id: 'NewGenerator' });
+
+export const generatorWithPakSchema = z.object({ generator: generatorSchema, pak: z.string() }).meta({ id: 'CreateGeneratorResponse' });
+
+const rfc3339 = () => z.iso.datetime({ offset: true });
+
+/**
+ * PUT takes the full object (Brokkr's shape). Only name, description, is_active and
+ * last_active_at are written; ids, timestamps and is_system are read-only (docs/compatibility.md).
+ */
+export const generatorUpdateSchema = z
+  .object({
+    id: uuid(),
+    created_at: rfc3339(),
+    updated_at: rfc3339(),
+    deleted_at: rfc3339().nullish(),
+    name: z.string(),
+    description: z.string().nullish(),
+    last_active_at: rfc3339().nullish(),
+    is_active: z.boolean(),
+    is_system: z.boolean(),
+  })
+  .meta({ id: 'GeneratorUpdate' });
+
+export const registrationSchema = z
+  .object({ id: uuid(), agent_id: uuid(), generator_id: uuid(), registered_at: timestamp() })
+  .meta({ id: 'AgentGeneratorRegistration' });
+
+export const registrationBodySchema = z
+  .object({ agent_id: uuid().nullish() })
+  .optional()
+  .meta({ id: 'AgentRegistrationBody' });

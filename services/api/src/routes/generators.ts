@@ -1,0 +1,146 @@
+import { generatePak } from '../auth/pak.ts';
+import { requireAdminOrGenerator } from '../auth/guards.ts';
+import { forbidden, notFound } from '../http/api-error.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import {
+  agentsAffectedByGenerator,
+  findLiveGenerator,
+  insertGenerator,
+  listTenantGenerators,
+  rotateGeneratorPak,
+  softDeleteGenerator,
+  updateGenerator,
+} from '../sql/generators.ts';
+import { generatorSchema, generatorUpdateSchema, generatorWithPakSchema, newGeneratorSchema } from './generator-schemas.ts';
+
+const tags = ['generators'];
+const generatorNotFound = () => notFound('generator_not_found', 'Generator not found');
+
+export const generatorRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/generators',
+    summary: 'List generators (the system generator is hidden)',
+    tags,
+    access: 'admin',
+    responses: { 200: { description: 'Generators', schema: generatorSchema.array() } },
+    handler: async ({ ctx }) => json(200, await listTenantGenerators(ctx.db.pool)),
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/generators',
+    summary: 'Create a generator and its PAK',
+    tags,
+    access: 'admin',
+    body: newGeneratorSchema,
+    responses: { 201: { description: 'The generator and its PAK (shown once)', schema: generatorWithPakSchema } },
+    async handler({ body, identity, ctx }) {
+      const { pak, hash } = generatePak();
+      const generator = await ctx.transact(({ client }) =>
+        insertGenerator(client, { name: body.name, description: body.description ?? null, pakHash: hash }),
+      );
+      const name = generator.name;
+      await ctx.audit({ actor: identity, action: 'generator.created', resourceType: 'generator', resourceId: generator.id, details: { name } });
+      await ctx.audit({ actor: identity, action: 'pak.created', resourceType: 'pak', resourceId: generator.id, details: { entity: 'generator', name } });
+      return json(201, { generator, pak });
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/generators/:id',
+    summary: 'Get a generator',
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'The generator', schema: generatorSchema } },
+    async handler({ params, identity, ctx }) {
+      requireAdminOrGenerator(identity, params.id);
+      const generator = await findLiveGenerator(ctx.db.pool, params.id);
+      if (!generator) throw generatorNotFound();
+      return json(200, generator);
+    },
+  }),
+
+  defineRoute({
+    method: 'put',
+    path: '/generators/:id',
+    summary: 'Update a generator (full object; name, description, is_active, last_active_at are written)',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: generatorUpdateSchema,
+    responses: { 200: { description: 'The updated generator', schema: generatorSchema } },
+    async handler({ params, body, identity, ctx }) {
+      requireAdminOrGenerator(identity, params.id);
+      const generator = await ctx.transact(({ client }) =>
+        updateGenerator(client, params.id, {
+          name: body.name,
+          description: body.description ?? null,
+          is_active: body.is_active,
+          last_active_at: body.last_active_at ?? null,
+        }),
+      );
+      if (!generator) throw notFound('not_found', 'Generator not found');
+      await ctx.audit({ actor: identity, action: 'generator.updated', resourceType: 'generator', resourceId: generator.id, details: { name: generator.name } });
+      return json(200, generator);
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/generators/:id',
+    summary: 'Delete a generator (its stacks, objects and templates follow)',
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 204: { description: 'Deleted' } },
+    async handler({ params, identity, ctx }) {
+      requireAdminOrGenerator(identity, params.id);
+      await ctx.transact(async (tx) => {
+        const generator = await findLiveGenerator(tx.client, params.id);
+        if (!generator) throw generatorNotFound();
+        if (generator.is_system) throw forbidden('cannot_delete_system_generator', 'The system generator cannot be deleted');
+        tx.notifyAgents(await agentsAffectedByGenerator(tx.client, params.id));
+        const deleted = await softDeleteGenerator(tx.client, params.id);
+        if (!deleted) throw generatorNotFound();
+        const oldHash = deleted.pak_hash;
+        if (oldHash) tx.afterCommit(() => ctx.auth.invalidate([oldHash]));
+      });
+      await ctx.audit({ actor: identity, action: 'generator.deleted', resourceType: 'generator', resourceId: params.id });
+      return noContent();
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/generators/:id/rotate-pak',
+    summary: "Replace a generator's PAK (the old one stops working on every replica at once)",
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 201: { description: 'The generator and its new PAK', schema: generatorWithPakSchema } },
+    async handler({ params, identity, ctx }) {
+      requireAdminOrGenerator(identity, params.id);
+      const { pak, hash } = generatePak();
+      const rotated = await ctx.transact(async (tx) => {
+        const result = await rotateGeneratorPak(tx.client, params.id, hash);
+        const oldHash = result?.oldHash;
+        if (oldHash) tx.afterCommit(() => ctx.auth.invalidate([oldHash]));
+        return result;
+      });
+      if (!rotated) throw generatorNotFound();
+      const { generator } = rotated;
+      await ctx.audit({
+        actor: identity,
+        action: 'pak.rotated',
+        resourceType: 'generator',
+        resourceId: generator.id,
+        details: { generator_name: generator.name },
+      });
+      return json(201, { generator, pak });
+    },
+  }),
+];

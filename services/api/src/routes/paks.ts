@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineRoute, json, type AnyRoute } from '../http/route.ts';
+import { uuid } from '../http/schemas.ts';
+import { listPakSummaries } from '../sql/generators.ts';
+
+const pakSummarySchema = z.object({ id: uuid(), name: z.string() }).meta({ id: 'PakSummary' });
+
+export const pakRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/paks',
+    summary: 'Named PAKs (tenants): one per live, non-system generator',
+    tags: ['auth'],
+    access: 'admin',
+    responses: { 200: { description: 'Tenants', schema: pakSummarySchema.array() } },
+    handler: async ({ ctx }) => json(200, await listPakSummaries(ctx.db.pool)),
+  }),
+];

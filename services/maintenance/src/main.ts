@@ -1,11 +1,9 @@
 import { maintenanceConfigSchema } from '@brokkr/config';
 import { runHubService } from '@brokkr/runtime';
+import { startMaintenance } from './maintenance.ts';
 
 await runHubService({
   name: 'maintenance',
   schema: maintenanceConfigSchema,
-  async start() {
-    // Domain work is added by its own issue; the service already connects, serves health and drains.
-    return { stop: async () => undefined };
-  },
+  start: (ctx) => startMaintenance(ctx),
 });

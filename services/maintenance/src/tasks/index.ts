@@ -1,0 +1,29 @@
+import { deliveryLeasesTask } from './delivery-leases.ts';
+import { diagnosticsTask } from './diagnostics.ts';
+import { outboxRelayTask } from './outbox-relay.ts';
+import { agentEventsRetentionTask, auditRetentionTask, outboxPruneTask, webhookCleanupTask } from './retention.ts';
+import type { MaintenanceTask } from './task.ts';
+import { workOrdersTask } from './work-orders.ts';
+
+export const ALL_TASKS: readonly MaintenanceTask[] = [
+  outboxRelayTask,
+  deliveryLeasesTask,
+  workOrdersTask,
+  diagnosticsTask,
+  webhookCleanupTask,
+  auditRetentionTask,
+  agentEventsRetentionTask,
+  outboxPruneTask,
+];
+
+export {
+  outboxRelayTask,
+  deliveryLeasesTask,
+  workOrdersTask,
+  diagnosticsTask,
+  webhookCleanupTask,
+  auditRetentionTask,
+  agentEventsRetentionTask,
+  outboxPruneTask,
+};
+export type { MaintenanceTask, TaskContext } from './task.ts';

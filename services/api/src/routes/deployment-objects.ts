@@ -1,0 +1,115 @@
+import { badRequest, forbidden, notFound } from '../http/api-error.ts';
+import { defineRoute, json, type AnyRoute, type Reply } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import type { Identity } from '../auth/identity.ts';
+import { acceptsYaml, yamlChecksum } from '../yaml/index.ts';
+import { readDeploymentObjectInput } from './deployment-objects-input.ts';
+import {
+  deploymentObjectSchema,
+  newDeploymentObjectQuery,
+  newDeploymentObjectSchema,
+  yamlRequestContent,
+  yamlResponseContent,
+} from './deployment-objects-schemas.ts';
+import {
+  findDeploymentObject,
+  insertDeploymentObject,
+  listStackDeploymentObjects,
+  type DeploymentObjectWithStack,
+} from './deployment-objects-sql.ts';
+import { fetchOwnedStack, stackNotFound } from './stacks-access.ts';
+import { agentHasHardTarget } from './stacks-sql.ts';
+import { wakeStackAgents } from './stacks-wake.ts';
+import type { Queryable } from '@brokkr/db';
+
+const tags = ['deployment-objects'];
+
+/** Admin; the generator owning the stack; an agent with an explicit target on the stack. */
+async function requireObjectReader(db: Queryable, identity: Identity, found: DeploymentObjectWithStack): Promise<void> {
+  if (identity.admin) return;
+  if (identity.generator !== null && identity.generator !== found.stackGeneratorId) {
+    throw forbidden('generator_not_associated', 'Generator is not associated with this deployment object');
+  }
+  if (identity.agent !== null && !(await agentHasHardTarget(db, identity.agent, found.object.stack_id))) {
+    throw forbidden('agent_not_associated', 'Agent is not associated with this deployment object');
+  }
+}
+
+export const deploymentObjectRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/stacks/:id/deployment-objects',
+    summary: "List a stack's live deployment objects, newest first",
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'Deployment objects (sequence_id DESC)', schema: deploymentObjectSchema.array() } },
+    async handler({ params, identity, ctx }) {
+      await fetchOwnedStack(ctx.db.pool, identity, params.id);
+      return json(200, await listStackDeploymentObjects(ctx.db.pool, params.id));
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/stacks/:id/deployment-objects',
+    summary: 'Add a deployment object to a stack (JSON envelope, or a raw YAML body)',
+    description:
+      'With `Content-Type` application/yaml, text/yaml or application/x-yaml the body is the YAML itself and ' +
+      '`?deletion_marker=true` marks it as a deletion marker; any other content type is read as the JSON envelope.',
+    tags,
+    access: 'any',
+    params: idParams,
+    query: newDeploymentObjectQuery,
+    body: newDeploymentObjectSchema,
+    bodyMode: 'raw',
+    requestContent: yamlRequestContent,
+    responses: { 201: { description: 'The deployment object', schema: deploymentObjectSchema } },
+    async handler({ params, query, raw, identity, ctx }) {
+      // Parsed before the transaction (no connection held while parsing) but reported after
+      // the 404/403 checks, which come first.
+      const parsed = raw ? readDeploymentObjectInput(raw, query.deletion_marker) : ({ ok: false, reason: 'missing body' } as const);
+      const created = await ctx.transact(async (tx) => {
+        await fetchOwnedStack(tx.client, identity, params.id, 'share');
+        if (!parsed.ok) throw badRequest('invalid_deployment_object', `Invalid deployment object: ${parsed.reason}`);
+        const { yamlContent, isDeletionMarker } = parsed.input;
+        const row = await insertDeploymentObject(tx.client, {
+          stackId: params.id,
+          yamlContent,
+          yamlChecksum: yamlChecksum(yamlContent),
+          isDeletionMarker,
+        });
+        tx.emit('deployment.created', {
+          deployment_object_id: row.id,
+          stack_id: row.stack_id,
+          sequence_id: row.sequence_id,
+          created_at: row.created_at.toISOString(),
+        });
+        await wakeStackAgents(tx, params.id);
+        return row;
+      });
+      return json(201, created);
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/deployment-objects/:id',
+    summary: 'Get a deployment object (JSON, or the stored YAML when Accept asks for YAML)',
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: {
+      200: { description: 'The deployment object', schema: deploymentObjectSchema, content: yamlResponseContent },
+    },
+    async handler({ params, identity, ctx, req }): Promise<Reply> {
+      const found = await findDeploymentObject(ctx.db.pool, params.id);
+      if (!found) throw notFound('deployment_object_not_found', 'Deployment object not found');
+      await requireObjectReader(ctx.db.pool, identity, found);
+      if (found.stackDeleted) throw stackNotFound();
+      if (!acceptsYaml(req.headers.accept)) return json(200, found.object);
+      // A Buffer, so express adds no charset parameter: the bytes are exactly what was stored.
+      return { status: 200, body: Buffer.from(found.object.yaml_content, 'utf8'), contentType: 'application/yaml' };
+    },
+  }),
+];

@@ -1,0 +1,80 @@
+import { badRequest, notFound } from '../http/api-error.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { fetchOwnedStack, requireStackMetadataReader } from './stacks-access.ts';
+import { newStackAnnotationSchema, stackAnnotationParams, stackAnnotationSchema } from './stacks-schemas.ts';
+import { deleteStackAnnotation, insertStackAnnotation, listStackAnnotations } from './stacks-sql.ts';
+import { wakeStackAgents } from './stacks-wake.ts';
+
+const tags = ['stacks'];
+const MAX_ANNOTATION_LENGTH = 64;
+
+/**
+ * Brokkr validates nothing here and answers an over-long key or value with a 500 from the
+ * varchar(64) columns; we answer 400 `invalid_annotation` (docs/compatibility.md).
+ */
+function annotationProblem(key: string, value: string): string | undefined {
+  for (const [name, text] of [['key', key], ['value', value]] as const) {
+    if (text.trim() === '') return `Annotation ${name} cannot be empty`;
+    if ([...text].length > MAX_ANNOTATION_LENGTH) return `Annotation ${name} cannot exceed ${MAX_ANNOTATION_LENGTH} characters`;
+  }
+  return undefined;
+}
+
+export const stackAnnotationRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/stacks/:id/annotations',
+    summary: "List a stack's annotations (admin, owning generator, or an agent targeting the stack)",
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'Annotations', schema: stackAnnotationSchema.array() } },
+    async handler({ params, identity, ctx }) {
+      await requireStackMetadataReader(ctx.db.pool, identity, params.id);
+      return json(200, await listStackAnnotations(ctx.db.pool, params.id));
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/stacks/:id/annotations',
+    summary: 'Add an annotation to a stack (one value per key)',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: newStackAnnotationSchema,
+    responses: { 201: { description: 'The annotation', schema: stackAnnotationSchema } },
+    async handler({ params, body, identity, ctx }) {
+      const annotation = await ctx.transact(async (tx) => {
+        await fetchOwnedStack(tx.client, identity, params.id, 'share');
+        if (body.stack_id !== params.id) throw badRequest('stack_id_mismatch', 'Stack id in the body does not match the path');
+        const problem = annotationProblem(body.key, body.value);
+        if (problem) throw badRequest('invalid_annotation', problem);
+        const row = await insertStackAnnotation(tx.client, params.id, body.key, body.value);
+        await wakeStackAgents(tx, params.id);
+        return row;
+      });
+      return json(201, annotation);
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/stacks/:id/annotations/:key',
+    summary: 'Remove an annotation from a stack',
+    tags,
+    access: 'any',
+    params: stackAnnotationParams,
+    responses: { 204: { description: 'Removed' } },
+    async handler({ params, identity, ctx }) {
+      await ctx.transact(async (tx) => {
+        await fetchOwnedStack(tx.client, identity, params.id, 'share');
+        const value = await deleteStackAnnotation(tx.client, params.id, params.key);
+        if (value === undefined) throw notFound('stack_annotation_not_found', 'Annotation not found on this stack');
+        await wakeStackAgents(tx, params.id, { annotations: [[params.key, value]] });
+      });
+      return noContent();
+    },
+  }),
+];

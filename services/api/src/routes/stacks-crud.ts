@@ -1,0 +1,133 @@
+import { badRequest, forbidden, unprocessable } from '../http/api-error.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { fetchOwnedStack } from './stacks-access.ts';
+import { newStackSchema, stackSchema, stackUpdateSchema } from './stacks-schemas.ts';
+import { insertStack, listLiveStacks, softDeleteStack, updateStack } from './stacks-sql.ts';
+import { wakeStackAgents } from './stacks-wake.ts';
+
+const tags = ['stacks'];
+
+// The stacks → generators foreign key; a deleted generator is reported as if it did not exist.
+const unknownGenerator = () =>
+  unprocessable('foreign_key_violation', 'The generator does not exist', { constraint: 'stacks_generator_id_fkey' });
+
+export const stackCrudRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/stacks',
+    summary: 'List stacks (admin: all; generator: its own)',
+    tags,
+    access: 'any',
+    responses: { 200: { description: 'Live stacks', schema: stackSchema.array() } },
+    async handler({ identity, ctx }) {
+      if (!identity.admin && identity.generator === null) throw forbidden('stacks_list_denied', 'Agents cannot list stacks');
+      return json(200, await listLiveStacks(ctx.db.pool, identity.admin ? null : identity.generator));
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/stacks',
+    summary: 'Create a stack (a generator only for itself)',
+    tags,
+    access: 'any',
+    body: newStackSchema,
+    responses: { 201: { description: 'The stack', schema: stackSchema } },
+    async handler({ body, identity, ctx, clientIp, userAgent }) {
+      if (!identity.admin) {
+        if (identity.generator === null) throw forbidden('stack_create_denied', 'Agents cannot create stacks');
+        if (identity.generator !== body.generator_id) {
+          throw forbidden('stack_generator_mismatch', 'A generator can only create stacks for itself');
+        }
+      }
+      const stack = await ctx.transact(async (tx) => {
+        const row = await insertStack(tx.client, { name: body.name, description: body.description ?? null, generatorId: body.generator_id });
+        if (!row) throw unknownGenerator();
+        tx.emit('stack.created', {
+          stack_id: row.id,
+          name: row.name,
+          description: row.description,
+          created_at: row.created_at.toISOString(),
+        });
+        return row;
+      });
+      await ctx.audit({
+        actor: identity,
+        action: 'stack.created',
+        resourceType: 'stack',
+        resourceId: stack.id,
+        details: { name: stack.name, generator_id: stack.generator_id },
+        ipAddress: clientIp,
+        userAgent,
+      });
+      return json(201, stack);
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/stacks/:id',
+    summary: 'Get a stack',
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'The stack', schema: stackSchema } },
+    handler: async ({ params, identity, ctx }) => json(200, await fetchOwnedStack(ctx.db.pool, identity, params.id)),
+  }),
+
+  defineRoute({
+    method: 'put',
+    path: '/stacks/:id',
+    summary: 'Update a stack (full object; name, description and generator_id are written)',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: stackUpdateSchema,
+    responses: { 200: { description: 'The updated stack', schema: stackSchema } },
+    async handler({ params, body, identity, ctx, clientIp, userAgent }) {
+      const stack = await ctx.transact(async (tx) => {
+        const current = await fetchOwnedStack(tx.client, identity, params.id, 'update');
+        if (body.id !== params.id) throw badRequest('stack_id_mismatch', 'Stack id in the body does not match the path');
+        const fields = { name: body.name, description: body.description ?? null, generatorId: body.generator_id };
+        const updated = await updateStack(tx.client, params.id, fields);
+        if (!updated) throw unknownGenerator();
+        // Moving a stack to another generator changes which agents match it by label/annotation.
+        if (updated.generator_id !== current.generator_id) {
+          await wakeStackAgents(tx, params.id, { generatorIds: [current.generator_id] });
+        }
+        return updated;
+      });
+      await ctx.audit({
+        actor: identity,
+        action: 'stack.updated',
+        resourceType: 'stack',
+        resourceId: stack.id,
+        details: { name: stack.name },
+        ipAddress: clientIp,
+        userAgent,
+      });
+      return json(200, stack);
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/stacks/:id',
+    summary: 'Delete a stack (soft; its agents receive a deletion marker)',
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 204: { description: 'Deleted' } },
+    async handler({ params, identity, ctx, clientIp, userAgent }) {
+      await ctx.transact(async (tx) => {
+        await fetchOwnedStack(tx.client, identity, params.id, 'update');
+        const deletedAt = await softDeleteStack(tx.client, params.id);
+        tx.emit('stack.deleted', { stack_id: params.id, deleted_at: deletedAt?.toISOString() ?? null });
+        await wakeStackAgents(tx, params.id);
+      });
+      await ctx.audit({ actor: identity, action: 'stack.deleted', resourceType: 'stack', resourceId: params.id, ipAddress: clientIp, userAgent });
+      return noContent();
+    },
+  }),
+];

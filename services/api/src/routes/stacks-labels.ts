@@ -1,0 +1,76 @@
+import { badRequest, notFound } from '../http/api-error.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { fetchOwnedStack, requireStackMetadataReader } from './stacks-access.ts';
+import { newStackLabelSchema, stackLabelParams, stackLabelSchema } from './stacks-schemas.ts';
+import { deleteStackLabel, insertStackLabel, listStackLabels } from './stacks-sql.ts';
+import { wakeStackAgents } from './stacks-wake.ts';
+
+const tags = ['stacks'];
+export const MAX_LABEL_LENGTH = 64;
+
+/** Brokkr's stack-label rule: not blank, at most 64 characters, no whitespace anywhere. */
+export function labelProblem(label: string): string | undefined {
+  if (label.trim() === '') return 'Label cannot be empty';
+  if ([...label].length > MAX_LABEL_LENGTH) return `Label cannot exceed ${MAX_LABEL_LENGTH} characters`;
+  if (/\s/u.test(label)) return 'Label cannot contain whitespace';
+  return undefined;
+}
+
+export const stackLabelRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/stacks/:id/labels',
+    summary: "List a stack's labels (admin, owning generator, or an agent targeting the stack)",
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'Labels', schema: stackLabelSchema.array() } },
+    async handler({ params, identity, ctx }) {
+      await requireStackMetadataReader(ctx.db.pool, identity, params.id);
+      return json(200, await listStackLabels(ctx.db.pool, params.id));
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/stacks/:id/labels',
+    summary: 'Add a label to a stack (the body is a bare JSON string)',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: newStackLabelSchema,
+    responses: { 201: { description: 'The label', schema: stackLabelSchema } },
+    async handler({ params, body, identity, ctx }) {
+      const label = await ctx.transact(async (tx) => {
+        await fetchOwnedStack(tx.client, identity, params.id, 'share');
+        const problem = labelProblem(body);
+        if (problem) throw badRequest('invalid_label', problem);
+        const row = await insertStackLabel(tx.client, params.id, body);
+        await wakeStackAgents(tx, params.id);
+        return row;
+      });
+      return json(201, label);
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/stacks/:id/labels/:label',
+    summary: 'Remove a label from a stack',
+    tags,
+    access: 'any',
+    params: stackLabelParams,
+    responses: { 204: { description: 'Removed' } },
+    async handler({ params, identity, ctx }) {
+      await ctx.transact(async (tx) => {
+        await fetchOwnedStack(tx.client, identity, params.id, 'share');
+        if (!(await deleteStackLabel(tx.client, params.id, params.label))) {
+          throw notFound('stack_label_not_found', 'Label not found on this stack');
+        }
+        await wakeStackAgents(tx, params.id, { labels: [params.label] });
+      });
+      return noContent();
+    },
+  }),
+];

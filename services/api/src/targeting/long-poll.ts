@@ -15,8 +15,10 @@ export interface TargetStateQuery {
   /** Seconds to hold a request whose state still matches If-None-Match; 0 = answer at once. */
   waitSeconds: number;
   ifNoneMatch: string | undefined;
-  /** Aborted when the client goes away. */
+  /** Aborted when the client goes away: stop, answer nothing. */
   signal: AbortSignal;
+  /** Aborted when the process shuts down: stop waiting and answer now. */
+  hurry?: AbortSignal;
 }
 
 export type TargetStateAnswer =
@@ -53,23 +55,29 @@ function changed(state: State): TargetStateAnswer {
   return { status: 200, etag: state.etag, body: state.rows };
 }
 
+/**
+ * `wakeups` is needed only for a conditional request with a wait; without one the request never
+ * waits.
+ */
 export async function answerTargetState(
   db: Queryable,
-  wakeups: AgentWakeups,
+  wakeups: AgentWakeups | undefined,
   query: TargetStateQuery,
 ): Promise<TargetStateAnswer> {
   const ifNoneMatch = query.ifNoneMatch;
   if (ifNoneMatch === undefined) return changed(await readState(db, query));
   // Watch before the first read: a change committed between the read and the wait still wakes us.
-  const watch = query.waitSeconds > 0 ? wakeups.watch(query.agentId) : undefined;
+  const watch = query.waitSeconds > 0 ? wakeups?.watch(query.agentId) : undefined;
   try {
     let state = await readState(db, query);
     if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
     if (!watch) return { status: 304, etag: state.etag };
     const deadline = Date.now() + query.waitSeconds * 1000;
+    const stop = query.hurry ? AbortSignal.any([query.signal, query.hurry]) : query.signal;
     for (;;) {
-      const outcome = await watch.next(deadline, query.signal);
-      if (outcome === 'aborted') return { status: 'aborted' };
+      let outcome = await watch.next(deadline, stop);
+      if (query.signal.aborted) return { status: 'aborted' };
+      if (outcome === 'aborted') outcome = 'timeout'; // shutting down: answer with what we have
       // Also re-read at the deadline: hints are lossy, the database is not.
       state = await readState(db, query);
       if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);

@@ -1,0 +1,136 @@
+import { badRequest, notFound } from '../http/api-error.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { requireAdminOrSelf } from './agents-access.ts';
+import {
+  deleteAnnotation,
+  deleteLabel,
+  insertAnnotation,
+  insertLabel,
+  listAnnotations,
+  listLabels,
+} from './agents-metadata-sql.ts';
+import {
+  agentAnnotationParams,
+  agentAnnotationSchema,
+  agentLabelParams,
+  agentLabelSchema,
+  newAgentAnnotationSchema,
+  newAgentLabelSchema,
+} from './agents-schemas.ts';
+
+/**
+ * Agent labels and annotations. Brokkr validates neither (only the 64-character columns, which
+ * give 400 `invalid_input` here instead of Brokkr's 500). Every change wakes the agent: its
+ * label/annotation matches, hence its target state, may differ.
+ */
+
+const tags = ['agents'];
+
+export function requireSameAgent(pathId: string, bodyId: string): void {
+  if (pathId !== bodyId) throw badRequest('agent_id_mismatch', 'agent_id in the body does not match the path', { path: pathId, body: bodyId });
+}
+
+export const agentMetadataRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/agents/:id/labels',
+    summary: "List an agent's labels",
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'Labels', schema: agentLabelSchema.array() } },
+    async handler({ params, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      return json(200, await listLabels(ctx.db.pool, params.id));
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/agents/:id/labels',
+    summary: 'Add a label to an agent',
+    tags,
+    access: 'admin',
+    params: idParams,
+    body: newAgentLabelSchema,
+    responses: { 201: { description: 'The label', schema: agentLabelSchema } },
+    async handler({ params, body, ctx }) {
+      requireSameAgent(params.id, body.agent_id);
+      const label = await ctx.transact(async (tx) => {
+        tx.notifyAgents([params.id]);
+        return insertLabel(tx.client, params.id, body.label);
+      });
+      return json(201, label);
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/agents/:id/labels/:label',
+    summary: 'Remove a label from an agent',
+    tags,
+    access: 'admin',
+    params: agentLabelParams,
+    responses: { 204: { description: 'Removed' } },
+    async handler({ params, ctx }) {
+      const removed = await ctx.transact(async (tx) => {
+        tx.notifyAgents([params.id]);
+        return deleteLabel(tx.client, params.id, params.label);
+      });
+      if (!removed) throw notFound('agent_label_not_found', 'Agent label not found');
+      return noContent();
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/agents/:id/annotations',
+    summary: "List an agent's annotations",
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'Annotations', schema: agentAnnotationSchema.array() } },
+    async handler({ params, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      return json(200, await listAnnotations(ctx.db.pool, params.id));
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/agents/:id/annotations',
+    summary: 'Add an annotation to an agent (one value per key)',
+    tags,
+    access: 'admin',
+    params: idParams,
+    body: newAgentAnnotationSchema,
+    responses: { 201: { description: 'The annotation', schema: agentAnnotationSchema } },
+    async handler({ params, body, ctx }) {
+      requireSameAgent(params.id, body.agent_id);
+      const annotation = await ctx.transact(async (tx) => {
+        tx.notifyAgents([params.id]);
+        return insertAnnotation(tx.client, params.id, body.key, body.value);
+      });
+      return json(201, annotation);
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/agents/:id/annotations/:key',
+    summary: 'Remove an annotation from an agent',
+    tags,
+    access: 'admin',
+    params: agentAnnotationParams,
+    responses: { 204: { description: 'Removed' } },
+    async handler({ params, ctx }) {
+      const removed = await ctx.transact(async (tx) => {
+        tx.notifyAgents([params.id]);
+        return deleteAnnotation(tx.client, params.id, params.key);
+      });
+      if (!removed) throw notFound('agent_annotation_not_found', 'Agent annotation not found');
+      return noContent();
+    },
+  }),
+];

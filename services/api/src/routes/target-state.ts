@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { Response } from 'express';
+import { defineRoute, type AnyRoute, type Reply } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { answerTargetState, processWakeups, type TargetStateAnswer } from '../targeting/index.ts';
+import { requireAdminOrSelf } from './agents-access.ts';
+import { deploymentObjectSchema } from './target-state-schemas.ts';
+
+const targetStateQuery = z.object({
+  mode: z.unknown().optional().meta({ type: 'string', description: '`full` includes objects already applied; anything else is incremental' }),
+  wait: z
+    .string()
+    .regex(/^\d{1,4}$/, 'must be a whole number of seconds')
+    .optional()
+    .meta({ description: 'Long-poll: with If-None-Match, hold the request up to this many seconds (capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS)' }),
+});
+
+/** Aborts when the client goes away before we answered ('close' also fires after a normal finish: harmless then). */
+function clientGone(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => controller.abort());
+  return controller.signal;
+}
+
+function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>): Reply {
+  if (answer.status === 304) return { status: 304, headers: { ETag: answer.etag } };
+  return { status: 200, body: answer.body, headers: { ETag: answer.etag } };
+}
+
+export const targetStateRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/agents/:id/target-state',
+    summary: "The agent's desired deployment objects (latest per associated stack, newest first)",
+    description:
+      'Incremental by default: objects the agent reported SUCCESS for are left out (failures are served again). ' +
+      'An inactive agent gets `[]`. A deleted stack serves its deletion marker until the agent reports an event for it. ' +
+      'Long-poll extension: send the `ETag` of the state you hold as `If-None-Match` → 304 when unchanged; ' +
+      'add `wait=<seconds>` to be held until the state changes (200) or the wait ends (304).',
+    tags: ['agents'],
+    access: 'any',
+    params: idParams,
+    query: targetStateQuery,
+    responses: {
+      200: { description: 'Deployment objects (header `ETag`)', schema: deploymentObjectSchema.array() },
+      304: { description: 'Unchanged since If-None-Match (header `ETag`)' },
+    },
+    async handler({ params, query, identity, ctx, req, res }) {
+      requireAdminOrSelf(identity, params.id);
+      const ifNoneMatch = req.get('if-none-match');
+      const waitSeconds = Math.min(Number(query.wait ?? 0), ctx.config.BROKKR__BROKER__LONG_POLL_MAX_SECONDS);
+      const waits = ifNoneMatch !== undefined && waitSeconds > 0;
+      const answer = await answerTargetState(ctx.db.pool, waits ? await processWakeups(ctx) : undefined, {
+        agentId: params.id,
+        full: query.mode === 'full',
+        waitSeconds,
+        ifNoneMatch,
+        signal: clientGone(res),
+        hurry: ctx.shutdownSignal,
+      });
+      if (answer.status !== 'aborted') return reply(answer);
+      // Nobody is listening any more; 499 ("client closed request") keeps the metrics honest.
+      res.status(499).end();
+      return undefined;
+    },
+  }),
+];

@@ -1,0 +1,145 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import pg from 'pg';
+import { createEmptyDatabase, createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { generatePak } from '../src/auth/pak.ts';
+import { ApiClient, spawnApi, type ApiProcess } from './support/index.ts';
+
+const DEFAULT_PAK = 'brokkr_BR3rVsDa_GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8';
+const ADMIN_PAK_LINE = /^Admin PAK: (brokkr_\S+)$/gm;
+
+async function count(sql: pg.Pool, query: string): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(`SELECT (${query})::int AS n`);
+  return rows[0]!.n;
+}
+
+describe('api first start (bootstrap)', () => {
+  let nats: Awaited<ReturnType<typeof startTestNats>>;
+  let tmp: string;
+  const databases: TestDatabase[] = [];
+  const processes: ApiProcess[] = [];
+  const pools: pg.Pool[] = [];
+
+  before(async () => {
+    nats = await startTestNats();
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'brokkr-api-boot-'));
+  });
+
+  afterEach(async () => {
+    await Promise.allSettled(processes.splice(0).map((p) => p.service.stop()));
+    await Promise.allSettled(pools.splice(0).map((p) => p.end()));
+  });
+
+  after(async () => {
+    await Promise.allSettled(databases.map((d) => d.drop()));
+    await nats?.stop();
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  async function database(empty = false) {
+    const db = empty ? await createEmptyDatabase() : await createTestDatabase();
+    databases.push(db);
+    const sql = new pg.Pool({ connectionString: db.url, max: 2 });
+    pools.push(sql);
+    return { db, sql };
+  }
+
+  async function start(dbUrl: string, env: Record<string, string>): Promise<ApiProcess> {
+    const p = await spawnApi({ BROKKR__DATABASE__URL: dbUrl, BROKKR__NATS__URL: nats.url, ...env });
+    processes.push(p);
+    return p;
+  }
+
+  it('mints an admin PAK when PAK_HASH is empty: printed once, written 0600, and it works; a restart keeps it', async () => {
+    const { db, sql } = await database();
+    const pakFile = path.join(tmp, 'nested', 'dir', 'key.txt');
+    const env = { BROKKR__BROKER__PAK_HASH: '', BROKKR__BROKER__PAK_FILE: pakFile };
+    const first = await start(db.url, env);
+    const printed = [...first.service.output().matchAll(ADMIN_PAK_LINE)].map((m) => m[1]);
+    expect(printed).to.have.length(1);
+    const pak = printed[0]!;
+    expect(await readFile(pakFile, 'utf8')).to.equal(pak);
+    expect((await stat(pakFile)).mode & 0o777).to.equal(0o600);
+    expect((await new ApiClient(first.url, pak).post('/auth/pak')).body.admin).to.equal(true);
+
+    await first.service.stop();
+    const second = await start(db.url, env);
+    expect(second.service.output()).to.not.match(ADMIN_PAK_LINE);
+    expect((await new ApiClient(second.url, pak).post('/auth/pak')).body.admin).to.equal(true);
+    expect(await count(sql, 'SELECT count(*) FROM admin_role')).to.equal(1);
+    expect(await count(sql, "SELECT count(*) FROM generators WHERE name = 'admin-generator'")).to.equal(1);
+    expect(await count(sql, 'SELECT count(*) FROM generators WHERE is_system')).to.equal(1);
+    expect(await count(sql, 'SELECT count(*) FROM app_initialization')).to.equal(1);
+  });
+
+  it('stores a configured hash on the first start only; later starts never touch admin_role', async () => {
+    const { db, sql } = await database();
+    const a = generatePak();
+    const b = generatePak();
+    const first = await start(db.url, { BROKKR__BROKER__PAK_HASH: a.hash.toUpperCase() });
+    expect((await new ApiClient(first.url, a.pak).post('/auth/pak')).body.admin).to.equal(true);
+    const { rows } = await sql.query("SELECT pak_hash, description, is_system FROM generators WHERE name = 'admin-generator'");
+    expect(rows[0]).to.deep.equal({ pak_hash: a.hash, description: 'Linked to Admin PAK', is_system: false });
+    await first.service.stop();
+
+    const second = await start(db.url, { BROKKR__BROKER__PAK_HASH: b.hash });
+    expect((await new ApiClient(second.url, a.pak).post('/auth/pak')).body.admin).to.equal(true);
+    expect((await new ApiClient(second.url, b.pak).post('/auth/pak')).status).to.equal(401);
+  });
+
+  it('two apis starting at once against an empty database both come up with one admin role and one admin-generator', async () => {
+    const { db, sql } = await database(true);
+    const env = { BROKKR__BROKER__PAK_HASH: '', BROKKR__BROKER__PAK_FILE: path.join(tmp, 'race', 'key.txt') };
+    const [one, two] = await Promise.all([start(db.url, env), start(db.url, env)]);
+    const printed = [one!, two!].flatMap((p) => [...p.service.output().matchAll(ADMIN_PAK_LINE)].map((m) => m[1]!));
+    expect(printed).to.have.length(1);
+    for (const p of [one!, two!]) expect((await new ApiClient(p.url, printed[0]!).post('/auth/pak')).body.admin).to.equal(true);
+    expect(await count(sql, 'SELECT count(*) FROM admin_role')).to.equal(1);
+    expect(await count(sql, "SELECT count(*) FROM generators WHERE name = 'admin-generator'")).to.equal(1);
+    expect(await count(sql, 'SELECT count(*) FROM generators WHERE is_system')).to.equal(1);
+  });
+
+  it("warns about Brokkr's public default admin hash and exposes it as a gauge", async () => {
+    const { db } = await database();
+    const p = await start(db.url, { BROKKR__BROKER__PAK_HASH: '4c697273df3d764cba950bb5c04368097685f09259f5bd880d892cf1ff9f4cdd' });
+    expect(p.service.output()).to.include('SECURITY WARNING');
+    const metrics = await new ApiClient(p.url, null).get('//metrics');
+    expect(metrics.text).to.match(/brokkr_default_admin_pak_hash_in_use\{[^}]*\} 1/);
+    expect((await new ApiClient(p.url, DEFAULT_PAK).post('/auth/pak')).body.admin).to.equal(true);
+  });
+
+  it('registers every agent with __system__ at each start', async () => {
+    const { db, sql } = await database();
+    const first = await start(db.url, { BROKKR__BROKER__PAK_HASH: generatePak().hash });
+    await sql.query("INSERT INTO agents (name, cluster_name) VALUES ('late-agent', 'c'), ('gone-agent', 'c')");
+    await sql.query("UPDATE agents SET deleted_at = now() WHERE name = 'gone-agent'");
+    await first.service.stop();
+    await start(db.url, { BROKKR__BROKER__PAK_HASH: generatePak().hash });
+    const registered = await count(
+      sql,
+      `SELECT count(*) FROM agent_generator_registrations r JOIN generators g ON g.id = r.generator_id
+        WHERE g.is_system AND r.agent_id IN (SELECT id FROM agents WHERE name IN ('late-agent', 'gone-agent'))`,
+    );
+    expect(registered).to.equal(2);
+  });
+
+  it('exits 1 with one readable message on invalid configuration', async () => {
+    const { spawnService } = await import('@brokkr/testkit');
+    const service = await spawnService({ service: 'api', env: { BROKKR__BROKER__PAK_HASH: 'not-hex', BROKKR__BROKER__PORT: 'abc' } });
+    await eventually(() => service.child.exitCode !== null, { what: 'api exit' });
+    expect(service.child.exitCode).to.equal(1);
+    expect(service.output()).to.include('BROKKR__BROKER__PAK_HASH');
+    expect(service.output()).to.include('BROKKR__BROKER__PORT');
+    expect(service.output()).to.not.match(/\n\s+at /);
+  });
+
+  it('stops on SIGTERM with exit code 0', async () => {
+    const { db } = await database();
+    const p = await start(db.url, { BROKKR__BROKER__PAK_HASH: generatePak().hash });
+    const code = await p.service.stop('SIGTERM');
+    expect(code).to.equal(0);
+    expect(p.service.output()).to.include('api stopped');
+  });
+});

@@ -1,11 +1,9 @@
 import { webhookDispatcherConfigSchema } from '@brokkr/config';
 import { runHubService } from '@brokkr/runtime';
+import { startDispatcher } from './dispatcher.ts';
 
 await runHubService({
   name: 'webhook-dispatcher',
   schema: webhookDispatcherConfigSchema,
-  async start() {
-    // Domain work is added by its own issue; the service already connects, serves health and drains.
-    return { stop: async () => undefined };
-  },
+  start: (ctx) => startDispatcher(ctx),
 });

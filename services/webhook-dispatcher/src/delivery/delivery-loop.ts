@@ -1,0 +1,161 @@
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import type { WebhookKey } from '@brokkr/crypto';
+import type { Queryable } from '@brokkr/db';
+import type { Logger } from '@brokkr/logger';
+import type { RecordDeliveryFailed } from '../audit.ts';
+import type { DispatcherMetrics } from '../metrics.ts';
+import { claimDeliveries, type ClaimedDelivery } from '../sql/claim-deliveries.ts';
+import { releaseClaims } from '../sql/record-outcome.ts';
+import { attemptPost } from './attempt.ts';
+import type { EndpointCapacity } from './capacity.ts';
+import type { WebhookHttpClient } from './http-client.ts';
+import { prepareDelivery, requestHeaders, type PreparedDelivery } from './prepare.ts';
+import { recordDecision } from './record.ts';
+import { decide, type RetrySettings } from './retry-policy.ts';
+import { createWakeTimer } from './wake-timer.ts';
+
+export interface DeliveryLoopOptions {
+  db: Queryable;
+  key: WebhookKey;
+  client: WebhookHttpClient;
+  capacity: EndpointCapacity;
+  logger: Logger;
+  metrics: DispatcherMetrics;
+  auditDead: RecordDeliveryFailed;
+  batchSize: number;
+  leaseSeconds: number;
+  /** Poll this often even without a wake-up. */
+  intervalMs: number;
+  retry: RetrySettings;
+}
+
+export interface DeliveryLoop {
+  /** Due deliveries may exist: claim now (coalesced with a claim already running). */
+  wake(): void;
+  /** Stops claiming, lets in-flight POSTs finish for up to `graceMs`, then aborts and releases the rest. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const tracer = trace.getTracer('brokkr-webhook-dispatcher');
+
+/**
+ * Step 2 of a webhook: claim due rows (one statement, SKIP LOCKED + lease), POST each outside any
+ * transaction, record the outcome with a fenced UPDATE. Concurrency is bounded per replica and
+ * per endpoint by `capacity`.
+ */
+export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
+  const logger = o.logger.child({ component: 'delivery' });
+  const inFlight = new Set<Promise<void>>();
+  const shutdown = new AbortController();
+  let stopping = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  // Set when the last claim may have left due rows behind (full batch, or endpoints at their limit).
+  let mayHaveMore = false;
+
+  const timer = createWakeTimer(() => wake(), o.intervalMs);
+
+  function wake(): void {
+    if (stopping) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = claimUntilDry()
+      .catch((err: unknown) => logger.error({ err }, 'claiming deliveries failed; retrying at the next wake-up'))
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+  }
+
+  async function claimUntilDry(): Promise<void> {
+    for (;;) {
+      const room = Math.min(o.batchSize, o.capacity.free());
+      if (stopping || room === 0) {
+        mayHaveMore = true;
+        return;
+      }
+      const excluded = o.capacity.saturatedSubscriptions();
+      const rows = await claimDeliveries(o.db, { limit: room, leaseSeconds: o.leaseSeconds, excludeSubscriptions: excluded });
+      const overflow = startAll(rows);
+      if (overflow.length > 0) {
+        o.metrics.attempts.inc({ outcome: 'released' }, overflow.length);
+        await releaseClaims(o.db, overflow);
+      }
+      mayHaveMore = rows.length === room || overflow.length > 0 || excluded.length > 0;
+      if (rows.length < room || overflow.length === rows.length) return;
+    }
+  }
+
+  /** Starts every row its endpoint has room for; returns the rows to hand back. */
+  function startAll(rows: ClaimedDelivery[]): ClaimedDelivery[] {
+    const overflow: ClaimedDelivery[] = [];
+    for (const row of rows) {
+      const prepared = prepareDelivery(o.key, row);
+      if (!prepared.ok) {
+        o.metrics.decryptFailures.inc({ field: prepared.field, path: 'webhook-dispatcher' });
+        track(finish(row, { kind: 'dead', error: prepared.error }, 'dead'));
+      } else if (o.capacity.tryAcquire(row.subscription_id, prepared.value.host)) {
+        track(deliver(row, prepared.value));
+      } else {
+        overflow.push(row);
+      }
+    }
+    return overflow;
+  }
+
+  function track(task: Promise<void>): void {
+    inFlight.add(task);
+    void task.finally(() => inFlight.delete(task));
+  }
+
+  async function finish(row: ClaimedDelivery, decision: Parameters<typeof recordDecision>[2], outcome: string): Promise<void> {
+    const ok = await recordDecision({ db: o.db, logger, auditDead: o.auditDead, retryDueIn: (s) => timer.at(Date.now() + s * 1000) }, row, decision);
+    o.metrics.attempts.inc({ outcome: ok ? outcome : 'lost' });
+  }
+
+  async function deliver(row: ClaimedDelivery, prepared: PreparedDelivery): Promise<void> {
+    o.metrics.inFlight.inc();
+    const started = performance.now();
+    try {
+      await tracer.startActiveSpan(`POST ${prepared.host}`, { kind: SpanKind.CLIENT, attributes: { 'brokkr.delivery_id': row.id } }, async (span) => {
+        const headers = requestHeaders(row, prepared);
+        propagation.inject(context.active(), headers);
+        const result = await attemptPost(o.client, { url: prepared.url, headers, body: row.payload, timeoutMs: row.timeout_seconds * 1000, signal: shutdown.signal });
+        span.end();
+        if (shutdown.signal.aborted) {
+          // Cut short by shutdown: not the receiver's fault, hand the row back for another replica.
+          await releaseClaims(o.db, [row]).catch((err: unknown) => logger.warn({ err, deliveryId: row.id }, 'release failed; the lease will expire'));
+          o.metrics.attempts.inc({ outcome: 'released' });
+          return;
+        }
+        const decision = decide(result, row.attempts, row.max_retries, o.retry);
+        o.metrics.attemptDuration.observe({ outcome: decision.kind }, (performance.now() - started) / 1000);
+        await finish(row, decision, decision.kind);
+      });
+    } finally {
+      o.metrics.inFlight.dec();
+      o.capacity.release(prepared.host);
+      if (mayHaveMore) wake();
+    }
+  }
+
+  timer.start();
+  wake();
+
+  return {
+    wake,
+    async stop(graceMs = 15_000) {
+      stopping = true;
+      timer.stop();
+      await running;
+      const grace = setTimeout(() => shutdown.abort(), graceMs);
+      await Promise.allSettled([...inFlight]);
+      clearTimeout(grace);
+    },
+  };
+}

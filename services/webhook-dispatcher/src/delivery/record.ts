@@ -1,0 +1,64 @@
+import type { Queryable } from '@brokkr/db';
+import type { Logger } from '@brokkr/logger';
+import type { RecordDeliveryFailed } from '../audit.ts';
+import type { ClaimedDelivery } from '../sql/claim-deliveries.ts';
+import { markDead, markFailed, markSuccess } from '../sql/record-outcome.ts';
+import type { Decision } from './retry-policy.ts';
+
+export interface RecordDeps {
+  db: Queryable;
+  logger: Logger;
+  auditDead: RecordDeliveryFailed;
+  /** A retry is due in this many seconds: wake the loop then. */
+  retryDueIn(seconds: number): void;
+}
+
+const RETRY_DELAYS_MS = [200, 1000, 3000];
+
+/**
+ * A lost write here would leave the row acquired until its lease ends and then send it again, so
+ * a failing write is retried a few times before giving up to that fallback.
+ */
+async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const delay = RETRY_DELAYS_MS[i];
+      if (delay === undefined) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/** Writes one attempt's outcome; false when the claim was no longer ours (nothing written). */
+export async function recordDecision(deps: RecordDeps, row: ClaimedDelivery, decision: Decision): Promise<boolean> {
+  const claim = { id: row.id, lease: row.lease };
+  let written: boolean;
+  try {
+    written = await withRetries(async () => {
+      if (decision.kind === 'success') return markSuccess(deps.db, claim);
+      if (decision.kind === 'retry') return markFailed(deps.db, claim, decision);
+      return markDead(deps.db, claim, decision.error);
+    });
+  } catch (err) {
+    deps.logger.error({ err, deliveryId: row.id, outcome: decision.kind }, 'outcome not recorded; the delivery will be retried after its lease');
+    return false;
+  }
+  if (!written) {
+    deps.logger.warn({ deliveryId: row.id, outcome: decision.kind }, 'claim lost before the outcome was recorded (lease expired and taken over)');
+    return false;
+  }
+  if (decision.kind === 'retry') deps.retryDueIn(decision.delaySeconds);
+  if (decision.kind === 'dead') {
+    await deps.auditDead({
+      subscriptionId: row.subscription_id,
+      deliveryId: row.id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      attempts: row.attempts + 1,
+      lastError: decision.error,
+    });
+  }
+  return true;
+}

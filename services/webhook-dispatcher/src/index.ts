@@ -1,0 +1,2 @@
+export { startDispatcher, type Dispatcher, type DispatcherDeps, type DispatcherSettings } from './dispatcher.ts';
+export { DURABLE_NAME } from './intake/event-intake.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '@brokkr/db';
 import { queryTargetState, type DeploymentObjectRow } from './target-state-sql.ts';
-import type { AgentWakeups } from './wakeups.ts';
+import type { AgentWakeups, AgentWatch } from './wakeups.ts';
 
 /**
  * The long-poll extension of GET /agents/{id}/target-state (DESIGN §3.4). Brokkr's agent sends
@@ -55,6 +55,20 @@ function changed(state: State): TargetStateAnswer {
   return { status: 200, etag: state.etag, body: state.rows };
 }
 
+/** Holds a request whose state still matches If-None-Match until it changes or the wait ends. */
+async function waitForChange(db: Queryable, watch: AgentWatch, query: TargetStateQuery, ifNoneMatch: string): Promise<TargetStateAnswer> {
+  const deadline = Date.now() + query.waitSeconds * 1000;
+  const stop = query.hurry ? AbortSignal.any([query.signal, query.hurry]) : query.signal;
+  for (;;) {
+    const outcome = await watch.next(deadline, stop);
+    if (query.signal.aborted) return { status: 'aborted' };
+    // Also re-read at the deadline (and at shutdown): hints are lossy, the database is not.
+    const state = await readState(db, query);
+    if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
+    if (outcome !== 'woken') return { status: 304, etag: state.etag };
+  }
+}
+
 /**
  * `wakeups` is needed only for a conditional request with a wait; without one the request never
  * waits.
@@ -69,20 +83,10 @@ export async function answerTargetState(
   // Watch before the first read: a change committed between the read and the wait still wakes us.
   const watch = query.waitSeconds > 0 ? wakeups?.watch(query.agentId) : undefined;
   try {
-    let state = await readState(db, query);
+    const state = await readState(db, query);
     if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
     if (!watch) return { status: 304, etag: state.etag };
-    const deadline = Date.now() + query.waitSeconds * 1000;
-    const stop = query.hurry ? AbortSignal.any([query.signal, query.hurry]) : query.signal;
-    for (;;) {
-      let outcome = await watch.next(deadline, stop);
-      if (query.signal.aborted) return { status: 'aborted' };
-      if (outcome === 'aborted') outcome = 'timeout'; // shutting down: answer with what we have
-      // Also re-read at the deadline: hints are lossy, the database is not.
-      state = await readState(db, query);
-      if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
-      if (outcome === 'timeout') return { status: 304, etag: state.etag };
-    }
+    return await waitForChange(db, watch, query, ifNoneMatch);
   } finally {
     watch?.close();
   }

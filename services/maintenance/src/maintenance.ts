@@ -74,6 +74,9 @@ export async function startMaintenance(ctx: HubContext<MaintenanceConfig>, optio
     logger.info({ source: notice.source, reloaded_at: notice.reloaded_at }, 'config reload requested');
     reload('broadcast');
   }, logger);
+  // The subscription is live on the server before start() returns, so no broadcast sent after
+  // the service reports ready is missed.
+  await bus.nc.flush();
   const file = config.BROKKR_CONFIG_FILE;
   const watcher = file && config.BROKKR_CONFIG_WATCHER_ENABLED
     ? watchConfigFile(file, config.BROKKR_CONFIG_WATCHER_DEBOUNCE_SECONDS * 1000, () => reload('file'), logger)

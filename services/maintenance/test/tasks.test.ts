@@ -58,7 +58,7 @@ describe('maintenance tasks', () => {
     const due = await insertDelivery(replica.db, sub, { status: `'failed'`, attempts: '1', next_retry_at: `now() - interval '1 second'` });
     const later = await insertDelivery(replica.db, sub, { status: `'failed'`, attempts: '1', next_retry_at: `now() + interval '1 hour'` });
     const wakeups: Msg[] = [];
-    const subscription = replica.bus.nc.subscribe('brokkr.notify.deliveries', { callback: (_err, msg) => wakeups.push(msg) });
+    const subscription = replica.bus.nc.subscribe('brokkr.notify.deliveries', { callback: (_err, msg) => void wakeups.push(msg) });
 
     expect(await tickTwice(deliveryLeasesTask)).to.equal(4);
 
@@ -115,7 +115,7 @@ describe('maintenance tasks', () => {
     expect(failed?.claimed_at).to.be.instanceOf(Date);
     expect((await statusOf(replica.db, 'diagnostic_requests', live))?.status).to.equal('pending');
     expect(await statusOf(replica.db, 'diagnostic_requests', oldDone)).to.equal(undefined);
-    expect((await sql('SELECT count(*)::int AS n FROM diagnostic_results WHERE request_id = $1', [oldDone])).rows[0].n).to.equal(0);
+    expect((await sql('SELECT count(*)::int AS n FROM diagnostic_results WHERE request_id = $1', [oldDone])).rows[0]?.n).to.equal(0);
     expect((await statusOf(replica.db, 'diagnostic_requests', recentDone))?.status).to.equal('completed');
   });
 

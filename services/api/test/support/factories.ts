@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import type { Queryable } from '@brokkr/db';
+import { generatePak } from '../../src/auth/pak.ts';
 import type { ApiClient } from './client.ts';
 
 /** A unique name for test rows: `<prefix>-<8 hex>`. */
@@ -48,4 +50,17 @@ export async function adminGeneratorId(admin: ApiClient): Promise<string> {
   const found = res.body.find((g) => g.name === 'admin-generator');
   if (!found) throw new Error('admin-generator missing');
   return found.id;
+}
+
+/**
+ * An agent row inserted straight into the database (with a PAK), for tests that must not depend
+ * on the agents routes. Prefer `createAgent` (HTTP) otherwise.
+ */
+export async function insertAgentRow(sql: Queryable, body: { name?: string; cluster_name?: string; status?: string } = {}) {
+  const { pak, hash } = generatePak();
+  const { rows } = await sql.query<{ id: string }>(
+    'INSERT INTO agents (name, cluster_name, status, pak_hash) VALUES ($1, $2, $3, $4) RETURNING id',
+    [body.name ?? uniqueName('agent'), body.cluster_name ?? 'test-cluster', body.status ?? 'INACTIVE', hash],
+  );
+  return { id: rows[0]!.id, pak };
 }

@@ -1,0 +1,69 @@
+import { publishCore, SUBJECTS } from '@brokkr/bus';
+import { loadWebhookKey, type WebhookKey } from '@brokkr/crypto';
+import type { ApiConfig } from '@brokkr/config';
+import type { Queryable } from '@brokkr/db';
+import { ConfigError } from '@brokkr/errors';
+import type { Logger } from '@brokkr/logger';
+import type { ApiContext } from '../context.ts';
+
+// One key per process: without a configured key Brokkr mints a random one at start, and every
+// request of this process must use that same one.
+const keys = new WeakMap<object, WebhookKey>();
+
+export function webhookKey(ctx: Pick<ApiContext, 'config'>): WebhookKey {
+  let key = keys.get(ctx.config);
+  if (!key) {
+    key = loadWebhookKey(ctx.config.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY);
+    keys.set(ctx.config, key);
+  }
+  return key;
+}
+
+/**
+ * Called once at start-up: like Brokkr, refuse to run with a random per-process key while
+ * subscriptions exist (their URLs could not be decrypted, and new ones would be unreadable to
+ * the dispatcher).
+ */
+export async function requireWebhookKey(db: Queryable, config: ApiConfig, logger: Logger): Promise<void> {
+  const key = webhookKey({ config });
+  if (key.configured) {
+    logger.info({ fingerprint: key.fingerprint }, 'webhook encryption key loaded');
+    return;
+  }
+  const { rows } = await db.query<{ exists: boolean }>('SELECT EXISTS (SELECT 1 FROM webhook_subscriptions) AS exists');
+  if (rows[0]?.exists) {
+    throw new ConfigError('BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY is not set but webhook subscriptions exist: set the key they were encrypted with', [
+      'BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY',
+    ]);
+  }
+  logger.warn({ fingerprint: key.fingerprint }, 'no webhook encryption key configured; using a random per-process key (set BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY)');
+}
+
+/**
+ * The SSRF guard's switch. The dispatcher's setting is read from the api's config when the api
+ * schema declares it, else from the environment (same variable, same default: off).
+ */
+export function allowPrivateNetworks(config: ApiConfig): boolean {
+  const declared = (config as Record<string, unknown>).BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  const value = declared ?? process.env.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  return value === true || (typeof value === 'string' && ['true', '1', 'yes'].includes(value.toLowerCase()));
+}
+
+/** Every dispatcher replica drops its subscription cache. */
+export function invalidateSubscriptionCaches(ctx: Pick<ApiContext, 'bus' | 'logger'>, subscriptionId: string): void {
+  try {
+    publishCore(ctx.bus.nc, SUBJECTS.cacheInvalidate('webhooks'), { id: subscriptionId });
+  } catch (err) {
+    // The dispatchers also reload on their own every few seconds.
+    ctx.logger.warn({ err, subscriptionId }, 'webhook cache invalidation not sent');
+  }
+}
+
+/** Dispatchers claim due deliveries now instead of at their next poll. */
+export function wakeDispatchers(ctx: Pick<ApiContext, 'bus' | 'logger'>): void {
+  try {
+    publishCore(ctx.bus.nc, SUBJECTS.notifyDeliveries, {});
+  } catch (err) {
+    ctx.logger.debug({ err }, 'delivery wake-up not sent');
+  }
+}

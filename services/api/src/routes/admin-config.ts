@@ -1,0 +1,123 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import { apiConfigSchema, maintenanceConfigSchema, parseEnv, webhookDispatcherConfigSchema } from '@brokkr/config';
+import { publishCore, SUBJECTS } from '@brokkr/bus';
+import { ApiError } from '../http/api-error.ts';
+import { defineRoute, json, type AnyRoute } from '../http/route.ts';
+import { timestamp } from '../http/schemas.ts';
+
+/**
+ * The hub's reloadable settings, in Brokkr's order first. Who applies what on
+ * `brokkr.config.reload`: the api its log level; maintenance the log level, its intervals and
+ * retentions; CORS keys are compared (as Brokkr does) but the CORS layer is not rebuilt, so
+ * they still need a restart. See docs/nats-subjects.md.
+ */
+const reloadableSchema = z.object({
+  BROKKR__LOG__LEVEL: apiConfigSchema.shape.BROKKR__LOG__LEVEL,
+  ...maintenanceConfigSchema.pick({ BROKKR__BROKER__DIAGNOSTIC_CLEANUP_INTERVAL_SECONDS: true, BROKKR__BROKER__DIAGNOSTIC_MAX_AGE_HOURS: true }).shape,
+  ...webhookDispatcherConfigSchema.pick({ BROKKR__BROKER__WEBHOOK_DELIVERY_INTERVAL_SECONDS: true, BROKKR__BROKER__WEBHOOK_DELIVERY_BATCH_SIZE: true }).shape,
+  BROKKR__BROKER__WEBHOOK_CLEANUP_RETENTION_DAYS: maintenanceConfigSchema.shape.BROKKR__BROKER__WEBHOOK_CLEANUP_RETENTION_DAYS,
+  ...apiConfigSchema.pick({ BROKKR__CORS__ALLOWED_ORIGINS: true, BROKKR__CORS__MAX_AGE_SECONDS: true }).shape,
+  ...maintenanceConfigSchema.pick({
+    BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS: true,
+    BROKKR__BROKER__AGENT_EVENTS_RETENTION_DAYS: true,
+    BROKKR__MAINTENANCE__OUTBOX_RELAY_INTERVAL_SECONDS: true,
+    BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS: true,
+    BROKKR__MAINTENANCE__OUTBOX_RETENTION_HOURS: true,
+    BROKKR__MAINTENANCE__WORK_ORDER_INTERVAL_SECONDS: true,
+    BROKKR__MAINTENANCE__CLEANUP_INTERVAL_SECONDS: true,
+    BROKKR__MAINTENANCE__BATCH_SIZE: true,
+  }).shape,
+});
+type Snapshot = z.output<typeof reloadableSchema>;
+const KEYS = Object.keys(reloadableSchema.shape) as (keyof Snapshot)[];
+
+function flatten(node: unknown, prefix: string, out: Record<string, unknown>): Record<string, unknown> {
+  if (Array.isArray(node)) out[prefix] = node.map(String).join(',');
+  else if (node !== null && typeof node === 'object' && !(node instanceof Date)) {
+    for (const [key, value] of Object.entries(node)) flatten(value, `${prefix}__${key.toUpperCase()}`, out);
+  } else out[prefix] = node;
+  return out;
+}
+
+/** `[broker] audit_log_retention_days = 30` → BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS; `.json` files are JSON. */
+async function readConfigFile(file: string | undefined): Promise<Record<string, unknown>> {
+  if (!file) return {};
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw new Error(`cannot read ${file}: ${err.message}`);
+  });
+  if (text === undefined) return {};
+  const document: unknown = path.extname(file).toLowerCase() === '.json' ? JSON.parse(text) : parseToml(text);
+  return flatten(document, 'BROKKR', {});
+}
+
+/** Brokkr's precedence: defaults < BROKKR_CONFIG_FILE < environment. */
+async function readSnapshot(env: NodeJS.ProcessEnv = process.env): Promise<Snapshot> {
+  const fromFile = await readConfigFile(env.BROKKR_CONFIG_FILE);
+  const merged = Object.fromEntries(KEYS.map((key) => [key, env[key] ?? fromFile[key]]).filter(([, value]) => value !== undefined));
+  return parseEnv(reloadableSchema, merged as NodeJS.ProcessEnv);
+}
+
+const dotted = (key: string) => key.replace(/^BROKKR__/, '').split('__').join('.').toLowerCase();
+
+function diff(before: Snapshot, after: Snapshot) {
+  return KEYS.filter((key) => String(before[key]) !== String(after[key])).map((key) => ({
+    key: dotted(key),
+    old_value: String(before[key]),
+    new_value: String(after[key]),
+  }));
+}
+
+// What this process considers in force: read when the module loads (process start), replaced by
+// every successful reload. Reloads are serialised so two requests never diff the same baseline.
+// An unreadable file at start counts as absent, so the first good reload reports what it adds.
+let inForce: Promise<Snapshot> = readSnapshot().catch(() => readSnapshot({ ...process.env, BROKKR_CONFIG_FILE: undefined }));
+
+const changeSchema = z.object({ key: z.string(), old_value: z.string(), new_value: z.string() }).meta({ id: 'ConfigChangeInfo' });
+const responseSchema = z
+  .object({ reloaded_at: timestamp(), changes: changeSchema.array(), success: z.boolean(), message: z.string() })
+  .meta({ id: 'ConfigReloadResponse' });
+
+export const adminConfigRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'post',
+    path: '/admin/config/reload',
+    summary: 'Re-read the reloadable settings (environment and BROKKR_CONFIG_FILE) and tell every service',
+    description:
+      'Broadcasts core NATS `brokkr.config.reload`; every hub service re-reads its own sources and applies what it can ' +
+      '(log level; maintenance intervals and retentions). CORS changes are reported but need a restart.',
+    tags: ['admin'],
+    access: 'admin',
+    responses: {
+      200: { description: 'Reloaded', schema: responseSchema },
+      500: { description: 'The configuration could not be read; nothing changed' },
+    },
+    async handler({ ctx, identity }) {
+      const previous = inForce;
+      const next = previous.then(async (before) => {
+        const after = await readSnapshot();
+        return { after, changes: diff(before, after) };
+      });
+      inForce = next.then((r) => r.after, () => previous);
+      let outcome: Awaited<typeof next>;
+      try {
+        outcome = await next;
+      } catch (err) {
+        ctx.logger.error({ err }, 'configuration reload failed; nothing changed');
+        throw new ApiError(500, 'internal_error', `Failed to reload configuration: ${(err as Error).message}`);
+      }
+      const { after, changes } = outcome;
+      ctx.logger.level = after.BROKKR__LOG__LEVEL;
+      const reloadedAt = new Date().toISOString();
+      publishCore(ctx.bus.nc, SUBJECTS.configReload, { reloaded_at: reloadedAt, source: 'api', changes });
+      await ctx.bus.nc.flush().catch((err: unknown) => ctx.logger.warn({ err }, 'config reload broadcast not confirmed'));
+      await ctx.audit({ actor: identity, action: 'config.reloaded', resourceType: 'config', details: { changes } });
+      ctx.logger.info({ changes }, `configuration reloaded: ${changes.length} change(s)`);
+      const message = changes.length > 0 ? `${changes.length} setting(s) updated` : 'No changes detected';
+      return json(200, { reloaded_at: reloadedAt, changes, success: true, message });
+    },
+  }),
+];

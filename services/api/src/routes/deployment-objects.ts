@@ -1,8 +1,9 @@
+import type { Queryable } from '@brokkr/db';
 import { badRequest, forbidden, notFound } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import type { Identity } from '../auth/identity.ts';
-import { acceptsYaml, yamlChecksum } from '../yaml/index.ts';
+import { acceptsYaml } from '../yaml/index.ts';
 import { readDeploymentObjectInput } from './deployment-objects-input.ts';
 import {
   deploymentObjectSchema,
@@ -11,16 +12,10 @@ import {
   yamlRequestContent,
   yamlResponseContent,
 } from './deployment-objects-schemas.ts';
-import {
-  findDeploymentObject,
-  insertDeploymentObject,
-  listStackDeploymentObjects,
-  type DeploymentObjectWithStack,
-} from './deployment-objects-sql.ts';
+import { findDeploymentObject, listStackDeploymentObjects, type DeploymentObjectWithStack } from './deployment-objects-sql.ts';
+import { storeDeploymentObject } from './deployment-objects-store.ts';
 import { fetchOwnedStack, stackNotFound } from './stacks-access.ts';
 import { agentHasHardTarget } from './stacks-sql.ts';
-import { wakeStackAgents } from './stacks-wake.ts';
-import type { Queryable } from '@brokkr/db';
 
 const tags = ['deployment-objects'];
 
@@ -72,21 +67,7 @@ export const deploymentObjectRoutes: AnyRoute[] = [
       const created = await ctx.transact(async (tx) => {
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
         if (!parsed.ok) throw badRequest('invalid_deployment_object', `Invalid deployment object: ${parsed.reason}`);
-        const { yamlContent, isDeletionMarker } = parsed.input;
-        const row = await insertDeploymentObject(tx.client, {
-          stackId: params.id,
-          yamlContent,
-          yamlChecksum: yamlChecksum(yamlContent),
-          isDeletionMarker,
-        });
-        tx.emit('deployment.created', {
-          deployment_object_id: row.id,
-          stack_id: row.stack_id,
-          sequence_id: row.sequence_id,
-          created_at: row.created_at.toISOString(),
-        });
-        await wakeStackAgents(tx, params.id);
-        return row;
+        return storeDeploymentObject(tx, { stackId: params.id, ...parsed.input });
       });
       return json(201, created);
     },

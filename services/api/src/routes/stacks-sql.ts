@@ -1,14 +1,7 @@
 import type { Queryable } from '@brokkr/db';
+import type { StackRow } from '../targeting/index.ts';
 
-export interface StackRow {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-  name: string;
-  description: string | null;
-  generator_id: string;
-}
+export type { StackRow };
 
 export interface StackLabelRow {
   id: string;

@@ -1,4 +1,4 @@
-import { agentsForStack, type AlsoMatching } from '../targeting/agents-for-stack.ts';
+import { agentsForStack, type AlsoMatching } from '../targeting/index.ts';
 import type { TxScope } from '../events/transact.ts';
 
 /**

@@ -1,0 +1,35 @@
+import type { TxScope } from '../events/transact.ts';
+import type { DeploymentObjectRow } from '../targeting/index.ts';
+import { yamlChecksum } from '../yaml/index.ts';
+import { insertDeploymentObject } from './deployment-objects-sql.ts';
+import { wakeStackAgents } from './stacks-wake.ts';
+
+export interface ValidatedDeploymentObject {
+  stackId: string;
+  /** Already validated (validateDeploymentYaml) and stored exactly as given. */
+  yamlContent: string;
+  isDeletionMarker: boolean;
+}
+
+/**
+ * Everything a new deployment object entails, inside the caller's transaction: the row (with
+ * its checksum and the next global sequence_id), the `deployment.created` event, and a wake-up
+ * for every agent associated with the stack. Shared by the plain POST and template instantiation.
+ * The caller has checked access and holds the stack (fetchOwnedStack with lock 'share').
+ */
+export async function storeDeploymentObject(tx: TxScope, object: ValidatedDeploymentObject): Promise<DeploymentObjectRow> {
+  const row = await insertDeploymentObject(tx.client, {
+    stackId: object.stackId,
+    yamlContent: object.yamlContent,
+    yamlChecksum: yamlChecksum(object.yamlContent),
+    isDeletionMarker: object.isDeletionMarker,
+  });
+  tx.emit('deployment.created', {
+    deployment_object_id: row.id,
+    stack_id: row.stack_id,
+    sequence_id: row.sequence_id,
+    created_at: row.created_at.toISOString(),
+  });
+  await wakeStackAgents(tx, object.stackId);
+  return row;
+}

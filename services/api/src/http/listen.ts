@@ -1,9 +1,15 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 
+// Longer than the usual load-balancer idle timeout (60 s), so the balancer closes idle
+// connections first and never sends a request into one we are closing.
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   });
 }
 

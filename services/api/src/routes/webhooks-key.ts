@@ -4,6 +4,7 @@ import type { ApiConfig } from '@brokkr/config';
 import type { Queryable } from '@brokkr/db';
 import { ConfigError } from '@brokkr/errors';
 import type { Logger } from '@brokkr/logger';
+import { metricsFor, type Counter } from '@brokkr/telemetry';
 import type { ApiContext } from '../context.ts';
 
 // One key per process: without a configured key Brokkr mints a random one at start, and every
@@ -66,4 +67,20 @@ export function wakeDispatchers(ctx: Pick<ApiContext, 'bus' | 'logger'>): void {
   } catch (err) {
     ctx.logger.debug({ err }, 'delivery wake-up not sent');
   }
+}
+
+const decryptCounters = new WeakMap<object, Counter<'field' | 'path'>>();
+
+/** Brokkr's `brokkr_webhook_decrypt_failures_total{field,path}` on the api's registry. */
+export function decryptFailures(ctx: Pick<ApiContext, 'metrics'>): Counter<'field' | 'path'> {
+  let counter = decryptCounters.get(ctx.metrics.registry);
+  if (!counter) {
+    counter = metricsFor(ctx.metrics.registry).counter({
+      name: 'brokkr_webhook_decrypt_failures_total',
+      help: 'Webhook URLs or auth headers that could not be decrypted',
+      labelNames: ['field', 'path'] as const,
+    });
+    decryptCounters.set(ctx.metrics.registry, counter);
+  }
+  return counter;
 }

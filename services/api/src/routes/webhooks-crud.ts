@@ -1,0 +1,140 @@
+import { encrypt, generateSigningSecret } from '@brokkr/crypto';
+import { notFound } from '../http/api-error.ts';
+import { jsonBody } from '../http/body.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
+import { errorResponse, idParams } from '../http/schemas.ts';
+import type { ApiContext } from '../context.ts';
+import type { Identity } from '../auth/identity.ts';
+import { checkUpdateWebhook, parseCreateWebhook, parseUpdateWebhook } from './webhooks-input.ts';
+import { invalidateSubscriptionCaches, webhookKey } from './webhooks-key.ts';
+import { createWebhookBodySchema, createdWebhookSchema, updateWebhookBodySchema, webhookSchema, type UpdateWebhookBody } from './webhooks-schemas.ts';
+import { filtersForStorage, webhookResponse } from './webhooks-serialize.ts';
+import { deleteSubscription, findSubscription, insertSubscription, listSubscriptions, updateSubscription, type SubscriptionChanges } from './webhooks-sql.ts';
+
+const tags = ['webhooks'];
+export const webhookNotFound = () => notFound('webhook_not_found', 'Webhook subscription not found');
+const errors = (description: string) => ({ description, schema: errorResponse });
+
+function changesFrom(ctx: ApiContext, body: UpdateWebhookBody): SubscriptionChanges {
+  const key = webhookKey(ctx);
+  const keep = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+  return {
+    name: keep(body.name),
+    url_encrypted: body.url === undefined || body.url === null ? undefined : encrypt(key, body.url),
+    // For these three, null clears and absent keeps.
+    auth_header_encrypted: body.auth_header === undefined ? undefined : body.auth_header === null ? null : encrypt(key, body.auth_header),
+    filters: body.filters === undefined ? undefined : body.filters === null ? null : filtersForStorage(body.filters),
+    target_labels: body.target_labels,
+    event_types: keep(body.event_types),
+    enabled: keep(body.enabled),
+    max_retries: keep(body.max_retries),
+    timeout_seconds: keep(body.timeout_seconds),
+  };
+}
+
+async function audited(ctx: ApiContext, identity: Identity, action: string, id: string, details?: Record<string, unknown>): Promise<void> {
+  invalidateSubscriptionCaches(ctx, id);
+  await ctx.audit({ actor: identity, action, resourceType: 'webhook_subscription', resourceId: id, details: details ?? null });
+}
+
+export const webhookCrudRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/webhooks',
+    summary: 'List webhook subscriptions (newest first, disabled ones included)',
+    tags,
+    access: 'admin',
+    responses: { 200: { description: 'Subscriptions', schema: webhookSchema.array() } },
+    handler: async ({ ctx }) => json(200, (await listSubscriptions(ctx.db.pool)).map(webhookResponse)),
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/webhooks',
+    summary: 'Create a webhook subscription',
+    description: 'The response carries the Standard Webhooks signing secret; it is never shown again (rotate it to get a new one).',
+    tags,
+    access: 'admin',
+    bodyMode: 'raw',
+    requestContent: { 'application/json': createWebhookBodySchema },
+    responses: {
+      201: { description: 'The subscription (enabled) and its signing secret', schema: createdWebhookSchema },
+      400: errors('url_required, invalid_url_scheme, invalid_webhook'),
+      422: errors('unsupported_field, invalid_request_body, invalid_webhook (out-of-range value)'),
+    },
+    async handler({ req, identity, ctx }) {
+      const body = parseCreateWebhook(jsonBody(req, 'json'));
+      const key = webhookKey(ctx);
+      const secret = generateSigningSecret();
+      const row = await insertSubscription(ctx.db.pool, {
+        name: body.name,
+        urlEncrypted: encrypt(key, body.url),
+        authHeaderEncrypted: body.auth_header === undefined || body.auth_header === null ? null : encrypt(key, body.auth_header),
+        eventTypes: body.event_types,
+        filters: body.filters ? filtersForStorage(body.filters) : null,
+        targetLabels: body.target_labels ?? null,
+        maxRetries: body.max_retries ?? 5,
+        timeoutSeconds: body.timeout_seconds ?? 30,
+        signingSecretEncrypted: encrypt(key, secret),
+      });
+      await audited(ctx, identity, 'webhook.created', row.id, { name: row.name, event_types: row.event_types });
+      return json(201, { ...webhookResponse(row), signing_secret: secret });
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/webhooks/:id',
+    summary: 'Get a webhook subscription',
+    tags,
+    access: 'admin',
+    params: idParams,
+    responses: { 200: { description: 'The subscription', schema: webhookSchema }, 404: errors('webhook_not_found') },
+    async handler({ params, ctx }) {
+      const row = await findSubscription(ctx.db.pool, params.id);
+      if (!row) throw webhookNotFound();
+      return json(200, webhookResponse(row));
+    },
+  }),
+
+  defineRoute({
+    method: 'put',
+    path: '/webhooks/:id',
+    summary: 'Update a webhook subscription (every field optional)',
+    tags,
+    access: 'admin',
+    params: idParams,
+    bodyMode: 'raw',
+    requestContent: { 'application/json': updateWebhookBodySchema },
+    responses: {
+      200: { description: 'The updated subscription', schema: webhookSchema },
+      400: errors('url_required, invalid_url_scheme, invalid_webhook'),
+      404: errors('webhook_not_found'),
+      422: errors('unsupported_field, invalid_request_body, invalid_webhook (out-of-range value)'),
+    },
+    async handler({ params, req, identity, ctx }) {
+      const body = parseUpdateWebhook(jsonBody(req, 'json'));
+      if (!(await findSubscription(ctx.db.pool, params.id))) throw webhookNotFound();
+      checkUpdateWebhook(body);
+      const row = await updateSubscription(ctx.db.pool, params.id, changesFrom(ctx, body));
+      if (!row) throw webhookNotFound();
+      await audited(ctx, identity, 'webhook.updated', row.id, { name: row.name, enabled: row.enabled });
+      return json(200, webhookResponse(row));
+    },
+  }),
+
+  defineRoute({
+    method: 'delete',
+    path: '/webhooks/:id',
+    summary: 'Delete a webhook subscription and its deliveries',
+    tags,
+    access: 'admin',
+    params: idParams,
+    responses: { 204: { description: 'Deleted' }, 404: errors('webhook_not_found') },
+    async handler({ params, identity, ctx }) {
+      if (!(await deleteSubscription(ctx.db.pool, params.id))) throw webhookNotFound();
+      await audited(ctx, identity, 'webhook.deleted', params.id);
+      return noContent();
+    },
+  }),
+];

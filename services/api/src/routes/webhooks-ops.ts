@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { decryptString, encrypt, generateSigningSecret, signatureHeaders } from '@brokkr/crypto';
+import { ApiError, badRequest } from '../http/api-error.ts';
+import { defineRoute, json, type AnyRoute } from '../http/route.ts';
+import { errorResponse, idParams } from '../http/schemas.ts';
+import { EVENT_TYPES } from '../events/domain-event.ts';
+import type { ApiContext } from '../context.ts';
+import { webhookNotFound } from './webhooks-crud.ts';
+import { allowPrivateNetworks, decryptFailures, invalidateSubscriptionCaches, webhookKey } from './webhooks-key.ts';
+import { rotatedSecretSchema, testResultSchema } from './webhooks-schemas.ts';
+import { findSubscriptionSecrets, rotateSigningSecret, type SubscriptionSecrets } from './webhooks-sql.ts';
+import { sendTestWebhook } from './webhooks-test-send.ts';
+
+const tags = ['webhooks'];
+/** How long the replaced secret keeps signing after a rotation. */
+const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
+
+function open(ctx: ApiContext, field: string, data: Buffer | null): string | null {
+  if (data === null) return null;
+  try {
+    return decryptString(webhookKey(ctx), data);
+  } catch (err) {
+    decryptFailures(ctx).inc({ field, path: 'test' });
+    ctx.logger.error({ err, field }, 'webhook secret could not be decrypted');
+    throw new ApiError(500, 'internal_error', `failed to decrypt webhook ${field.replace('_', ' ')}`);
+  }
+}
+
+/** The test delivery: Brokkr's test payload with the headers a real delivery carries. */
+function testRequest(ctx: ApiContext, sub: SubscriptionSecrets) {
+  const url = open(ctx, 'url', sub.url_encrypted) ?? '';
+  const auth = open(ctx, 'auth_header', sub.auth_header_encrypted);
+  const secrets = [open(ctx, 'signing_secret', sub.signing_secret_encrypted), open(ctx, 'previous_signing_secret', sub.previous_signing_secret_encrypted)]
+    .filter((s): s is string => s !== null);
+  const event = {
+    id: randomUUID(),
+    event_type: 'webhook.test',
+    timestamp: new Date().toISOString(),
+    data: { message: 'This is a test webhook delivery from Brokkr', subscription_id: sub.id },
+  };
+  const body = JSON.stringify(event);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'brokkr-api',
+    ...(auth !== null ? { authorization: auth } : {}),
+    ...signatureHeaders(secrets, { id: event.id, body }),
+  };
+  return { url, headers, body };
+}
+
+export const webhookOpsRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/webhooks/event-types',
+    summary: 'The event types a subscription can name (patterns `*` and `prefix.*` also work)',
+    tags,
+    access: 'admin',
+    responses: { 200: { description: 'Event types', schema: z.array(z.string()) } },
+    handler: () => json(200, [...EVENT_TYPES]),
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/webhooks/:id/test',
+    summary: 'Send a test delivery now (no delivery row is created)',
+    tags,
+    access: 'admin',
+    params: idParams,
+    responses: {
+      200: { description: 'The endpoint answered 2xx', schema: testResultSchema },
+      400: { description: '`webhook_test_failed`: non-2xx (details.status_code, details.body) or transport error', schema: errorResponse },
+      404: { description: 'webhook_not_found', schema: errorResponse },
+    },
+    async handler({ params, ctx }) {
+      const sub = await findSubscriptionSecrets(ctx.db.pool, params.id);
+      if (!sub) throw webhookNotFound();
+      const request = testRequest(ctx, sub);
+      const result = await sendTestWebhook({
+        ...request,
+        timeoutMs: Math.max(1, sub.timeout_seconds) * 1000,
+        allowPrivateNetworks: allowPrivateNetworks(ctx.config),
+      });
+      if (result.kind === 'error') throw badRequest('webhook_test_failed', `request failed: ${result.message}`);
+      if (result.status < 200 || result.status >= 300) {
+        throw badRequest('webhook_test_failed', `endpoint returned HTTP ${result.status}`, { status_code: result.status, body: result.body });
+      }
+      return json(200, { success: true, status_code: result.status, message: 'Test delivery successful' });
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/webhooks/:id/rotate-secret',
+    summary: 'Rotate the signing secret (the old one keeps signing alongside for 24 h)',
+    description: 'Returns the new Standard Webhooks secret once. Until `previous_signing_secret_expires_at`, deliveries carry two signatures.',
+    tags,
+    access: 'admin',
+    params: idParams,
+    responses: { 200: { description: 'The new secret', schema: rotatedSecretSchema }, 404: { description: 'webhook_not_found', schema: errorResponse } },
+    async handler({ params, identity, ctx }) {
+      const secret = generateSigningSecret();
+      const row = await rotateSigningSecret(ctx.db.pool, params.id, encrypt(webhookKey(ctx), secret), ROTATION_GRACE_SECONDS);
+      if (!row) throw webhookNotFound();
+      invalidateSubscriptionCaches(ctx, params.id);
+      await ctx.audit({
+        actor: identity,
+        action: 'webhook.updated',
+        resourceType: 'webhook_subscription',
+        resourceId: params.id,
+        details: { name: row.name, enabled: row.enabled, signing_secret_rotated: true },
+      });
+      return json(200, { id: params.id, signing_secret: secret, previous_signing_secret_expires_at: row.previous_signing_secret_expires_at });
+    },
+  }),
+];

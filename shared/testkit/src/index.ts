@@ -3,3 +3,4 @@ export { startTestNats } from './nats.ts';
 export { spawnService, type RunningService, type SpawnServiceOptions } from './service.ts';
 export { eventually } from './wait.ts';
 export { freePort } from '@brokkr/infra';
+export { startKubeApiServer, findKubeAssets, kubeAssetsAvailable, type KubeApiServer, type StartKubeApiServerOptions, type TestKubeUser } from './kube.ts';

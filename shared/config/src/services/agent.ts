@@ -1,20 +1,42 @@
 import { z } from 'zod';
 import { bool, int, log, port } from '../fields.ts';
 
-/** The in-cluster agent: Brokkr's BROKKR__AGENT__* names plus our resync and long-poll settings. */
+/**
+ * The in-cluster agent: Brokkr's BROKKR__AGENT__* names (so an operator can move over) plus ours
+ * for resync, long-poll and failure backoff. Intervals are seconds unless the name says otherwise.
+ */
 export const agentConfigSchema = z.object({
   ...log,
   BROKKR__AGENT__BROKER_URL: z.string().url().default('http://localhost:3000'),
   BROKKR__AGENT__PAK: z.string().min(1, 'the agent PAK is required'),
   BROKKR__AGENT__AGENT_NAME: z.string().min(1).default('DEFAULT'),
   BROKKR__AGENT__CLUSTER_NAME: z.string().min(1).default('DEFAULT'),
+  /** Heartbeat period, and the target-state poll period when the broker offers no long-poll. */
   BROKKR__AGENT__POLLING_INTERVAL: int(10, 1),
+  /** Start-up wait for the broker's /readyz: this many attempts, one second apart. */
+  BROKKR__AGENT__MAX_RETRIES: int(60, 1),
   BROKKR__AGENT__HEALTH_PORT: port(8080),
   BROKKR__AGENT__DEPLOYMENT_HEALTH_ENABLED: bool(true),
+  /** Health is reported at least this often, and at once when a status changes. */
   BROKKR__AGENT__DEPLOYMENT_HEALTH_INTERVAL: int(60, 1),
-  BROKKR__AGENT__WATCH_NAMESPACE: z.string().optional(),
-  BROKKR__AGENT__KUBECONFIG: z.string().optional(),
+  /** Pods are inspected this often to notice a change; 0 = POLLING_INTERVAL. */
+  BROKKR__AGENT__DEPLOYMENT_HEALTH_CHECK_INTERVAL: int(0, 0),
+  /** Set: namespaced objects go to (and are listed in) this namespace only. */
+  BROKKR__AGENT__WATCH_NAMESPACE: z.string().min(1).optional(),
+  /** A kubeconfig file; unset: in-cluster credentials, else the usual KUBECONFIG / ~/.kube/config. */
+  BROKKR__AGENT__KUBECONFIG: z.string().min(1).optional(),
+  /** Brokkr's name for the same setting (used when BROKKR__AGENT__KUBECONFIG is unset). */
+  BROKKR__AGENT__KUBECONFIG_PATH: z.string().min(1).optional(),
+  /** Drift correction: every stack is re-applied at least this often. */
   BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: int(300, 1),
+  /** How long the broker may hold a target-state request; 0 = plain polling. */
   BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: int(30, 0, 60),
+  /** A failed stack is retried after base × 2^(failures-1) (with jitter), capped at the max. */
+  BROKKR__AGENT__RETRY_BACKOFF_BASE_MS: int(2000, 10, 3_600_000),
+  BROKKR__AGENT__RETRY_BACKOFF_MAX_SECONDS: int(300, 1, 86_400),
+  /** Kubernetes requests in flight at once within one apply phase or listing. */
+  BROKKR__AGENT__APPLY_CONCURRENCY: int(8, 1, 64),
+  /** How long a pass waits for an applied CRD to become Established. */
+  BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS: int(60, 1, 600),
 });
 export type AgentConfig = z.output<typeof agentConfigSchema>;

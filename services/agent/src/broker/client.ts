@@ -1,0 +1,83 @@
+import { BrokerHttp } from './http.ts';
+import type {
+  AgentEventBody,
+  AgentEventRecord,
+  AgentRecord,
+  AuthPayload,
+  DeploymentObject,
+  HealthRecord,
+  HeartbeatBody,
+} from './types.ts';
+
+export type TargetStateAnswer =
+  | { changed: true; objects: DeploymentObject[]; etag: string | undefined }
+  | { changed: false; etag: string };
+
+export interface TargetStateRequest {
+  agentId: string;
+  /** The ETag of the state we hold; with `waitSeconds` the broker holds the request until it changes. */
+  etag: string | undefined;
+  waitSeconds: number;
+  signal?: AbortSignal;
+}
+
+/** The broker's agent-facing endpoints (contract §11.15), plus the long-poll extension. */
+export class BrokerClient {
+  private readonly http: BrokerHttp;
+
+  constructor(brokerUrl: string, pak: string) {
+    this.http = new BrokerHttp(brokerUrl, pak);
+  }
+
+  ready(): Promise<boolean> {
+    return this.http.probe('/readyz');
+  }
+
+  async verifyPak(): Promise<AuthPayload> {
+    return (await this.http.call<AuthPayload>('POST', '/api/v1/auth/pak')).body;
+  }
+
+  /** Brokkr's search (note the trailing slash). */
+  async findAgent(name: string, clusterName: string): Promise<AgentRecord> {
+    const q = new URLSearchParams({ name, cluster_name: clusterName });
+    return (await this.http.call<AgentRecord>('GET', `/api/v1/agents/?${q.toString()}`)).body;
+  }
+
+  async heartbeat(agentId: string, body: HeartbeatBody): Promise<void> {
+    await this.http.call('POST', `/api/v1/agents/${agentId}/heartbeat`, { body });
+  }
+
+  /**
+   * The FULL target state (mode=full): the agent is stateless toward the broker, so it needs every
+   * stack's latest object each time, not only the ones it has not acknowledged yet.
+   */
+  async targetState(req: TargetStateRequest): Promise<TargetStateAnswer> {
+    const q = new URLSearchParams({ mode: 'full' });
+    if (req.etag && req.waitSeconds > 0) q.set('wait', String(req.waitSeconds));
+    const res = await this.http.call<DeploymentObject[]>('GET', `/api/v1/agents/${req.agentId}/target-state?${q.toString()}`, {
+      headers: req.etag ? { 'if-none-match': req.etag } : {},
+      timeoutMs: (req.waitSeconds + 30) * 1000,
+      accept: [304],
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
+    const etag = typeof res.headers.etag === 'string' ? res.headers.etag : undefined;
+    if (res.status === 304) return { changed: false, etag: etag ?? req.etag ?? '' };
+    return { changed: true, objects: res.body, etag };
+  }
+
+  async postEvent(agentId: string, body: AgentEventBody): Promise<void> {
+    await this.http.call('POST', `/api/v1/agents/${agentId}/events`, { body });
+  }
+
+  async listEvents(agentId: string): Promise<AgentEventRecord[]> {
+    return (await this.http.call<AgentEventRecord[]>('GET', `/api/v1/agents/${agentId}/events`)).body;
+  }
+
+  async reportHealth(agentId: string, records: HealthRecord[]): Promise<void> {
+    await this.http.call('PATCH', `/api/v1/agents/${agentId}/health-status`, { body: { deployment_objects: records } });
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}

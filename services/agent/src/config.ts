@@ -1,0 +1,52 @@
+import { agentConfigSchema, parseEnv, type AgentConfig } from '@brokkr/config';
+
+/** The agent's settings in the units the code uses (milliseconds), derived once from the environment. */
+export interface AgentSettings {
+  brokerUrl: string;
+  pak: string;
+  agentName: string;
+  clusterName: string;
+  pollingIntervalMs: number;
+  brokerReadyAttempts: number;
+  healthPort: number;
+  health: { enabled: boolean; reportIntervalMs: number; checkIntervalMs: number };
+  watchNamespace: string | undefined;
+  kubeconfig: string | undefined;
+  resyncIntervalMs: number;
+  longPollWaitSeconds: number;
+  backoff: { baseMs: number; maxMs: number };
+  concurrency: number;
+  crdEstablishedTimeoutMs: number;
+  log: { level: AgentConfig['BROKKR__LOG__LEVEL']; format: AgentConfig['BROKKR__LOG__FORMAT'] };
+}
+
+export function settingsFrom(config: AgentConfig): AgentSettings {
+  const polling = config.BROKKR__AGENT__POLLING_INTERVAL * 1000;
+  return {
+    brokerUrl: config.BROKKR__AGENT__BROKER_URL.replace(/\/+$/, ''),
+    pak: config.BROKKR__AGENT__PAK,
+    agentName: config.BROKKR__AGENT__AGENT_NAME,
+    clusterName: config.BROKKR__AGENT__CLUSTER_NAME,
+    pollingIntervalMs: polling,
+    brokerReadyAttempts: config.BROKKR__AGENT__MAX_RETRIES,
+    healthPort: config.BROKKR__AGENT__HEALTH_PORT,
+    health: {
+      enabled: config.BROKKR__AGENT__DEPLOYMENT_HEALTH_ENABLED,
+      reportIntervalMs: config.BROKKR__AGENT__DEPLOYMENT_HEALTH_INTERVAL * 1000,
+      checkIntervalMs: (config.BROKKR__AGENT__DEPLOYMENT_HEALTH_CHECK_INTERVAL || config.BROKKR__AGENT__POLLING_INTERVAL) * 1000,
+    },
+    watchNamespace: config.BROKKR__AGENT__WATCH_NAMESPACE,
+    kubeconfig: config.BROKKR__AGENT__KUBECONFIG ?? config.BROKKR__AGENT__KUBECONFIG_PATH,
+    resyncIntervalMs: config.BROKKR__AGENT__RESYNC_INTERVAL_SECONDS * 1000,
+    longPollWaitSeconds: config.BROKKR__AGENT__LONG_POLL_WAIT_SECONDS,
+    backoff: { baseMs: config.BROKKR__AGENT__RETRY_BACKOFF_BASE_MS, maxMs: config.BROKKR__AGENT__RETRY_BACKOFF_MAX_SECONDS * 1000 },
+    concurrency: config.BROKKR__AGENT__APPLY_CONCURRENCY,
+    crdEstablishedTimeoutMs: config.BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS * 1000,
+    log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
+  };
+}
+
+/** Throws ConfigError listing every bad variable. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): AgentSettings {
+  return settingsFrom(parseEnv(agentConfigSchema, env));
+}

@@ -1,0 +1,16 @@
+/**
+ * The labels and annotations the agent stamps on everything it applies. The stack and owner are
+ * LABELS (DESIGN §4) so the agent finds its objects with a label selector; the annotations are
+ * Brokkr's, kept for tools that read them.
+ */
+export const STACK_LABEL = 'k8s.brokkr.io/stack';
+export const OWNER_LABEL = 'brokkr.io/owner-id';
+export const CHECKSUM_ANNOTATION = 'k8s.brokkr.io/deployment-checksum';
+export const OBJECT_ID_ANNOTATION = 'brokkr.io/deployment-object-id';
+export const LAST_APPLIED_ANNOTATION = 'k8s.brokkr.io/last-config-applied';
+/** Brokkr also writes the stack and the owner as annotations. */
+export const STACK_ANNOTATION = STACK_LABEL;
+export const OWNER_ANNOTATION = OWNER_LABEL;
+
+/** The one field manager for every apply, so each apply owns exactly the fields of the last one. */
+export const FIELD_MANAGER = 'brokkr-agent';

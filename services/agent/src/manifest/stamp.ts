@@ -1,0 +1,47 @@
+import type { KubeObject } from './parse.ts';
+import {
+  CHECKSUM_ANNOTATION,
+  LAST_APPLIED_ANNOTATION,
+  OBJECT_ID_ANNOTATION,
+  OWNER_ANNOTATION,
+  OWNER_LABEL,
+  STACK_ANNOTATION,
+  STACK_LABEL,
+} from './keys.ts';
+
+export interface StampContext {
+  stackId: string;
+  checksum: string;
+  objectId: string;
+  agentId: string;
+}
+
+/**
+ * A copy of the object carrying our labels and annotations (ours win over the manifest's on a
+ * clash) in the namespace it will be applied to. `owned` is false for an object that already
+ * existed without our owner label: we then leave the owner label off, so we never prune or delete
+ * it (see the README's ownership policy).
+ */
+export function stamp(object: KubeObject, ctx: StampContext, owned: boolean, namespace: string | undefined): KubeObject {
+  const copy = structuredClone(object);
+  const labels: Record<string, string> = { ...(copy.metadata.labels ?? {}), [STACK_LABEL]: ctx.stackId };
+  const annotations: Record<string, string> = {
+    ...(copy.metadata.annotations ?? {}),
+    [STACK_ANNOTATION]: ctx.stackId,
+    [CHECKSUM_ANNOTATION]: ctx.checksum,
+    [OBJECT_ID_ANNOTATION]: ctx.objectId,
+    [LAST_APPLIED_ANNOTATION]: ctx.checksum,
+  };
+  if (owned) {
+    labels[OWNER_LABEL] = ctx.agentId;
+    annotations[OWNER_ANNOTATION] = ctx.agentId;
+  } else {
+    delete labels[OWNER_LABEL];
+    delete annotations[OWNER_ANNOTATION];
+  }
+  copy.metadata.labels = labels;
+  copy.metadata.annotations = annotations;
+  if (namespace === undefined) delete copy.metadata.namespace;
+  else copy.metadata.namespace = namespace;
+  return copy;
+}

@@ -1,0 +1,95 @@
+import type { Logger } from '@brokkr/logger';
+import type { DeploymentObject } from '../broker/types.ts';
+import type { AgentMetrics } from '../metrics.ts';
+import { parseManifests, type KubeObject } from '../manifest/parse.ts';
+import { mapLimit } from '../util/async.ts';
+import { waitForCrds } from './crds.ts';
+import { ReconcileError } from './errors.ts';
+import { describe, planObjects, type PlanContext, type PlannedObject } from './plan.ts';
+
+export interface ApplyContext extends PlanContext {
+  metrics: AgentMetrics;
+  logger: Logger;
+  crdEstablishedTimeoutMs: number;
+}
+
+export interface AppliedStack {
+  planned: PlannedObject[];
+  /** uids of everything applied: prune keeps them whatever their old checksum said. */
+  uids: Set<string>;
+  /** Namespaces that hold an object of this deployment object (prune never deletes those). */
+  namespaces: Set<string>;
+  /** Kinds of the applies that changed a live object which existed before (drift, when the checksum is unchanged). */
+  changed: string[];
+}
+
+const isCrd = (o: KubeObject) => o.kind === 'CustomResourceDefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/');
+const isNamespace = (o: KubeObject) => o.kind === 'Namespace' && o.apiVersion === 'v1';
+
+type Mode = 'dry-run' | 'apply';
+
+async function runPhase(ctx: ApplyContext, planned: PlannedObject[], mode: Mode, applied?: AppliedStack): Promise<void> {
+  const dryRun = mode === 'dry-run';
+  const results = await mapLimit(planned, ctx.concurrency, async (p) => {
+    const live = await ctx.objects.apply(p.resource, p.object, dryRun);
+    if (dryRun || !applied) return;
+    ctx.metrics.applies.inc({ kind: p.object.kind });
+    applied.uids.add(live.metadata.uid);
+    if (p.existed && live.metadata.resourceVersion !== p.previousVersion) applied.changed.push(p.object.kind);
+    p.existed = true;
+  });
+  const errors: string[] = [];
+  results.forEach((r, i) => {
+    if (r.status === 'fulfilled') return;
+    const p = planned[i]!;
+    ctx.metrics.applyFailures.inc({ kind: p.object.kind });
+    errors.push(`${dryRun ? 'Validation' : 'Apply'} failed for ${describe(p.object)}: ${(r.reason as Error).message}`);
+  });
+  if (errors.length) throw new ReconcileError(errors);
+}
+
+async function rollbackNamespaces(ctx: ApplyContext, created: PlannedObject[]): Promise<void> {
+  for (const ns of created) {
+    try {
+      await ctx.objects.delete(ns.resource, undefined, ns.object.metadata.name);
+      ctx.logger.info({ namespace: ns.object.metadata.name }, 'rolled back a namespace created by the failed pass');
+    } catch (err) {
+      ctx.logger.warn({ err, namespace: ns.object.metadata.name }, 'namespace rollback failed');
+    }
+  }
+}
+
+/**
+ * One deployment object onto the cluster: CRDs (then wait until they are served), Namespaces,
+ * other cluster-scoped objects, namespaced objects. Every phase is dry-run first, so an invalid
+ * object fails the pass before anything of its phase is written. On failure, namespaces this pass
+ * created are deleted again; nothing is pruned (the caller prunes only after success).
+ */
+export async function applyStack(ctx: ApplyContext, dobj: DeploymentObject): Promise<AppliedStack> {
+  const docs = parseManifests(dobj.yaml_content);
+  const stampCtx = { stackId: dobj.stack_id, checksum: dobj.yaml_checksum, objectId: dobj.id, agentId: ctx.agentId };
+  const applied: AppliedStack = { planned: [], uids: new Set(), namespaces: new Set(), changed: [] };
+  const createdNamespaces: PlannedObject[] = [];
+  try {
+    const crds = await planObjects(ctx, docs.filter(isCrd), stampCtx);
+    const namespaces = await planObjects(ctx, docs.filter(isNamespace), stampCtx);
+    await runPhase(ctx, [...crds, ...namespaces], 'dry-run');
+    await runPhase(ctx, crds, 'apply', applied);
+    if (crds.length) await waitForCrds(ctx.objects, ctx.discovery, crds, ctx.crdEstablishedTimeoutMs);
+    const fresh = namespaces.filter((n) => !n.existed);
+    await runPhase(ctx, namespaces, 'apply', applied).finally(() => createdNamespaces.push(...fresh.filter((n) => n.existed)));
+    const rest = await planObjects(ctx, docs.filter((d) => !isCrd(d) && !isNamespace(d)), stampCtx);
+    const clusterScoped = rest.filter((p) => !p.resource.namespaced);
+    const namespaced = rest.filter((p) => p.resource.namespaced);
+    await runPhase(ctx, [...clusterScoped, ...namespaced], 'dry-run');
+    await runPhase(ctx, clusterScoped, 'apply', applied);
+    await runPhase(ctx, namespaced, 'apply', applied);
+    applied.planned = [...crds, ...namespaces, ...rest];
+    for (const p of namespaced) applied.namespaces.add(p.namespace!);
+    for (const n of namespaces) applied.namespaces.add(n.object.metadata.name);
+    return applied;
+  } catch (err) {
+    await rollbackNamespaces(ctx, createdNamespaces);
+    throw err;
+  }
+}

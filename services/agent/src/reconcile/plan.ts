@@ -1,0 +1,65 @@
+import type { Discovery, ApiResource } from '../kube/discovery.ts';
+import type { KubeObjects } from '../kube/objects.ts';
+import { OWNER_LABEL } from '../manifest/keys.ts';
+import type { KubeObject } from '../manifest/parse.ts';
+import { stamp, type StampContext } from '../manifest/stamp.ts';
+import { mapLimit } from '../util/async.ts';
+import { ReconcileError } from './errors.ts';
+import { objectKey, type Inventory } from './inventory.ts';
+
+/** One manifest object, resolved to its resource type and namespace and stamped, ready to apply. */
+export interface PlannedObject {
+  object: KubeObject;
+  resource: ApiResource;
+  namespace: string | undefined;
+  key: string;
+  /** It existed before this pass (ours or someone else's). */
+  existed: boolean;
+  /** It carries (or will carry) our owner label; false for someone else's object of the same name. */
+  owned: boolean;
+  previousVersion: string | undefined;
+}
+
+export interface PlanContext {
+  objects: KubeObjects;
+  discovery: Discovery;
+  agentId: string;
+  watchNamespace: string | undefined;
+  concurrency: number;
+  inventory: Inventory;
+}
+
+export const describe = (o: { kind: string; metadata: { name: string; namespace?: string } }): string =>
+  `${o.kind} '${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}'`;
+
+async function planOne(ctx: PlanContext, doc: KubeObject, stampCtx: StampContext): Promise<PlannedObject> {
+  const resource = await ctx.discovery.resolve(doc.apiVersion, doc.kind);
+  if (!resource) throw new Error(`Unable to resolve ${doc.apiVersion}, Kind=${doc.kind} for ${describe(doc)}: no such resource type in the cluster`);
+  const namespace = resource.namespaced ? (doc.metadata.namespace ?? ctx.watchNamespace ?? 'default') : undefined;
+  if (namespace !== undefined && ctx.watchNamespace && namespace !== ctx.watchNamespace) {
+    throw new Error(`${describe(doc)} is in namespace ${namespace}, but this agent only manages namespace ${ctx.watchNamespace}`);
+  }
+  const key = objectKey(resource, namespace, doc.metadata.name);
+  const known = ctx.inventory.byKey.get(key);
+  let existed = known !== undefined;
+  let owned = true;
+  let previousVersion = known?.meta.resourceVersion;
+  if (!known) {
+    // Not in our inventory: new, or someone else's object of the same name.
+    const live = await ctx.objects.get(resource, namespace, doc.metadata.name);
+    if (live) {
+      existed = true;
+      owned = live.metadata.labels?.[OWNER_LABEL] === ctx.agentId;
+      previousVersion = live.metadata.resourceVersion;
+    }
+  }
+  return { object: stamp(doc, stampCtx, owned, namespace), resource, namespace, key, existed, owned, previousVersion };
+}
+
+/** Plans every document; all resolution problems are reported together. */
+export async function planObjects(ctx: PlanContext, docs: KubeObject[], stampCtx: StampContext): Promise<PlannedObject[]> {
+  const results = await mapLimit(docs, ctx.concurrency, (doc) => planOne(ctx, doc, stampCtx));
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+  if (errors.length) throw new ReconcileError(errors);
+  return results.map((r) => (r as PromiseFulfilledResult<PlannedObject>).value);
+}

@@ -1,0 +1,168 @@
+import type { Logger } from '@brokkr/logger';
+import type { DeploymentObject } from '../broker/types.ts';
+import type { Discovery } from '../kube/discovery.ts';
+import type { KubeObjects } from '../kube/objects.ts';
+import type { AgentMetrics } from '../metrics.ts';
+import { backoffDelay } from '../util/async.ts';
+import { applyStack } from './apply-stack.ts';
+import { eventMessage } from './errors.ts';
+import type { EventReporter } from './event-reporter.ts';
+import { takeInventory, type Inventory } from './inventory.ts';
+import { deleteObjects, removable, staleObjects } from './prune.ts';
+import { StackMemory, type Timing } from './stack-memory.ts';
+
+export interface ReconcilerDeps extends Timing {
+  objects: KubeObjects;
+  discovery: Discovery;
+  events: EventReporter;
+  metrics: AgentMetrics;
+  logger: Logger;
+  agentId: string;
+  watchNamespace: string | undefined;
+  concurrency: number;
+  crdEstablishedTimeoutMs: number;
+  /**
+   * Asked right before deleting stacks that vanished from the target state: an agent turned
+   * INACTIVE gets an empty state, which must not read as "delete everything".
+   */
+  confirmActive(): Promise<boolean>;
+}
+
+/**
+ * Desired state (the broker's full target state) against actual state (what the cluster holds
+ * under our owner label), per stack: apply what is new, failed and due, or due for a resync;
+ * prune leftovers of earlier versions; delete stacks that carry a deletion marker or vanished
+ * from a successful listing.
+ */
+export class Reconciler {
+  private readonly memory: StackMemory;
+  private vanishedCheckAt = 0;
+  private vanishedFailures = 0;
+
+  constructor(private readonly deps: ReconcilerDeps) {
+    this.memory = new StackMemory(deps);
+  }
+
+  /** When the next pass has something to do (0 = now). */
+  nextDueAt(desired: DeploymentObject[]): number {
+    return Math.min(this.vanishedCheckAt, ...desired.map((d) => this.memory.dueAt(d)));
+  }
+
+  /** Deployment objects applied successfully and still desired: the ones health is reported for. */
+  tracked(desired: DeploymentObject[]): string[] {
+    return desired.filter((d) => !d.is_deletion_marker && this.memory.isApplied(d)).map((d) => d.id);
+  }
+
+  /**
+   * One pass. `listingChanged` says the broker answered with a new target state since the last
+   * pass, which is when stacks can have vanished. Throws only when the cluster cannot be listed.
+   */
+  async pass(desired: DeploymentObject[], listingChanged: boolean, signal?: AbortSignal): Promise<boolean> {
+    const started = Date.now();
+    const due = desired.filter((d) => this.memory.isDue(d, started));
+    const checkVanished = listingChanged || started >= this.vanishedCheckAt;
+    if (!due.length && !checkVanished) return false;
+    let result = 'error';
+    try {
+      result = (await this.work(desired, due, checkVanished, signal)) ? 'success' : 'failure';
+      return true;
+    } finally {
+      this.deps.metrics.reconcileDuration.observe({ result }, (Date.now() - started) / 1000);
+    }
+  }
+
+  /** False when some stack failed (it is retried with backoff). */
+  private async work(desired: DeploymentObject[], due: DeploymentObject[], checkVanished: boolean, signal?: AbortSignal): Promise<boolean> {
+    const inventory = await takeInventory(this.deps);
+    if (inventory.failures.length) this.deps.logger.debug({ failures: inventory.failures }, 'some resource types could not be listed');
+    if (checkVanished) await this.removeVanished(desired, inventory);
+    for (const d of desired) if (!due.includes(d) && this.liveDiffers(d, inventory)) due.push(d);
+    let allOk = true;
+    for (const d of due) {
+      if (signal?.aborted) break;
+      const ok = d.is_deletion_marker ? await this.deleteMarked(d, inventory) : await this.applyOne(d, inventory);
+      allOk &&= ok;
+    }
+    this.retain(desired, inventory);
+    return allOk;
+  }
+
+  /** Live objects of a stack with another checksum than the desired one mean it needs applying. */
+  private liveDiffers(d: DeploymentObject, inventory: Inventory): boolean {
+    if (d.is_deletion_marker) return false;
+    return removable(inventory.byStack.get(d.stack_id) ?? []).some((o) => o.checksum !== d.yaml_checksum);
+  }
+
+  private async applyOne(d: DeploymentObject, inventory: Inventory): Promise<boolean> {
+    const live = inventory.byStack.get(d.stack_id) ?? [];
+    const resync = this.memory.isApplied(d);
+    const eventType = live.some((o) => o.checksum !== d.yaml_checksum) ? 'UPDATED' : 'APPLIED';
+    const log = this.deps.logger.child({ stack: d.stack_id, deploymentObject: d.id });
+    try {
+      const applied = await applyStack({ ...this.deps, inventory }, d);
+      const stale = staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces);
+      const pruned = await deleteObjects(this.deps, stale);
+      this.memory.succeeded(d);
+      if (resync) for (const kind of applied.changed) this.deps.metrics.driftCorrections.inc({ kind });
+      if (!resync || applied.changed.length || pruned) {
+        log.info({ objects: applied.planned.length, changed: applied.changed.length, pruned, resync }, 'deployment object applied');
+      }
+      this.deps.events.report(d.id, eventType, 'SUCCESS');
+      return true;
+    } catch (err) {
+      const retryInMs = this.memory.failed(d);
+      log.warn({ err: eventMessage(err), retryInMs }, 'deployment object failed');
+      this.deps.events.report(d.id, eventType, 'FAILURE', eventMessage(err));
+      return false;
+    }
+  }
+
+  private async deleteMarked(d: DeploymentObject, inventory: Inventory): Promise<boolean> {
+    const live = removable(inventory.byStack.get(d.stack_id) ?? []);
+    try {
+      const deleted = await deleteObjects(this.deps, live);
+      if (deleted) this.deps.logger.info({ stack: d.stack_id, deleted }, 'stack deleted (deletion marker)');
+      this.memory.succeeded(d);
+      this.deps.events.report(d.id, 'DELETED', 'SUCCESS');
+      return true;
+    } catch (err) {
+      this.memory.failed(d);
+      this.deps.events.report(d.id, 'DELETED', 'FAILURE', eventMessage(err));
+      return false;
+    }
+  }
+
+  /** Stacks we hold objects of that the (successful) listing no longer mentions. */
+  private async removeVanished(desired: DeploymentObject[], inventory: Inventory): Promise<void> {
+    const wanted = new Set(desired.map((d) => d.stack_id));
+    const vanished = [...inventory.byStack.entries()]
+      .filter(([stack]) => !wanted.has(stack))
+      .map(([stack, live]) => ({ stack, live: removable(live) }))
+      .filter((v) => v.live.length > 0);
+    let failed = false;
+    if (vanished.length && !(await this.deps.confirmActive())) {
+      this.deps.logger.warn({ stacks: vanished.map((v) => v.stack) }, 'not deleting vanished stacks: the agent is not ACTIVE');
+      vanished.length = 0;
+    }
+    for (const { stack, live } of vanished) {
+      const ids = [...new Set(live.flatMap((o) => (o.objectId ? [o.objectId] : [])))];
+      try {
+        const deleted = await deleteObjects(this.deps, live);
+        this.deps.logger.info({ stack, deleted }, 'stack no longer targeted: its objects were deleted');
+        for (const id of ids) this.deps.events.report(id, 'DELETED', 'SUCCESS');
+      } catch (err) {
+        failed = true;
+        for (const id of ids) this.deps.events.report(id, 'DELETED', 'FAILURE', eventMessage(err));
+      }
+    }
+    this.vanishedFailures = failed ? this.vanishedFailures + 1 : 0;
+    this.vanishedCheckAt = Date.now() + (failed ? backoffDelay(this.vanishedFailures, this.deps.backoff.baseMs, this.deps.backoff.maxMs) : this.deps.resyncIntervalMs);
+  }
+
+  private retain(desired: DeploymentObject[], inventory: Inventory): void {
+    this.memory.retain(new Set(desired.map((d) => d.stack_id)));
+    const ids = new Set(desired.map((d) => d.id));
+    for (const live of inventory.byStack.values()) for (const o of live) if (o.objectId) ids.add(o.objectId);
+    this.deps.events.retain(ids);
+  }
+}

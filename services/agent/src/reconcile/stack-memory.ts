@@ -1,0 +1,64 @@
+import type { DeploymentObject } from '../broker/types.ts';
+import { backoffDelay } from '../util/async.ts';
+
+interface StackState {
+  objectId: string;
+  checksum: string;
+  ok: boolean;
+  /** When the last attempt ended. */
+  at: number;
+  failures: number;
+  retryAt: number;
+}
+
+export interface Timing {
+  resyncIntervalMs: number;
+  backoff: { baseMs: number; maxMs: number };
+}
+
+/**
+ * What the agent last did per stack, in memory only: after a restart every stack is simply due
+ * again (a server-side apply of unchanged objects is a no-op). It answers "is this stack due?":
+ * a new deployment object, a failure whose backoff ran out, or a resync interval gone by.
+ */
+export class StackMemory {
+  private readonly stacks = new Map<string, StackState>();
+
+  constructor(private readonly timing: Timing) {}
+
+  private current(d: DeploymentObject): StackState | undefined {
+    const s = this.stacks.get(d.stack_id);
+    return s && s.objectId === d.id && s.checksum === d.yaml_checksum ? s : undefined;
+  }
+
+  dueAt(d: DeploymentObject): number {
+    const s = this.current(d);
+    if (!s) return 0;
+    return s.ok ? s.at + this.timing.resyncIntervalMs : s.retryAt;
+  }
+
+  isDue(d: DeploymentObject, now: number): boolean {
+    return this.dueAt(d) <= now;
+  }
+
+  /** The same deployment object already applied successfully (so a new apply is a resync). */
+  isApplied(d: DeploymentObject): boolean {
+    return this.current(d)?.ok === true;
+  }
+
+  succeeded(d: DeploymentObject, at = Date.now()): void {
+    this.stacks.set(d.stack_id, { objectId: d.id, checksum: d.yaml_checksum, ok: true, at, failures: 0, retryAt: 0 });
+  }
+
+  /** Returns the delay before the retry. */
+  failed(d: DeploymentObject, at = Date.now()): number {
+    const failures = (this.current(d)?.failures ?? 0) + 1;
+    const delay = backoffDelay(failures, this.timing.backoff.baseMs, this.timing.backoff.maxMs);
+    this.stacks.set(d.stack_id, { objectId: d.id, checksum: d.yaml_checksum, ok: false, at, failures, retryAt: at + delay });
+    return delay;
+  }
+
+  retain(stackIds: Set<string>): void {
+    for (const id of this.stacks.keys()) if (!stackIds.has(id)) this.stacks.delete(id);
+  }
+}

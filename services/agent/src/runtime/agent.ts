@@ -1,0 +1,104 @@
+import type { Logger } from '@brokkr/logger';
+import { BrokerClient } from '../broker/client.ts';
+import type { AgentSettings } from '../config.ts';
+import { HealthMonitor } from '../health/monitor.ts';
+import { Discovery } from '../kube/discovery.ts';
+import { KubeObjects } from '../kube/objects.ts';
+import { createAgentMetrics } from '../metrics.ts';
+import { EventReporter } from '../reconcile/event-reporter.ts';
+import { Reconciler } from '../reconcile/reconciler.ts';
+import { Heartbeat } from './heartbeat.ts';
+import { startAgentHttpServer } from './http-server.ts';
+import { ReconcileLoop } from './reconcile-loop.ts';
+import { connectKubernetes, identify, waitForBroker } from './startup.ts';
+import { TargetWatcher } from './target-watcher.ts';
+
+export interface RunningAgent {
+  agentId: string;
+  healthPort: number;
+  /** Stops the loops (a pass in flight finishes its current stack), then the server and clients. */
+  stop(): Promise<void>;
+}
+
+const VERSION = '0.1.0';
+
+/** Start-up (broker ready, PAK, agent record, Kubernetes), then the loops and the health server. */
+export async function startAgent(settings: AgentSettings, logger: Logger): Promise<RunningAgent> {
+  const broker = new BrokerClient(settings.brokerUrl, settings.pak);
+  await waitForBroker(broker, settings.brokerReadyAttempts, logger);
+  const agent = await identify(broker, settings.agentName, settings.clusterName);
+  const { kube, version } = await connectKubernetes(settings.kubeconfig, settings.concurrency * 2);
+  const log = logger.child({ agentId: agent.id });
+  log.info({ kubernetes: version, server: kube.server, status: agent.status, watchNamespace: settings.watchNamespace }, 'agent identified');
+
+  const metrics = createAgentMetrics();
+  const objects = new KubeObjects(kube);
+  const discovery = new Discovery(kube, settings.concurrency);
+  const events = new EventReporter(broker, agent.id, metrics, log);
+  events.seed(await broker.listEvents(agent.id).catch((err: unknown) => (log.warn({ err }, 'could not read past events'), [])));
+
+  // The heartbeat learns status changes; the loops built below react to them.
+  const hooks = { statusChanged: () => undefined as void };
+  let health: HealthMonitor | undefined;
+  const heartbeat = new Heartbeat(
+    {
+      broker, kube, metrics, logger: log, intervalMs: settings.pollingIntervalMs,
+      afterBeat: () => events.flush(),
+      onStatusChange: () => hooks.statusChanged(),
+    },
+    agent,
+  );
+  const isActive = () => heartbeat.active;
+  const reconciler = new Reconciler({
+    objects, discovery, events, metrics, logger: log, agentId: agent.id, watchNamespace: settings.watchNamespace,
+    concurrency: settings.concurrency, crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
+    resyncIntervalMs: settings.resyncIntervalMs, backoff: settings.backoff,
+    confirmActive: () => heartbeat.refresh().then((a) => a.status === 'ACTIVE', () => false),
+  });
+  if (settings.health.enabled) {
+    health = new HealthMonitor({
+      broker, objects, discovery, metrics, logger: log, agentId: agent.id, watchNamespace: settings.watchNamespace,
+      checkIntervalMs: settings.health.checkIntervalMs, reportIntervalMs: settings.health.reportIntervalMs, isActive,
+    });
+  }
+  const reconcileLoop = new ReconcileLoop({ reconciler, events, health, logger: log, backoff: settings.backoff, isActive });
+  const watcher = new TargetWatcher({
+    broker, metrics, logger: log, agentId: agent.id, pollingIntervalMs: settings.pollingIntervalMs,
+    longPollWaitSeconds: settings.longPollWaitSeconds, isActive, onState: (o) => reconcileLoop.offer(o),
+  });
+  hooks.statusChanged = () => {
+    watcher.statusChanged();
+    reconcileLoop.poke();
+  };
+
+  let stopping = false;
+  const server = await startAgentHttpServer({
+    port: settings.healthPort, registry: metrics.registry, logger: log, version: VERSION,
+    checks: {
+      kubernetes: async () => void (await kube.version(3000)),
+      broker: async () => {
+        if (!(await broker.ready())) throw new Error('broker /readyz failed');
+      },
+    },
+    status: () => ({ brokerConnected: heartbeat.brokerConnected, lastHeartbeat: heartbeat.lastHeartbeatAt, agentStatus: heartbeat.agent.status }),
+    isShuttingDown: () => stopping,
+  });
+
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const tasks = [heartbeat.run(signal), watcher.run(signal), reconcileLoop.run(signal), ...(health ? [health.run(signal)] : [])];
+  if (!heartbeat.active) log.warn({ status: agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');
+
+  return {
+    agentId: agent.id,
+    healthPort: server.port,
+    async stop() {
+      stopping = true;
+      controller.abort();
+      await Promise.allSettled(tasks);
+      await events.flush().catch(() => undefined);
+      await server.close();
+      await Promise.allSettled([broker.close(), kube.close()]);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '@brokkr/logger';
+import type { BrokerClient } from '../broker/client.ts';
+import type { AgentRecord } from '../broker/types.ts';
+import type { KubeClient } from '../kube/client.ts';
+import type { AgentMetrics } from '../metrics.ts';
+import { sleep } from '../util/async.ts';
+
+export interface HeartbeatDeps {
+  broker: BrokerClient;
+  kube: KubeClient;
+  metrics: AgentMetrics;
+  logger: Logger;
+  intervalMs: number;
+  /** Called after each beat (events waiting for the broker go out with it). */
+  afterBeat?: () => Promise<void>;
+  /** Called when the agent's status changes (e.g. an admin set it ACTIVE). */
+  onStatusChange(agent: AgentRecord): void;
+}
+
+/**
+ * Every polling interval: time a Kubernetes /version probe, send the heartbeat with the result,
+ * and re-read the agent record, whose status gates everything but the heartbeat itself.
+ */
+export class Heartbeat {
+  brokerConnected = true;
+  k8sReachable = true;
+  lastHeartbeatAt: Date | undefined;
+
+  constructor(
+    private readonly deps: HeartbeatDeps,
+    public agent: AgentRecord,
+  ) {}
+
+  get active(): boolean {
+    return this.agent.status === 'ACTIVE';
+  }
+
+  /** Takes a fresh agent record (from here or elsewhere) and reports a status change. */
+  update(agent: AgentRecord): void {
+    const before = this.agent.status;
+    this.agent = agent;
+    if (agent.status !== before) {
+      this.deps.logger.info({ from: before, to: agent.status }, 'agent status changed');
+      this.deps.onStatusChange(agent);
+    }
+  }
+
+  async refresh(): Promise<AgentRecord> {
+    const agent = await this.deps.broker.findAgent(this.agent.name, this.agent.cluster_name);
+    this.update(agent);
+    return agent;
+  }
+
+  async beat(): Promise<void> {
+    const started = performance.now();
+    let latencyMs: number | null = null;
+    try {
+      await this.deps.kube.version();
+      latencyMs = Math.round(performance.now() - started);
+      this.k8sReachable = true;
+      this.deps.metrics.k8sLatency.set(latencyMs / 1000);
+    } catch (err) {
+      this.k8sReachable = false;
+      this.deps.logger.warn({ err }, 'Kubernetes API unreachable');
+    }
+    try {
+      await this.deps.broker.heartbeat(this.agent.id, { k8s_reachable: this.k8sReachable, k8s_api_latency_ms: latencyMs });
+      this.brokerConnected = true;
+      this.lastHeartbeatAt = new Date();
+      this.deps.metrics.heartbeats.inc({ status: 'success' });
+      this.deps.metrics.lastHeartbeat.set(Date.now() / 1000);
+      await this.refresh();
+    } catch (err) {
+      this.brokerConnected = false;
+      this.deps.metrics.heartbeats.inc({ status: 'error' });
+      this.deps.logger.warn({ err }, 'heartbeat failed');
+    }
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.beat();
+      await this.deps.afterBeat?.().catch(() => undefined);
+      await sleep(this.deps.intervalMs, signal);
+    }
+  }
+}

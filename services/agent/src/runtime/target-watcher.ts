@@ -1,0 +1,77 @@
+import type { Logger } from '@brokkr/logger';
+import type { BrokerClient } from '../broker/client.ts';
+import type { DeploymentObject } from '../broker/types.ts';
+import type { AgentMetrics } from '../metrics.ts';
+import { backoffDelay, sleep, Wakeup } from '../util/async.ts';
+
+export interface TargetWatcherDeps {
+  broker: BrokerClient;
+  metrics: AgentMetrics;
+  logger: Logger;
+  agentId: string;
+  pollingIntervalMs: number;
+  longPollWaitSeconds: number;
+  isActive(): boolean;
+  /** A successful listing with new content. */
+  onState(objects: DeploymentObject[]): void;
+}
+
+/** A long-poll that comes back sooner than this was not held: the broker does not offer it. */
+const HELD_MS = 1000;
+
+/**
+ * Keeps the desired state current. With a broker that answers with an ETag, each request sends
+ * If-None-Match and `wait`, and the broker holds it until the state changes (304 on timeout);
+ * otherwise (Brokkr's broker) it polls every polling interval.
+ */
+export class TargetWatcher {
+  private etag: string | undefined;
+  private readonly activeWake = new Wakeup();
+
+  constructor(private readonly deps: TargetWatcherDeps) {}
+
+  /** The agent's status changed: forget the ETag (an inactive agent was served an empty state). */
+  statusChanged(): void {
+    this.etag = undefined;
+    this.activeWake.notify();
+  }
+
+  private async fetchOnce(signal: AbortSignal): Promise<number> {
+    const started = Date.now();
+    const sentEtag = this.etag;
+    const end = this.deps.metrics.pollDuration.startTimer();
+    const answer = await this.deps.broker
+      .targetState({ agentId: this.deps.agentId, etag: sentEtag, waitSeconds: this.deps.longPollWaitSeconds, signal })
+      .finally(() => end());
+    this.deps.metrics.lastSuccessfulPoll.set(Date.now() / 1000);
+    this.deps.metrics.pollRequests.inc({ status: answer.changed ? 'success' : 'not_modified' });
+    this.etag = answer.etag;
+    if (answer.changed) this.deps.onState(answer.objects);
+    const longPoll = this.deps.longPollWaitSeconds > 0 && answer.etag !== undefined;
+    if (!longPoll) return this.deps.pollingIntervalMs;
+    // The first request (no ETag yet) is answered at once by design; later ones should be held.
+    const held = !sentEtag || answer.changed || Date.now() - started >= HELD_MS;
+    return held ? 0 : this.deps.pollingIntervalMs;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    let failures = 0;
+    while (!signal.aborted) {
+      if (!this.deps.isActive()) {
+        await this.activeWake.wait(this.deps.pollingIntervalMs, signal);
+        continue;
+      }
+      try {
+        const pause = await this.fetchOnce(signal);
+        failures = 0;
+        if (pause) await sleep(pause, signal);
+      } catch (err) {
+        if (signal.aborted) break;
+        failures++;
+        this.deps.metrics.pollRequests.inc({ status: 'error' });
+        this.deps.logger.warn({ err }, 'fetching the target state failed');
+        await sleep(backoffDelay(failures, this.deps.pollingIntervalMs, 60_000), signal);
+      }
+    }
+  }
+}

@@ -129,7 +129,7 @@ describe('api outbox and audit delivery', () => {
       await downOutbox.drain();
       const { rows } = await db.query('SELECT published_at FROM outbox WHERE id = $1', [event.id]);
       expect(rows).to.have.length(1);
-      expect(rows[0].published_at).to.equal(null);
+      expect(rows[0]!.published_at).to.equal(null);
     });
 
     it('writes audit entries straight to audit_logs', async () => {

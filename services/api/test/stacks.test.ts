@@ -389,6 +389,17 @@ describe('api stacks, labels and annotations', () => {
     });
   });
 
+  it('documents the stack and deployment-object endpoints in the OpenAPI document', async () => {
+    const doc = await api.anonymous.get('//docs/openapi.json');
+    expect(doc.status).to.equal(200);
+    for (const path of ['/api/v1/stacks', '/api/v1/stacks/{id}', '/api/v1/stacks/{id}/labels/{label}', '/api/v1/stacks/{id}/annotations/{key}', '/api/v1/deployment-objects/{id}']) {
+      expect(doc.body.paths, path).to.have.property(path);
+    }
+    const post = doc.body.paths['/api/v1/stacks/{id}/deployment-objects'].post;
+    expect(Object.keys(post.requestBody.content)).to.include.members(['application/json', 'application/yaml', 'text/yaml', 'application/x-yaml']);
+    expect(doc.body.components.schemas).to.include.keys('Stack', 'StackLabel', 'StackAnnotation', 'DeploymentObject');
+  });
+
   describe('bad input never yields a 500', () => {
     it('maps overlong names, NUL characters and malformed ids to 4xx', async () => {
       const cases: [string, () => Promise<{ status: number }>][] = [

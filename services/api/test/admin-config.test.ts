@@ -74,13 +74,14 @@ describe('api POST /admin/config/reload', () => {
   it('applies file changes in maintenance at once and audits them', async () => {
     const setting = `brokkr_maintenance_setting{key="BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS"`;
     expect(await scrape(metricsUrl, setting)).to.equal(60, 'maintenance read the file at start-up');
-    await writeFile(file, '[log]\nlevel = "debug"\n[broker]\naudit_log_retention_days = 45\n[maintenance]\nwork_order_interval_seconds = 30\n');
+    await writeFile(file, '[log]\nlevel = "debug"\n[broker]\naudit_log_retention_days = 45\ndiagnostic_max_age_hours = 2\n[maintenance]\nwork_order_interval_seconds = 30\n');
 
     const res = await api.admin.post<ReloadBody>('/admin/config/reload');
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.include({ success: true, message: '3 setting(s) updated' });
+    // The file's log level is not among them: the environment (BROKKR__LOG__LEVEL=info) wins.
     const changes = [
-      { key: 'log.level', old_value: 'info', new_value: 'debug' },
+      { key: 'broker.diagnostic_max_age_hours', old_value: '1', new_value: '2' },
       { key: 'broker.audit_log_retention_days', old_value: '60', new_value: '45' },
       { key: 'maintenance.work_order_interval_seconds', old_value: '10', new_value: '30' },
     ];
@@ -91,12 +92,13 @@ describe('api POST /admin/config/reload', () => {
     expect(maintenance.output()).to.contain('configuration applied: 3 setting(s) changed');
 
     const entry = await eventually(async () => {
-      const logs = await api.admin.get<{ logs: { action: string; actor_type: string; resource_type: string; details: unknown }[] }>('/admin/audit-logs', {
+      const logs = await api.admin.get<{ logs: { actor_type: string; resource_type: string; details: { changes: unknown[] } }[] }>('/admin/audit-logs', {
         query: { action: 'config.reloaded' },
       });
-      return logs.body.logs.find((l) => JSON.stringify(l.details) === JSON.stringify({ changes }));
+      return logs.body.logs.find((l) => l.details.changes.length === 3);
     }, { what: 'the config.reloaded audit entry' });
     expect(entry).to.include({ actor_type: 'admin', resource_type: 'config' });
+    expect(entry.details).to.deep.equal({ changes });
   });
 
   it('answers 500 and changes nothing when the file is invalid', async () => {
@@ -105,7 +107,7 @@ describe('api POST /admin/config/reload', () => {
     expect(res.status).to.equal(500);
     expect(res.body).to.include({ code: 'internal_error' });
 
-    await writeFile(file, '[log]\nlevel = "debug"\n[broker]\naudit_log_retention_days = 45\n[maintenance]\nwork_order_interval_seconds = 30\n');
+    await writeFile(file, '[log]\nlevel = "debug"\n[broker]\naudit_log_retention_days = 45\ndiagnostic_max_age_hours = 2\n[maintenance]\nwork_order_interval_seconds = 30\n');
     const again = await api.admin.post<ReloadBody>('/admin/config/reload');
     expect(again.body).to.include({ message: 'No changes detected' });
   });

@@ -8,6 +8,7 @@ import { createContext } from './create-context.ts';
 import { createApp } from './http/app.ts';
 import { closeServer, listen } from './http/listen.ts';
 import { allRoutes } from './routes/index.ts';
+import { requireWebhookKey } from './routes/webhooks-key.ts';
 
 export interface RunningApi {
   url: string;
@@ -30,6 +31,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   const applied = await migrateLatest(dbSettings);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
   const db = createDb({ ...dbSettings, poolSize: config.BROKKR__DATABASE__POOL_SIZE, applicationName: 'brokkr-api' });
+  await requireWebhookKey(db.pool, config, logger);
   const bus = await connectBus({ url: config.BROKKR__NATS__URL, name: 'brokkr-api', logger });
   await ensureStreams(bus.jsm);
 

@@ -82,7 +82,7 @@ export async function agentMarkFailure(
 ): Promise<RecordedResult | undefined> {
   const { rows } = await db.query<RecordedResult>(
     `WITH decided AS (
-       SELECT id, ($5 OR attempts + 1 >= $4) AS dead FROM webhook_deliveries WHERE ${FENCE}
+       SELECT id, ($5::boolean OR attempts + 1 >= $4::int) AS dead FROM webhook_deliveries WHERE ${FENCE}
      )
      UPDATE webhook_deliveries d
         SET status = CASE WHEN decided.dead THEN 'dead' ELSE 'failed' END,

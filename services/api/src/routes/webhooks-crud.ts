@@ -32,9 +32,10 @@ function changesFrom(ctx: ApiContext, body: UpdateWebhookBody): SubscriptionChan
   };
 }
 
-async function audited(ctx: ApiContext, identity: Identity, action: string, id: string, details?: Record<string, unknown>): Promise<void> {
-  invalidateSubscriptionCaches(ctx, id);
-  await ctx.audit({ actor: identity, action, resourceType: 'webhook_subscription', resourceId: id, details: details ?? null });
+/** After every committed change: dispatchers drop their cache, then the audit entry. */
+async function changed(ctx: ApiContext, identity: Identity, action: string, change: { id: string; details?: Record<string, unknown> }): Promise<void> {
+  invalidateSubscriptionCaches(ctx, change.id);
+  await ctx.audit({ actor: identity, action, resourceType: 'webhook_subscription', resourceId: change.id, details: change.details ?? null });
 }
 
 export const webhookCrudRoutes: AnyRoute[] = [
@@ -77,7 +78,7 @@ export const webhookCrudRoutes: AnyRoute[] = [
         timeoutSeconds: body.timeout_seconds ?? 30,
         signingSecretEncrypted: encrypt(key, secret),
       });
-      await audited(ctx, identity, 'webhook.created', row.id, { name: row.name, event_types: row.event_types });
+      await changed(ctx, identity, 'webhook.created', { id: row.id, details: { name: row.name, event_types: row.event_types } });
       return json(201, { ...webhookResponse(row), signing_secret: secret });
     },
   }),
@@ -118,7 +119,7 @@ export const webhookCrudRoutes: AnyRoute[] = [
       checkUpdateWebhook(body);
       const row = await updateSubscription(ctx.db.pool, params.id, changesFrom(ctx, body));
       if (!row) throw webhookNotFound();
-      await audited(ctx, identity, 'webhook.updated', row.id, { name: row.name, enabled: row.enabled });
+      await changed(ctx, identity, 'webhook.updated', { id: row.id, details: { name: row.name, enabled: row.enabled } });
       return json(200, webhookResponse(row));
     },
   }),
@@ -133,7 +134,7 @@ export const webhookCrudRoutes: AnyRoute[] = [
     responses: { 204: { description: 'Deleted' }, 404: errors('webhook_not_found') },
     async handler({ params, identity, ctx }) {
       if (!(await deleteSubscription(ctx.db.pool, params.id))) throw webhookNotFound();
-      await audited(ctx, identity, 'webhook.deleted', params.id);
+      await changed(ctx, identity, 'webhook.deleted', { id: params.id });
       return noContent();
     },
   }),

@@ -1,0 +1,26 @@
+/**
+ * How an agent's delivery report becomes a delivery state (contract §5.5, §5.6): the same
+ * retry classification as the dispatcher, and Brokkr's `last_error` wording for agent reports.
+ */
+
+const RETRYABLE_4XX = new Set([408, 425, 429]);
+
+/** A report without a status code is a transport failure on the agent's side: retryable. */
+export function isRetryableReport(statusCode: number | undefined): boolean {
+  if (statusCode === undefined) return true;
+  if (statusCode >= 400 && statusCode < 500) return RETRYABLE_4XX.has(statusCode);
+  return true;
+}
+
+/** A status code outside 0..65535 cannot be an HTTP status: treated as absent, like Brokkr. */
+export function usableStatusCode(value: number | null | undefined): number | undefined {
+  return value !== null && value !== undefined && value >= 0 && value <= 65535 ? value : undefined;
+}
+
+/** `HTTP <code>: <error>`, the error alone when it already says so, or `Unknown error`. */
+export function agentFailureMessage(error: string | null | undefined, statusCode: number | undefined): string {
+  const detail = error?.trim() || undefined;
+  if (statusCode !== undefined && detail !== undefined) return detail.startsWith(`HTTP ${statusCode}`) ? detail : `HTTP ${statusCode}: ${detail}`;
+  if (statusCode !== undefined) return `HTTP ${statusCode}`;
+  return detail ?? 'Unknown error';
+}

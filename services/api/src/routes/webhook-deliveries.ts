@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { conflict, forbidden, notFound } from '../http/api-error.ts';
+import { defineRoute, json, type AnyRoute } from '../http/route.ts';
+import { errorResponse, idParams } from '../http/schemas.ts';
+import type { ApiContext } from '../context.ts';
+import { agentMarkFailure, agentMarkSuccess, type RecordedResult } from './webhook-deliveries-agent-sql.ts';
+import { agentFailureMessage, isRetryableReport, usableStatusCode } from './webhook-deliveries-result.ts';
+import { findDelivery, listDeliveries, listDeliveriesForSubscription, redeliver } from './webhook-deliveries-sql.ts';
+import { webhookNotFound } from './webhooks-crud.ts';
+import { wakeDispatchers } from './webhooks-key.ts';
+import { deliveryResultBodySchema, deliveryResultSchema, webhookDeliverySchema } from './webhooks-schemas.ts';
+import { findSubscription } from './webhooks-sql.ts';
+
+const tags = ['webhooks'];
+const deliveryNotFound = () => notFound('delivery_not_found', 'Delivery not found');
+const nonNegative = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+const STATUSES = ['pending', 'acquired', 'success', 'failed', 'dead'] as const;
+
+async function auditDead(ctx: ApiContext, r: RecordedResult & { deliveryId: string; agentId: string; error: string; statusCode?: number | undefined; retryable: boolean }) {
+  await ctx.audit({
+    actor: 'system',
+    action: 'webhook.delivery_failed',
+    resourceType: 'webhook_subscription',
+    resourceId: r.subscription_id,
+    details: {
+      delivery_id: r.deliveryId,
+      attempts: r.attempts,
+      error: r.error,
+      status_code: r.statusCode ?? null,
+      retryable: r.retryable,
+      delivered_by_agent: r.agentId,
+    },
+  });
+}
+
+export const webhookDeliveryRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/webhooks/:id/deliveries',
+    summary: "A subscription's deliveries, newest first",
+    tags,
+    access: 'admin',
+    params: idParams,
+    query: z.object({ status: z.string().optional(), limit: nonNegative(50), offset: nonNegative(0) }),
+    responses: { 200: { description: 'Deliveries', schema: webhookDeliverySchema.array() }, 404: { description: 'webhook_not_found', schema: errorResponse } },
+    async handler({ params, query, ctx }) {
+      if (!(await findSubscription(ctx.db.pool, params.id))) throw webhookNotFound();
+      return json(200, await listDeliveriesForSubscription(ctx.db.pool, params.id, query));
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/webhook-deliveries',
+    summary: 'Deliveries across subscriptions, newest first (e.g. every dead one)',
+    tags,
+    access: 'admin',
+    query: z.object({
+      status: z.enum(STATUSES).optional(),
+      subscription_id: z.guid().optional(),
+      limit: z.coerce.number().int().min(1).max(1000).default(50),
+    }),
+    responses: { 200: { description: 'Deliveries', schema: webhookDeliverySchema.array() } },
+    handler: async ({ query, ctx }) =>
+      json(200, await listDeliveries(ctx.db.pool, { status: query.status, subscriptionId: query.subscription_id, limit: query.limit })),
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/webhook-deliveries/:id/redeliver',
+    summary: 'Send a finished (dead or successful) delivery again, with a fresh attempt budget',
+    tags,
+    access: 'admin',
+    params: idParams,
+    responses: {
+      200: { description: 'The delivery, pending again', schema: webhookDeliverySchema },
+      404: { description: 'delivery_not_found', schema: errorResponse },
+      409: { description: 'delivery_not_finished: it is still pending, in flight or waiting for a retry', schema: errorResponse },
+    },
+    async handler({ params, identity, ctx }) {
+      const row = await redeliver(ctx.db.pool, params.id);
+      if (!row) {
+        const current = await findDelivery(ctx.db.pool, params.id);
+        if (!current) throw deliveryNotFound();
+        throw conflict('delivery_not_finished', `Delivery is ${current.status}; only dead or successful deliveries can be redelivered`, { status: current.status });
+      }
+      wakeDispatchers(ctx);
+      await ctx.audit({
+        actor: identity,
+        action: 'webhook.redelivered',
+        resourceType: 'webhook_subscription',
+        resourceId: row.subscription_id,
+        details: { delivery_id: row.id, event_id: row.event_id, event_type: row.event_type },
+      });
+      return json(200, row);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/webhook-deliveries/:id/result',
+    summary: 'An agent reports the outcome of a delivery it claimed',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: deliveryResultBodySchema,
+    responses: {
+      200: { description: 'Recorded', schema: deliveryResultSchema },
+      403: { description: 'agent_pak_required, delivery_not_acquired_by_agent', schema: errorResponse },
+      404: { description: 'delivery_not_found', schema: errorResponse },
+    },
+    async handler({ params, body, identity, ctx }) {
+      const agentId = identity.agent;
+      if (!agentId) throw forbidden('agent_pak_required', 'Agent authentication required');
+      const delivery = await findDelivery(ctx.db.pool, params.id);
+      if (!delivery) throw deliveryNotFound();
+      if (delivery.acquired_by !== agentId) throw forbidden('delivery_not_acquired_by_agent', 'Delivery not acquired by this agent');
+      if (delivery.status === 'success' || delivery.status === 'dead') {
+        // A repeated report (the first answer was lost): the outcome is already recorded.
+        return json(200, { status: delivery.status, delivery_id: delivery.id, attempts: delivery.attempts, next_retry_at: delivery.next_retry_at });
+      }
+      if (body.success) {
+        const done = await agentMarkSuccess(ctx.db.pool, delivery.id, agentId);
+        if (!done) throw forbidden('delivery_not_acquired_by_agent', 'Delivery not acquired by this agent');
+        return json(200, { status: 'success', delivery_id: delivery.id });
+      }
+      const statusCode = usableStatusCode(body.status_code);
+      const error = agentFailureMessage(body.error, statusCode);
+      const retryable = isRetryableReport(statusCode);
+      const recorded = await agentMarkFailure(
+        ctx.db.pool,
+        { id: delivery.id, agentId },
+        { error, maxRetries: delivery.max_retries ?? 5, terminal: !retryable },
+      );
+      if (!recorded) throw forbidden('delivery_not_acquired_by_agent', 'Delivery not acquired by this agent');
+      if (recorded.status === 'dead') await auditDead(ctx, { ...recorded, deliveryId: delivery.id, agentId, error, statusCode, retryable });
+      return json(200, { status: recorded.status, delivery_id: delivery.id, attempts: recorded.attempts, next_retry_at: recorded.next_retry_at });
+    },
+  }),
+];

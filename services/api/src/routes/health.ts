@@ -1,0 +1,92 @@
+import { unprocessable } from '../http/api-error.ts';
+import { defineRoute, json, type AnyRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { requireAdminOrSelf } from './agents-access.ts';
+import {
+  deploymentObjectHealthResponseSchema,
+  HEALTH_STATUSES,
+  healthUpdateSchema,
+  overallStatus,
+  stackHealthResponseSchema,
+  type HealthUpdate,
+} from './health-schemas.ts';
+import { healthOfDeploymentObject, healthOfStack, upsertHealth, type HealthInput, type HealthRow } from './health-sql.ts';
+
+const tags = ['health'];
+const isStatus = (s: string) => (HEALTH_STATUSES as readonly string[]).includes(s);
+
+/** Validates the batch as a whole (one bad status rejects it) and keeps the last report per object. */
+function healthInputs(body: HealthUpdate): HealthInput[] {
+  const bad = body.deployment_objects.find((r) => !isStatus(r.status));
+  if (bad) {
+    throw unprocessable('invalid_health_record', `invalid health status '${bad.status}' for deployment object ${bad.id}`, {
+      allowed: [...HEALTH_STATUSES],
+    });
+  }
+  const byId = new Map<string, HealthInput>();
+  for (const r of body.deployment_objects) {
+    byId.set(r.id, { deploymentObjectId: r.id, status: r.status, summary: r.summary ? JSON.stringify(r.summary) : null, checkedAt: r.checked_at });
+  }
+  return [...byId.values()];
+}
+
+function stackGroups(rows: HealthRow[]) {
+  const groups = new Map<string, HealthRow[]>();
+  for (const row of rows) groups.set(row.deployment_object_id, [...(groups.get(row.deployment_object_id) ?? []), row]);
+  return [...groups.entries()].map(([id, records]) => ({
+    id,
+    status: overallStatus(records.map((r) => r.status)),
+    healthy_agents: records.filter((r) => r.status === 'healthy').length,
+    degraded_agents: records.filter((r) => r.status === 'degraded').length,
+    failing_agents: records.filter((r) => r.status === 'failing').length,
+  }));
+}
+
+export const healthRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'patch',
+    path: '/agents/:id/health-status',
+    summary: 'Report the health of deployment objects (the agent itself or an admin)',
+    description: 'Upserts one record per (agent, deployment object). Any unknown status rejects the whole batch with 422 `invalid_health_record`.',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: healthUpdateSchema,
+    responses: { 200: { description: 'Recorded (empty body)' } },
+    async handler({ params, body, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      await upsertHealth(ctx.db.pool, params.id, healthInputs(body));
+      return { status: 200 };
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/deployment-objects/:id/health',
+    summary: "A deployment object's health as reported by each agent",
+    description: 'Newest check first. An unknown id is not a 404: it has no records and status `unknown`.',
+    tags,
+    access: 'admin',
+    params: idParams,
+    responses: { 200: { description: 'Health records and their overall status', schema: deploymentObjectHealthResponseSchema } },
+    async handler({ params, ctx }) {
+      const rows = await healthOfDeploymentObject(ctx.db.pool, params.id);
+      return json(200, { deployment_object_id: params.id, health_records: rows, overall_status: overallStatus(rows.map((r) => r.status)) });
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/stacks/:id/health',
+    summary: "A stack's health per deployment object",
+    description: 'Counts the agents reporting each status for every live deployment object of the stack that has health records.',
+    tags,
+    access: 'admin',
+    params: idParams,
+    responses: { 200: { description: 'Health per deployment object', schema: stackHealthResponseSchema } },
+    async handler({ params, ctx }) {
+      const groups = stackGroups(await healthOfStack(ctx.db.pool, params.id));
+      return json(200, { stack_id: params.id, overall_status: overallStatus(groups.map((g) => g.status)), deployment_objects: groups });
+    },
+  }),
+];

@@ -17,6 +17,7 @@ export interface RunningApi {
 }
 
 const SHUTDOWN_GRACE_MS = 25_000;
+const TELEMETRY_FLUSH_MS = 2000;
 const DEFAULT_PAK_WARNING_INTERVAL_MS = 60 * 60 * 1000;
 
 export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
@@ -66,7 +67,8 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       ctx.auth.close();
       await bus.close();
       await db.close();
-      await telemetry.shutdown();
+      // A collector that is down must not hold the exit for the exporter's full retry budget.
+      await Promise.race([telemetry.shutdown(), new Promise((r) => setTimeout(r, TELEMETRY_FLUSH_MS).unref())]);
     },
   };
 }

@@ -10,6 +10,7 @@ import { API_PREFIX, mountRoutes } from './mount-routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { readinessCheck } from './readiness.ts';
 import { endpointLabel, requestMetrics } from './request-metrics.ts';
+import { serverSpans } from './tracing.ts';
 import type { AnyRoute } from './route.ts';
 
 export interface AppOptions {
@@ -46,6 +47,7 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.BROKKR__BROKER__TRUST_PROXY);
   app.use(requestMetrics(ctx.metrics));
+  if (ctx.config.BROKKR__TELEMETRY__ENABLED) app.use(serverSpans());
   mountRoot(app, ctx, buildOpenApiDocument(options.routes, options.version ?? '0.1.0'));
 
   const failedAuth = createFailedAuthAudit({ audit: ctx.audit, logger: ctx.logger, suppressed: ctx.metrics.authFailedAuditSuppressed });

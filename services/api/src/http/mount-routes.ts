@@ -5,6 +5,7 @@ import { clientIp, userAgent } from './client-info.ts';
 import type { AnyRoute, Reply } from './route.ts';
 import { validatePart } from './validate.ts';
 import { identityOf } from './authenticate.ts';
+import { withRequestContext } from './tracing.ts';
 import type { ApiContext } from '../context.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -39,7 +40,9 @@ function handle(route: AnyRoute, ctx: ApiContext): RequestHandler {
     const identity = identityOf(res);
     if (route.access === 'admin' && !identity.admin) throw adminRequired();
     const input = readInput(route, req);
-    const reply = await route.handler({ ...input, identity, ctx, clientIp: clientIp(req), userAgent: userAgent(req), req, res });
+    const reply = await withRequestContext(res, () =>
+      route.handler({ ...input, identity, ctx, clientIp: clientIp(req), userAgent: userAgent(req), req, res }),
+    );
     if (reply) send(res, reply);
     else if (!res.headersSent) throw new Error(`handler for ${route.method.toUpperCase()} ${route.path} sent no response`);
   };

@@ -179,6 +179,7 @@ describe('api agents', () => {
       const res = await client.get(`/agents/${agent.id}`);
       expect(res.status).to.equal(200);
       expect(res.body).to.have.all.keys(...AGENT_FIELDS);
+      expect((await client.get(`/agents/${agent.id.toUpperCase()}`)).status, 'upper-case UUID').to.equal(200);
       expectError(await client.get(`/agents/${randomUUID()}`), 403, 'agent_pak_mismatch');
       expectError(await api.admin.get(`/agents/${randomUUID()}`), 404, 'agent_not_found');
       expectError(await api.admin.get('/agents/not-a-uuid'), 400, 'invalid_id');

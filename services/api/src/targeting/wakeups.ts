@@ -87,18 +87,20 @@ export class AgentWakeups {
 
   /** Wakes the requests of this process waiting on the agent (NATS delivers our own publishes too). */
   wake(agentId: string): void {
-    for (const watch of this.waiting.get(agentId) ?? []) watch.wake();
+    for (const watch of this.waiting.get(agentId.toLowerCase()) ?? []) watch.wake();
   }
 
   /** Register BEFORE reading the state, so a change committed in between still wakes the request. */
   watch(agentId: string): AgentWatch {
+    // Keyed like the subjects, by the lower-case UUID (a path may spell it in upper case).
+    const key = agentId.toLowerCase();
     const watch = new Watch((w) => {
-      const set = this.waiting.get(agentId);
+      const set = this.waiting.get(key);
       set?.delete(w);
-      if (set?.size === 0) this.waiting.delete(agentId);
+      if (set?.size === 0) this.waiting.delete(key);
     });
-    let set = this.waiting.get(agentId);
-    if (!set) this.waiting.set(agentId, (set = new Set()));
+    let set = this.waiting.get(key);
+    if (!set) this.waiting.set(key, (set = new Set()));
     set.add(watch);
     return watch;
   }

@@ -16,7 +16,7 @@ describe('npm start', () => {
     this.timeout(120_000);
     const before = tempEntries();
     const port = await freePort();
-    const env = { ...process.env, BROKKR__BROKER__PORT: String(port) };
+    const env: NodeJS.ProcessEnv = { ...process.env, BROKKR__BROKER__PORT: String(port) };
     delete env.BROKKR__DATABASE__URL;
     delete env.BROKKR__NATS__URL;
     delete env.BROKKR__BROKER__PAK_HASH;

@@ -81,6 +81,9 @@ describe('api deployment objects', () => {
 
   before(async () => {
     api = await startTestApi();
+    // pg-pool's end() resolves before its clients have closed; the DROP DATABASE ... FORCE in
+    // api.stop() can then kill one mid-close and the pool re-emits that as an unhandled 'error'.
+    api.sql.on('error', () => undefined);
     const gen = await createGenerator(api.admin);
     owner = { id: gen.generator.id, client: gen.client };
     stackId = (await createStack(owner.client, { generator_id: owner.id })).id;

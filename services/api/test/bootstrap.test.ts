@@ -135,11 +135,34 @@ describe('api first start (bootstrap)', () => {
     expect(service.output()).to.not.match(/\n\s+at /);
   });
 
-  it('stops on SIGTERM with exit code 0', async () => {
+  it('on SIGTERM finishes the request in flight, then exits 0', async () => {
     const { db } = await database();
-    const p = await start(db.url, { BROKKR__BROKER__PAK_HASH: generatePak().hash });
-    const code = await p.service.stop('SIGTERM');
-    expect(code).to.equal(0);
+    const admin = generatePak();
+    const p = await start(db.url, { BROKKR__BROKER__PAK_HASH: admin.hash });
+    let sendRest: () => void = () => undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name": "slow-'));
+        sendRest = () => {
+          controller.enqueue(new TextEncoder().encode('upload"}'));
+          controller.close();
+        };
+      },
+    });
+    const pending = fetch(`${p.url}/api/v1/generators`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.pak}`, 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    // The request is being read; now ask the process to stop.
+    await eventually(async () => (await new ApiClient(p.url, null).get('//metrics')).text.includes('brokkr_http_requests_total'));
+    const exited = p.service.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    sendRest();
+    const res = await pending;
+    expect(res.status).to.equal(201);
+    expect(await exited).to.equal(0);
     expect(p.service.output()).to.include('api stopped');
   });
 });

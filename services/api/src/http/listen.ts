@@ -4,6 +4,7 @@ import type { Express } from 'express';
 // Longer than the usual load-balancer idle timeout (60 s), so the balancer closes idle
 // connections first and never sends a request into one we are closing.
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+const IDLE_SWEEP_MS = 100;
 
 export function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -14,13 +15,16 @@ export function listen(app: Express, host: string, port: number): Promise<Server
 }
 
 /**
- * Stops accepting connections and waits for requests in flight; keep-alive connections with no
- * request are closed at once. After `graceMs` whatever is still open is cut.
+ * Stops accepting connections and waits for requests in flight. Keep-alive connections are closed
+ * as soon as they are idle (also those whose request finishes during the wait). After `graceMs`
+ * whatever is still open is cut.
  */
 export function closeServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
+    const idleSweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
     const timer = setTimeout(() => server.closeAllConnections(), graceMs).unref();
     server.close(() => {
+      clearInterval(idleSweep);
       clearTimeout(timer);
       resolve();
     });

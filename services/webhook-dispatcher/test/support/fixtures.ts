@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { encrypt, generateSigningSecret, loadWebhookKey, type WebhookKey } from '@brokkr/crypto';
-import { publishJson, SUBJECTS, type JetStreamClient } from '@brokkr/bus';
+import { publishCore, publishJson, SUBJECTS, type JetStreamClient, type NatsConnection } from '@brokkr/bus';
 
 export const KEY_HEX = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 export const testKey: WebhookKey = loadWebhookKey(KEY_HEX);
@@ -77,4 +77,10 @@ export interface DeliveryRow {
 export async function deliveries(db: pg.Pool, where = 'true', values: unknown[] = []): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at`, values);
   return rows;
+}
+
+/** What the api publishes after every subscription change: dispatchers reload their cache. */
+export async function invalidateSubscriptionCache(nc: NatsConnection): Promise<void> {
+  publishCore(nc, SUBJECTS.cacheInvalidate('webhooks'));
+  await nc.flush();
 }

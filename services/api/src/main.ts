@@ -16,6 +16,16 @@ function loadConfig(): ApiConfig {
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ service: 'api', level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT });
+  // Crash-only: a bug that escaped every handler is logged with its stack, then the process exits
+  // and the orchestrator restarts it (state lives in Postgres and NATS, nothing is lost).
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (err) => {
+    logger.fatal({ err }, 'unhandled promise rejection');
+    process.exit(1);
+  });
   let api;
   try {
     api = await startApi(config, logger);

@@ -1,10 +1,9 @@
 import type { ApiConfig } from '@brokkr/config';
 import { connectBus, ensureStreams } from '@brokkr/bus';
-import { createDb } from '@brokkr/db';
+import { createDb, migrateLatest } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { startTelemetry } from '@brokkr/telemetry';
 import { bootstrap } from './bootstrap/first-start.ts';
-import { migrateWithLock } from './bootstrap/migrate.ts';
 import { createContext } from './create-context.ts';
 import { createApp } from './http/app.ts';
 import { closeServer, listen } from './http/listen.ts';
@@ -30,7 +29,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
     logger,
   });
   const dbSettings = { url: config.BROKKR__DATABASE__URL, schema: config.BROKKR__DATABASE__SCHEMA };
-  const applied = await migrateWithLock(dbSettings);
+  const applied = await migrateLatest(dbSettings);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
   const db = createDb({ ...dbSettings, poolSize: config.BROKKR__DATABASE__POOL_SIZE, applicationName: 'brokkr-api' });
   await requireWebhookKey(db.pool, config, logger);

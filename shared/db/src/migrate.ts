@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
+import pg from 'pg';
 
 /**
  * The forward-only migrations live at the repository root (`migrations/`), shared by every service.
@@ -17,8 +18,27 @@ export interface MigrateOptions {
   schema?: string | undefined;
 }
 
-/** Applies every pending migration; returns the names it applied. Safe to run concurrently (knex locks). */
+const MIGRATION_LOCK_KEY = 'brokkr.migrate';
+
+/**
+ * Applies every pending migration; returns the names it applied. Safe to run from every replica
+ * at once: knex's own lock only guards running migrations, and two processes on an empty database
+ * would both try to create `knex_migrations`; a session advisory lock held on a dedicated
+ * connection serialises the whole step.
+ */
 export async function migrateLatest(options: MigrateOptions): Promise<string[]> {
+  const lock = new pg.Client({ connectionString: options.url, application_name: 'brokkr-migrate' });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK_KEY]);
+    return await applyMigrations(options);
+  } finally {
+    // Ending the session releases the advisory lock.
+    await lock.end().catch(() => undefined);
+  }
+}
+
+async function applyMigrations(options: MigrateOptions): Promise<string[]> {
   const knex = knexFactory({
     client: 'pg',
     connection: options.url,

@@ -56,6 +56,9 @@ export async function startTestApi(options: StartApiOptions = {}): Promise<TestA
   };
   const processes: ApiProcess[] = [];
   const sql = new pg.Pool({ connectionString: database.url, max: 3 });
+  // The database is dropped WITH (FORCE) at teardown, which can cut a connection pg-pool is still
+  // closing; that error is expected and must not fail the run.
+  sql.on('error', () => undefined);
   try {
     processes.push(await spawnApi(baseEnv));
   } catch (err) {

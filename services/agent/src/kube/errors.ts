@@ -22,8 +22,18 @@ const RETRYABLE_REASONS = new Set(['ServiceUnavailable', 'InternalError', 'Timeo
  */
 export function isRetryable(err: unknown): boolean {
   if (!(err instanceof KubeApiError)) return false;
+  if (isApplyTypeError(err)) return false;
   if (err.status === 0 || err.status === 429 || err.status >= 500) return true;
   return err.reason !== undefined && RETRYABLE_REASONS.has(err.reason);
+}
+
+/**
+ * The apiserver answers a server-side apply whose body does not fit the schema (a number where a
+ * string belongs) with a 500 "failed to create typed patch object": bad input, not a server
+ * fault, so retrying cannot help.
+ */
+function isApplyTypeError(err: KubeApiError): boolean {
+  return err.status === 500 && err.message.includes('failed to create typed patch object');
 }
 
 export const isNotFound = (err: unknown): boolean => err instanceof KubeApiError && err.status === 404;

@@ -7,7 +7,7 @@ export interface RetryPolicy {
   maxMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseMs: 250, maxMs: 8000 };
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseMs: 200, maxMs: 5000 };
 
 /** Runs `fn`, retrying 429/5xx/no-answer with exponential backoff and jitter; honours Retry-After. */
 export async function withRetries<T>(fn: () => Promise<T>, policy: RetryPolicy = DEFAULT_RETRY, signal?: AbortSignal): Promise<T> {

@@ -67,7 +67,9 @@ export class Reconciler {
       result = (await this.work(desired, due, checkVanished, signal)) ? 'success' : 'failure';
       return true;
     } finally {
-      this.deps.metrics.reconcileDuration.observe({ result }, (Date.now() - started) / 1000);
+      const seconds = (Date.now() - started) / 1000;
+      this.deps.metrics.reconcileDuration.observe({ result }, seconds);
+      this.deps.logger.debug({ seconds, due: due.length, checkVanished, result }, 'reconcile pass');
     }
   }
 
@@ -110,9 +112,10 @@ export class Reconciler {
       this.deps.events.report(d.id, eventType, 'SUCCESS');
       return true;
     } catch (err) {
-      const retryInMs = this.memory.failed(d);
-      log.warn({ err: eventMessage(err), retryInMs }, 'deployment object failed');
-      this.deps.events.report(d.id, eventType, 'FAILURE', eventMessage(err));
+      const message = eventMessage(err);
+      const { retryInMs, repeated } = this.memory.failed(d, message);
+      log[repeated ? 'debug' : 'warn']({ err: message, retryInMs }, 'deployment object failed');
+      this.deps.events.report(d.id, eventType, 'FAILURE', message);
       return false;
     }
   }
@@ -126,8 +129,10 @@ export class Reconciler {
       this.deps.events.report(d.id, 'DELETED', 'SUCCESS');
       return true;
     } catch (err) {
-      this.memory.failed(d);
-      this.deps.events.report(d.id, 'DELETED', 'FAILURE', eventMessage(err));
+      const message = eventMessage(err);
+      const { repeated } = this.memory.failed(d, message);
+      if (!repeated) this.deps.logger.warn({ stack: d.stack_id, err: message }, 'deleting a stack failed');
+      this.deps.events.report(d.id, 'DELETED', 'FAILURE', message);
       return false;
     }
   }

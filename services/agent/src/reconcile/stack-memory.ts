@@ -9,6 +9,7 @@ interface StackState {
   at: number;
   failures: number;
   retryAt: number;
+  error?: string;
 }
 
 export interface Timing {
@@ -50,12 +51,13 @@ export class StackMemory {
     this.stacks.set(d.stack_id, { objectId: d.id, checksum: d.yaml_checksum, ok: true, at, failures: 0, retryAt: 0 });
   }
 
-  /** Returns the delay before the retry. */
-  failed(d: DeploymentObject, at = Date.now()): number {
-    const failures = (this.current(d)?.failures ?? 0) + 1;
-    const delay = backoffDelay(failures, this.timing.backoff.baseMs, this.timing.backoff.maxMs);
-    this.stacks.set(d.stack_id, { objectId: d.id, checksum: d.yaml_checksum, ok: false, at, failures, retryAt: at + delay });
-    return delay;
+  /** Schedules the retry; `repeated` says the previous attempt failed the same way (not worth a warning again). */
+  failed(d: DeploymentObject, error: string, at = Date.now()): { retryInMs: number; repeated: boolean } {
+    const previous = this.current(d);
+    const failures = (previous?.failures ?? 0) + 1;
+    const retryInMs = backoffDelay(failures, this.timing.backoff.baseMs, this.timing.backoff.maxMs);
+    this.stacks.set(d.stack_id, { objectId: d.id, checksum: d.yaml_checksum, ok: false, at, failures, retryAt: at + retryInMs, error });
+    return { retryInMs, repeated: previous?.ok === false && previous.error === error };
   }
 
   retain(stackIds: Set<string>): void {

@@ -1,0 +1,293 @@
+import { expect } from 'chai';
+import { eventually, startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
+import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
+import {
+  agentEvents,
+  createStack,
+  deploy,
+  registerAgent,
+  startBroker,
+  target,
+  type Broker,
+  type DeploymentObject,
+  type RegisteredAgent,
+} from './support/broker.ts';
+import { Kubectl } from './support/kubectl.ts';
+import { configMap, crd, deployment, namespace, stream, widget } from './support/manifests.ts';
+
+/**
+ * The agent end to end: the real api (Postgres + NATS), a real kube-apiserver, and the agent's
+ * real main as a child process. Every assertion polls for an outcome; nothing is timed.
+ */
+describe('agent reconciliation (end to end)', function () {
+  this.timeout(180_000);
+  let broker: Broker;
+  let kube: KubeApiServer;
+  let kubectl: Kubectl;
+  let agent: RegisteredAgent;
+  let proc: RunningAgentProcess | undefined;
+  const logs: (() => string)[] = [];
+
+  const cm = (ns: string, name: string) => `/api/v1/namespaces/${ns}/configmaps/${name}`;
+  const events = () => agentEvents(broker.admin, agent.id);
+  const eventFor = (d: DeploymentObject, status: string, type?: string) =>
+    eventually(async () => (await events()).find((e) => e.deployment_object_id === d.id && e.status === status && (!type || e.event_type === type)), {
+      timeoutMs: 60_000,
+      what: `${type ?? ''} ${status} event for ${d.id}`,
+    });
+
+  async function startAgentProcess(env: Record<string, string> = {}) {
+    proc = await spawnAgent(broker.url, agent, kube.kubeconfigPath, { BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: '2', ...env });
+    logs.push(proc.output);
+  }
+
+  before(async () => {
+    [broker, kube] = await Promise.all([startBroker(), startKubeApiServer()]);
+    kubectl = new Kubectl(kube);
+    agent = await registerAgent(broker.admin);
+    await startAgentProcess();
+  });
+
+  after(async () => {
+    await proc?.stop();
+    if (process.env.SHOW_AGENT_LOG) for (const log of logs) console.log(log());
+    await kubectl?.close();
+    await Promise.allSettled([broker?.stop(), kube?.stop()]);
+  });
+
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed' && proc) console.log(proc.output().slice(-6000));
+  });
+
+  it('applies a stack with a Namespace, a CRD, a custom resource, a ConfigMap and a Deployment', async () => {
+    const stack = await createStack(broker.admin);
+    await target(broker.admin, agent.id, stack);
+    const d = await deploy(
+      broker.admin,
+      stack,
+      stream(widget('shop', 'w1', 3), configMap('shop', 'settings', { color: 'blue' }), deployment('shop', 'web'), crd(), namespace('shop')),
+    );
+    await eventFor(d, 'SUCCESS', 'APPLIED');
+    const config = await kubectl.get(cm('shop', 'settings'));
+    expect(config.data).to.deep.equal({ color: 'blue' });
+    expect(config.metadata.labels).to.include({ 'k8s.brokkr.io/stack': stack, 'brokkr.io/owner-id': agent.id, app: 'demo' });
+    expect(config.metadata.annotations).to.include({
+      'k8s.brokkr.io/deployment-checksum': d.yaml_checksum,
+      'brokkr.io/deployment-object-id': d.id,
+      'k8s.brokkr.io/last-config-applied': d.yaml_checksum,
+    });
+    const w = await kubectl.get('/apis/demo.brokkr.io/v1/namespaces/shop/widgets/w1');
+    expect(w.spec).to.deep.equal({ size: 3 });
+    expect(await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web')).to.have.nested.property('spec.replicas', 1);
+    const managers = config.metadata.managedFields.map((f: { manager: string }) => f.manager);
+    expect(managers).to.deep.equal(['brokkr-agent']);
+  });
+
+  describe('deployment health', () => {
+    const podPath = '/api/v1/namespaces/shop/pods/web-1';
+    const running = { running: { startedAt: '2026-01-01T00:00:00Z' } };
+    const podStatus = (state: object, ready: boolean) => ({
+      status: {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+        containerStatuses: [{ name: 'main', ready, restartCount: ready ? 0 : 3, image: 'nginx:1.27', imageID: '', state }],
+      },
+    });
+    const health = async (doId: string) => (await broker.admin.get(`/deployment-objects/${doId}/health`)).body;
+    let doId: string;
+
+    it('is reported for pods found through the owner chain (Deployment → ReplicaSet → Pod), healthy when ready', async () => {
+      const web = await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web');
+      doId = web.metadata.annotations['brokkr.io/deployment-object-id'];
+      // No controllers run here: play the Deployment controller and the kubelet by hand.
+      const rs = await kubectl.create('/apis/apps/v1/namespaces/shop/replicasets', {
+        metadata: { name: 'web-1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: web.metadata.uid, controller: true }] },
+        spec: { selector: { matchLabels: { app: 'web' } }, template: web.spec.template },
+      });
+      await kubectl.create('/api/v1/namespaces/shop/pods', {
+        metadata: { name: 'web-1', labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: rs.metadata.uid, controller: true }] },
+        spec: { containers: [{ name: 'main', image: 'nginx:1.27' }] },
+      });
+      await kubectl.mergePatch(`${podPath}/status`, podStatus(running, true));
+      const report = await eventually(async () => {
+        const h = await health(doId);
+        return h.health_records[0]?.status === 'healthy' ? h : undefined;
+      }, { timeoutMs: 60_000, what: 'healthy report' });
+      expect(report.health_records[0].agent_id).to.equal(agent.id);
+      expect(JSON.parse(report.health_records[0].summary)).to.deep.include({ pods_ready: 1, pods_total: 1, conditions: [] });
+    });
+
+    it('turns degraded when the pod crash-loops, and healthy again when it recovers', async () => {
+      const crashing = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' } };
+      await kubectl.mergePatch(`${podPath}/status`, podStatus(crashing, false));
+      const degraded = await eventually(async () => {
+        const h = await health(doId);
+        return h.overall_status === 'degraded' ? h : undefined;
+      }, { timeoutMs: 60_000, what: 'degraded report' });
+      const summary = JSON.parse(degraded.health_records[0].summary);
+      expect(summary).to.deep.include({ pods_ready: 0, pods_total: 1, conditions: ['CrashLoopBackOff'] });
+      expect(summary.resources[0]).to.include({ kind: 'Pod', name: 'web-1', namespace: 'shop', ready: false });
+      await kubectl.mergePatch(`${podPath}/status`, podStatus(running, true));
+      await eventually(async () => (await health(doId)).overall_status === 'healthy', { timeoutMs: 60_000, what: 'healthy again' });
+    });
+  });
+
+  describe('updates', () => {
+    let stack: string;
+    let d2: DeploymentObject;
+
+    before(async () => {
+      const web = await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web');
+      stack = web.metadata.labels['k8s.brokkr.io/stack'];
+    });
+
+    it('applies a new deployment object: changes what changed, prunes what it no longer lists', async () => {
+      const before = await kubectl.get(cm('shop', 'settings'));
+      d2 = await deploy(broker.admin, stack, stream(namespace('shop'), crd(), widget('shop', 'w1', 4), configMap('shop', 'settings', { color: 'green' }), configMap('shop', 'extra', { a: '1' })));
+      await eventFor(d2, 'SUCCESS', 'UPDATED');
+      const after = await kubectl.get(cm('shop', 'settings'));
+      expect(after.data).to.deep.equal({ color: 'green' });
+      expect(after.metadata.uid).to.equal(before.metadata.uid);
+      expect(after.metadata.annotations['brokkr.io/deployment-object-id']).to.equal(d2.id);
+      expect(await kubectl.get(cm('shop', 'extra'))).to.have.nested.property('data.a', '1');
+      expect((await kubectl.get('/apis/demo.brokkr.io/v1/namespaces/shop/widgets/w1')).spec.size).to.equal(4);
+      await eventually(async () => !(await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web')), { what: 'web pruned' });
+      // The ReplicaSet and Pod the test created carry no labels of ours (and have owner references): untouched.
+      expect(await kubectl.get('/api/v1/namespaces/shop/pods/web-1')).to.not.equal(undefined);
+    });
+
+    it('reverts a hand edit and re-creates a deleted object within the resync interval', async () => {
+      await kubectl.mergePatch(cm('shop', 'settings'), { data: { color: 'red' } });
+      expect(await kubectl.remove(cm('shop', 'extra'))).to.equal(200);
+      await eventually(async () => (await kubectl.get(cm('shop', 'settings')))?.data.color === 'green', { timeoutMs: 60_000, what: 'drift reverted' });
+      await eventually(async () => (await kubectl.get(cm('shop', 'extra')))?.data.a === '1', { timeoutMs: 60_000, what: 'extra re-created' });
+      // A resync that changes nothing reports nothing new.
+      const forD2 = (await events()).filter((e) => e.deployment_object_id === d2.id);
+      expect(forD2.map((e) => `${e.event_type}:${e.status}`)).to.deep.equal(['UPDATED:SUCCESS']);
+    });
+
+    it('reports an invalid deployment object as FAILURE, changes nothing, and applies the fixed one', async () => {
+      const broken = `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: broken\n  namespace: shop\nspec:\n  replicas: 1\n`;
+      const d3 = await deploy(broker.admin, stack, stream(namespace('shop'), configMap('shop', 'settings', { color: 'yellow' }), broken));
+      const failure = await eventFor(d3, 'FAILURE');
+      expect(failure.message).to.match(/Validation failed for Deployment 'shop\/broken'/);
+      const settings = await kubectl.get(cm('shop', 'settings'));
+      expect(settings.data.color).to.equal('green');
+      expect(settings.metadata.annotations['brokkr.io/deployment-object-id']).to.equal(d2.id);
+      expect(await kubectl.get(cm('shop', 'extra'))).to.not.equal(undefined);
+      const notYaml = await deploy(broker.admin, stack, 'just a string\n');
+      expect((await eventFor(notYaml, 'FAILURE')).message).to.match(/not a mapping/);
+      const fixed = await deploy(broker.admin, stack, stream(namespace('shop'), crd(), widget('shop', 'w1', 4), configMap('shop', 'settings', { color: 'yellow' })));
+      await eventFor(fixed, 'SUCCESS', 'UPDATED');
+      expect((await kubectl.get(cm('shop', 'settings'))).data.color).to.equal('yellow');
+      await eventually(async () => !(await kubectl.get(cm('shop', 'extra'))), { what: 'extra pruned' });
+      const failures = (await events()).filter((e) => e.deployment_object_id === d3.id);
+      expect(failures, 'one event per object and outcome, however often it is retried').to.have.length(1);
+    });
+
+    it('retries a failed object with backoff and succeeds once the cluster allows it, without a new deployment object', async () => {
+      const d = await deploy(broker.admin, stack, stream(namespace('shop'), crd(), widget('shop', 'w1', 4), configMap('shop', 'settings', { color: 'yellow' }), configMap('later', 'waiting', { x: 'y' })));
+      await eventFor(d, 'FAILURE');
+      await kubectl.create('/api/v1/namespaces', { metadata: { name: 'later' } });
+      await eventFor(d, 'SUCCESS');
+      expect(await kubectl.get(cm('later', 'waiting'))).to.have.nested.property('data.x', 'y');
+    });
+
+    it('deletes the namespaces a failing pass created, and spares existing ones', async () => {
+      const broken = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  namespace: fresh\ndata:\n  n: 1\n`;
+      const d = await deploy(broker.admin, stack, stream(namespace('shop'), namespace('fresh'), configMap('fresh', 'fine', { ok: 'yes' }), broken));
+      await eventFor(d, 'FAILURE');
+      await eventually(() => kubectl.goneOrTerminating('/api/v1/namespaces/fresh'), { what: 'fresh rolled back' });
+      const shop = await kubectl.get('/api/v1/namespaces/shop');
+      expect(shop.metadata.deletionTimestamp).to.equal(undefined);
+    });
+  });
+
+  describe('ownership', () => {
+    it("takes over the fields it applies on someone else's object of the same name, but never deletes it", async () => {
+      await kubectl.create('/api/v1/namespaces/default/configmaps', {
+        metadata: { name: 'shared', labels: { team: 'ops' } },
+        data: { color: 'theirs', note: 'kept' },
+      });
+      const stack = await createStack(broker.admin);
+      await target(broker.admin, agent.id, stack);
+      const d1 = await deploy(broker.admin, stack, stream(configMap('default', 'shared', { color: 'ours' }), configMap('default', 'mine', { a: '1' })));
+      await eventFor(d1, 'SUCCESS');
+      const shared = await kubectl.get(cm('default', 'shared'));
+      expect(shared.data).to.deep.equal({ color: 'ours', note: 'kept' });
+      expect(shared.metadata.labels).to.include({ team: 'ops', 'k8s.brokkr.io/stack': stack });
+      expect(shared.metadata.labels).to.not.have.property('brokkr.io/owner-id');
+      expect((await kubectl.get(cm('default', 'mine'))).metadata.labels).to.have.property('brokkr.io/owner-id', agent.id);
+      const d2 = await deploy(broker.admin, stack, stream(configMap('default', 'mine', { a: '2' })));
+      await eventFor(d2, 'SUCCESS');
+      expect((await kubectl.get(cm('default', 'mine'))).data.a).to.equal('2');
+      expect(await kubectl.get(cm('default', 'shared')), 'not ours: not pruned').to.not.equal(undefined);
+    });
+  });
+
+  describe('removal', () => {
+    it('deletes the objects of a stack that is no longer targeted', async () => {
+      const stack = await createStack(broker.admin);
+      await target(broker.admin, agent.id, stack);
+      const d = await deploy(broker.admin, stack, stream(namespace('gone-soon'), configMap('gone-soon', 'a', { x: '1' }), configMap('default', 'untargeted', { x: '1' })));
+      await eventFor(d, 'SUCCESS');
+      expect((await broker.admin.delete(`/agents/${agent.id}/targets/${stack}`)).status).to.equal(204);
+      await eventFor(d, 'SUCCESS', 'DELETED');
+      expect(await kubectl.get(cm('default', 'untargeted'))).to.equal(undefined);
+      expect(await kubectl.goneOrTerminating('/api/v1/namespaces/gone-soon')).to.equal(true);
+    });
+
+    it('deletes the objects of a deleted stack (its deletion marker) and acknowledges the marker', async () => {
+      const stack = await createStack(broker.admin);
+      await target(broker.admin, agent.id, stack);
+      const d = await deploy(broker.admin, stack, stream(configMap('default', 'doomed', { x: '1' })));
+      await eventFor(d, 'SUCCESS');
+      const known = new Set((await events()).map((e) => `${e.deployment_object_id}:${e.event_type}`));
+      expect((await broker.admin.delete(`/stacks/${stack}`)).status).to.equal(204);
+      await eventually(async () => !(await kubectl.get(cm('default', 'doomed'))), { timeoutMs: 60_000, what: 'doomed deleted' });
+      const acknowledged = await eventually(
+        async () => (await events()).find((e) => e.event_type === 'DELETED' && e.status === 'SUCCESS' && !known.has(`${e.deployment_object_id}:DELETED`)),
+        { timeoutMs: 60_000, what: 'DELETED event on the marker' },
+      );
+      expect(acknowledged.deployment_object_id, 'reported on the marker, not on the deleted object').to.not.equal(d.id);
+      const state = await agent.client.get(`/agents/${agent.id}/target-state?mode=full`);
+      expect(state.body.map((o: DeploymentObject) => o.stack_id)).to.not.include(stack);
+    });
+
+    it('deletes what an explicit deletion marker covers', async () => {
+      const stack = await createStack(broker.admin);
+      await target(broker.admin, agent.id, stack);
+      const d = await deploy(broker.admin, stack, stream(configMap('default', 'marked', { x: '1' })));
+      await eventFor(d, 'SUCCESS');
+      const marker = await deploy(broker.admin, stack, '', true);
+      await eventFor(marker, 'SUCCESS', 'DELETED');
+      expect(await kubectl.get(cm('default', 'marked'))).to.equal(undefined);
+    });
+  });
+
+  describe('restart', () => {
+    it('converges after a SIGKILL without deleting anything it should keep', async () => {
+      const stack = await createStack(broker.admin);
+      await target(broker.admin, agent.id, stack);
+      const d1 = await deploy(broker.admin, stack, stream(configMap('default', 'keep', { v: '1' }), configMap('default', 'drop', { v: '1' })));
+      await eventFor(d1, 'SUCCESS');
+      const keep = await kubectl.get(cm('default', 'keep'));
+      await proc!.kill();
+      const d2 = await deploy(broker.admin, stack, stream(configMap('default', 'keep', { v: '1' }), configMap('default', 'new', { v: '2' })));
+      const before = await events();
+      await startAgentProcess();
+      await eventFor(d2, 'SUCCESS', 'UPDATED');
+      await eventually(async () => !(await kubectl.get(cm('default', 'drop'))), { what: 'drop pruned' });
+      const kept = await kubectl.get(cm('default', 'keep'));
+      expect(kept.metadata.uid, 'never deleted and re-created').to.equal(keep.metadata.uid);
+      expect(kept.metadata.annotations['brokkr.io/deployment-object-id']).to.equal(d2.id);
+      expect(await kubectl.get(cm('default', 'shared')), "someone else's object survives restarts").to.not.equal(undefined);
+      expect(await kubectl.get(cm('shop', 'settings'))).to.have.nested.property('data.color', 'yellow');
+      // Nothing reported before the restart is reported again.
+      await eventually(async () => (await proc!.output()).includes('deployment object applied'), { what: 'first pass after restart' });
+      const after = await events();
+      const repeated = after.filter((e) => e.deployment_object_id !== d2.id).length - before.length;
+      expect(repeated).to.equal(0);
+    });
+  });
+});

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { freePort, spawnService, type RunningService } from '@brokkr/testkit';
 import type { RegisteredAgent } from './broker.ts';
 
@@ -11,6 +12,7 @@ export async function spawnAgent(
   agent: Pick<RegisteredAgent, 'name' | 'clusterName' | 'pak'>,
   kubeconfigPath: string,
   env: Record<string, string> = {},
+  waitReady = true,
 ): Promise<RunningAgentProcess> {
   const port = await freePort();
   const service = await spawnService({
@@ -31,7 +33,19 @@ export async function spawnAgent(
       BROKKR__LOG__LEVEL: 'debug',
       ...env,
     },
-    readyUrl: `http://127.0.0.1:${port}/healthz`,
+    ...(waitReady ? { readyUrl: `http://127.0.0.1:${port}/healthz` } : {}),
   });
   return Object.assign(service, { healthUrl: `http://127.0.0.1:${port}` });
+}
+
+/** Runs the agent until it exits by itself (start-up failures); resolves with its exit code and output. */
+export async function runAgentToExit(
+  brokerUrl: string,
+  agent: Pick<RegisteredAgent, 'name' | 'clusterName' | 'pak'>,
+  kubeconfigPath: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
+  const proc = await spawnAgent(brokerUrl, agent, kubeconfigPath, { BROKKR__AGENT__MAX_RETRIES: '3', ...env }, false);
+  const [code] = (await (proc.child.exitCode !== null ? [proc.child.exitCode] : once(proc.child, 'exit'))) as [number | null];
+  return { code, output: proc.output() };
 }

@@ -73,7 +73,7 @@ describe('agent lifecycle (end to end)', function () {
       stack = await createStack(broker.admin);
       await target(broker.admin, agent.id, stack);
       await deploy(broker.admin, stack, configMap('default', 'gated', { v: '1' }));
-      proc = await spawnAgent(broker.url, agent, kube.kubeconfigPath, { BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: '2' });
+      proc = await spawnAgent(broker.url, agent, kube.kubeconfigPath, { env: { BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: '2' } });
     });
 
     after(async () => {

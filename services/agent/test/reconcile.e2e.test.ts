@@ -37,7 +37,7 @@ describe('agent reconciliation (end to end)', function () {
     });
 
   async function startAgentProcess(env: Record<string, string> = {}) {
-    proc = await spawnAgent(broker.url, agent, kube.kubeconfigPath, { BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: '2', ...env });
+    proc = await spawnAgent(broker.url, agent, kube.kubeconfigPath, { env: { BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: '2', ...env } });
     logs.push(proc.output);
   }
 

@@ -11,9 +11,9 @@ export async function spawnAgent(
   brokerUrl: string,
   agent: Pick<RegisteredAgent, 'name' | 'clusterName' | 'pak'>,
   kubeconfigPath: string,
-  env: Record<string, string> = {},
-  waitReady = true,
+  options: { env?: Record<string, string>; waitReady?: boolean } = {},
 ): Promise<RunningAgentProcess> {
+  const { env = {}, waitReady = true } = options;
   const port = await freePort();
   const service = await spawnService({
     service: 'agent',
@@ -45,7 +45,7 @@ export async function runAgentToExit(
   kubeconfigPath: string,
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; output: string }> {
-  const proc = await spawnAgent(brokerUrl, agent, kubeconfigPath, { BROKKR__AGENT__MAX_RETRIES: '3', ...env }, false);
+  const proc = await spawnAgent(brokerUrl, agent, kubeconfigPath, { env: { BROKKR__AGENT__MAX_RETRIES: '3', ...env }, waitReady: false });
   const [code] = (await (proc.child.exitCode !== null ? [proc.child.exitCode] : once(proc.child, 'exit'))) as [number | null];
   return { code, output: proc.output() };
 }

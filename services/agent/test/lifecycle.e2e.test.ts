@@ -3,6 +3,7 @@ import { eventually, startKubeApiServer, type KubeApiServer } from '@brokkr/test
 import { runAgentToExit, spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import { createStack, deploy, mintPak, registerAgent, startBroker, target, type Broker } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
+import type { AnyJson } from './support/json.ts';
 import { configMap } from './support/manifests.ts';
 
 /** Start-up checks, the INACTIVE gate, the agent's own HTTP endpoints and a clean SIGTERM. */
@@ -112,7 +113,7 @@ describe('agent lifecycle (end to end)', function () {
       expect([healthz.status, await healthz.text()]).to.deep.equal([200, 'OK']);
       const readyz = await fetch(`${proc.healthUrl}/readyz`);
       expect([readyz.status, await readyz.text()]).to.deep.equal([200, 'Ready']);
-      const health = await (await fetch(`${proc.healthUrl}/health`)).json();
+      const health = (await (await fetch(`${proc.healthUrl}/health`)).json()) as AnyJson;
       expect(health).to.include({ status: 'healthy', agent_status: 'ACTIVE' });
       expect(health.kubernetes).to.deep.equal({ connected: true });
       expect(health.broker.connected).to.equal(true);

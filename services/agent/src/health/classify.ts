@@ -1,6 +1,7 @@
 import type { HealthResource, HealthStatus, HealthSummary } from '../broker/types.ts';
 
 interface ContainerState {
+  running?: { startedAt?: string };
   waiting?: { reason?: string; message?: string };
   terminated?: { reason?: string; message?: string };
 }

@@ -8,9 +8,10 @@ import { generatorRoutes } from './generators.ts';
 import { healthRoutes } from './health.ts';
 import { pakRoutes } from './paks.ts';
 import { stackRoutes } from './stacks.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /**
  * Every /api/v1 route of the service. A route module exports an `AnyRoute[]`; add it here
  * (one import, one spread). Order only matters between paths express could confuse.
  */
-export const allRoutes: readonly AnyRoute[] = [...authRoutes, ...agentRoutes, ...generatorRoutes, ...generatorRegistrationRoutes, ...pakRoutes, ...auditLogRoutes, ...adminConfigRoutes, ...stackRoutes, ...healthRoutes];
+export const allRoutes: readonly AnyRoute[] = [...authRoutes, ...agentRoutes, ...generatorRoutes, ...generatorRegistrationRoutes, ...pakRoutes, ...auditLogRoutes, ...adminConfigRoutes, ...stackRoutes, ...webhookRoutes, ...healthRoutes];

@@ -29,6 +29,8 @@ export interface KubeApiServer {
   caPem: string;
   /** Writes a kubeconfig for one of the extra users given to startKubeApiServer. */
   kubeconfigFor(user: string): Promise<string>;
+  /** Writes a kubeconfig that authenticates with this bearer token (e.g. a service account's, from a TokenRequest). */
+  kubeconfigWithToken(name: string, token: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -195,6 +197,12 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
   await fs.writeFile(kubeconfigPath, kubeconfigYaml(server, caPem, 'admin', token), { mode: 0o600 });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kubeconfigPath);
+  const kubeconfigWithToken = async (name: string, userToken: string) => {
+    const safe = name.replace(/[^a-zA-Z0-9_.-]/g, '_');
+    const file = path.join(dir, `kubeconfig-${safe}`);
+    await fs.writeFile(file, kubeconfigYaml(server, caPem, safe, userToken), { mode: 0o600 });
+    return file;
+  };
   return {
     kubeconfigPath,
     kubeConfig,
@@ -204,10 +212,9 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
     async kubeconfigFor(name) {
       const user = users.get(name);
       if (!user) throw new Error(`unknown test user ${name}`);
-      const file = path.join(dir, `kubeconfig-${name}`);
-      await fs.writeFile(file, kubeconfigYaml(server, caPem, name, user.token), { mode: 0o600 });
-      return file;
+      return kubeconfigWithToken(name, user.token);
     },
+    kubeconfigWithToken,
     stop,
   };
 }

@@ -76,7 +76,9 @@ export class Reconciler {
   /** False when some stack failed (it is retried with backoff). */
   private async work(desired: DeploymentObject[], due: DeploymentObject[], checkVanished: boolean, signal?: AbortSignal): Promise<boolean> {
     const inventory = await takeInventory(this.deps);
-    if (inventory.failures.length) this.deps.logger.debug({ failures: inventory.failures }, 'some resource types could not be listed');
+    if (inventory.failures.length) {
+      this.deps.logger.debug({ count: inventory.failures.length, first: inventory.failures.slice(0, 3) }, 'some resource types could not be listed');
+    }
     if (checkVanished) await this.removeVanished(desired, inventory);
     for (const d of desired) if (!due.includes(d) && this.liveDiffers(d, inventory)) due.push(d);
     let allOk = true;

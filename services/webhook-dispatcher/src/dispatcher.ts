@@ -54,7 +54,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
   });
   if (config.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS) logger.warn('SSRF guard off: webhook targets on private networks are allowed');
   const loop = startDeliveryLoop({
-    db,
+    db: db.pool,
     key,
     client,
     logger,
@@ -72,7 +72,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
   const cache = createSubscriptionCache({ db, nc: bus.nc, logger });
   const intake = await startEventIntake({
     bus,
-    db,
+    db: db.pool,
     cache,
     logger,
     metrics,

@@ -1,15 +1,15 @@
 /**
  * How many POSTs this replica has going, in total and per endpoint (URL host:port). Claims are
- * sized to the free total, rows of endpoints already at their limit are not claimed at all, and a
- * claimed row that would exceed its endpoint's limit is handed back at once — so a row is never
- * parked behind a slow receiver while its lease runs, and one slow receiver holds at most
- * `perHost` of the slots, leaving the rest to everyone else.
+ * sized to the free total and, per subscription, to its endpoint's free slots; a claimed row that
+ * still finds its endpoint full (two subscriptions to one host) is handed back at once. So a row
+ * is never parked behind a slow receiver while its lease runs, and one slow receiver holds at
+ * most `perHost` of the slots, leaving the rest to everyone else.
  */
 export class EndpointCapacity {
   private held = 0;
   private readonly byHost = new Map<string, number>();
-  // Learned from claimed rows (the URL is encrypted in the database); lets the claim skip the
-  // subscriptions of saturated endpoints. Updated on every claim, so a changed URL is picked up.
+  // Learned from claimed rows (the URL is encrypted in the database); lets the claim size each
+  // subscription's share. Updated on every claim, so a changed URL is picked up.
   private readonly hostOfSubscription = new Map<string, string>();
 
   constructor(
@@ -41,11 +41,15 @@ export class EndpointCapacity {
     this.held = Math.max(0, this.held - 1);
   }
 
-  saturatedSubscriptions(): string[] {
-    const out: string[] = [];
-    for (const [sub, host] of this.hostOfSubscription) {
-      if ((this.byHost.get(host) ?? 0) >= this.perHost) out.push(sub);
-    }
+  /** Free slots of each known subscription's endpoint (0 = leave its rows to other replicas). */
+  roomBySubscription(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [sub, host] of this.hostOfSubscription) out.set(sub, Math.max(0, this.perHost - (this.byHost.get(host) ?? 0)));
     return out;
+  }
+
+  /** For a subscription not seen yet: a whole endpoint's worth. */
+  get defaultRoom(): number {
+    return this.perHost;
   }
 }

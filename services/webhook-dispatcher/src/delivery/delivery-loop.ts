@@ -1,6 +1,6 @@
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import type { WebhookKey } from '@brokkr/crypto';
-import type { Queryable } from '@brokkr/db';
+import type { PgPool } from '../sql/pg-pool.ts';
 import type { Logger } from '@brokkr/logger';
 import type { RecordDeliveryFailed } from '../audit.ts';
 import type { DispatcherMetrics } from '../metrics.ts';
@@ -15,7 +15,7 @@ import { decide, type RetrySettings } from './retry-policy.ts';
 import { createWakeTimer } from './wake-timer.ts';
 
 export interface DeliveryLoopOptions {
-  db: Queryable;
+  db: PgPool;
   key: WebhookKey;
   client: WebhookHttpClient;
   capacity: EndpointCapacity;
@@ -79,14 +79,17 @@ export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
         mayHaveMore = true;
         return;
       }
-      const excluded = o.capacity.saturatedSubscriptions();
-      const rows = await claimDeliveries(o.db, { limit: room, leaseSeconds: o.leaseSeconds, excludeSubscriptions: excluded });
+      const roomBySubscription = o.capacity.roomBySubscription();
+      const rows = await claimDeliveries(o.db, { limit: room, leaseSeconds: o.leaseSeconds, roomBySubscription, defaultRoom: o.capacity.defaultRoom });
       const overflow = startAll(rows);
       if (overflow.length > 0) {
         o.metrics.attempts.inc({ outcome: 'released' }, overflow.length);
         await releaseClaims(o.db, overflow);
       }
-      mayHaveMore = rows.length === room || overflow.length > 0 || excluded.length > 0;
+      // Rows may have been left behind if any were found (beyond this batch or a subscription's
+      // room) or if a busy endpoint was skipped: the next completion claims again. A claim that
+      // finds nothing with every endpoint free ends the chain.
+      mayHaveMore = rows.length > 0 || [...roomBySubscription.values()].some((n) => n === 0);
       if (rows.length < room || overflow.length === rows.length) return;
     }
   }

@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import type { PgPool } from '../sql/pg-pool.ts';
 import type { Logger } from '@brokkr/logger';
 import type { RecordDeliveryFailed } from '../audit.ts';
 import type { ClaimedDelivery } from '../sql/claim-deliveries.ts';
@@ -6,7 +6,7 @@ import { markDead, markFailed, markSuccess } from '../sql/record-outcome.ts';
 import type { Decision } from './retry-policy.ts';
 
 export interface RecordDeps {
-  db: Queryable;
+  db: PgPool;
   logger: Logger;
   auditDead: RecordDeliveryFailed;
   /** A retry is due in this many seconds: wake the loop then. */

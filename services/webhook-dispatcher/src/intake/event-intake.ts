@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { consumeDurable, extractTraceContext, STREAMS, SUBJECTS, type Bus, type DurableConsumerHandle, type JsMsg } from '@brokkr/bus';
-import type { Queryable } from '@brokkr/db';
+import type { PgPool } from '../sql/pg-pool.ts';
 import type { Logger } from '@brokkr/logger';
 import type { DispatcherMetrics } from '../metrics.ts';
 import { insertDeliveries } from '../sql/insert-deliveries.ts';
@@ -11,7 +11,7 @@ export const DURABLE_NAME = 'webhook-dispatcher';
 
 export interface EventIntakeOptions {
   bus: Bus;
-  db: Queryable;
+  db: PgPool;
   cache: SubscriptionCache;
   logger: Logger;
   metrics: DispatcherMetrics;

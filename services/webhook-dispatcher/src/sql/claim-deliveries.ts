@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import type { PgPool } from './pg-pool.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -26,47 +26,85 @@ export interface ClaimedDelivery {
 export interface ClaimOptions {
   limit: number;
   leaseSeconds: number;
-  /** Subscriptions whose endpoint is saturated in this replica: leave their rows to others. */
-  excludeSubscriptions: readonly string[];
+  /** How many rows each subscription may get, where this replica knows (its endpoint's free slots; 0 = skip it). */
+  roomBySubscription: ReadonlyMap<string, number>;
+  /** Rows per subscription this replica knows nothing about yet. */
+  defaultRoom: number;
 }
 
+// Due rows a claim looks at, as a multiple of its limit: bounds the window function's work.
+const SCAN_FACTOR = 10;
+
+// Hub rows only (rows with target_labels belong to agents), of subscriptions with room.
+const ELIGIBLE = `(w.target_labels IS NULL OR cardinality(w.target_labels) = 0)
+          AND NOT EXISTS (SELECT 1 FROM room WHERE room.subscription_id = w.subscription_id AND room.n <= 0)`;
+
+const DUE = `(w.status = 'pending'
+              OR (w.status = 'failed' AND w.next_retry_at <= now())
+              OR (w.status = 'acquired' AND w.acquired_until < now() AND w.acquired_by IS NULL))
+         AND (w.target_labels IS NULL OR cardinality(w.target_labels) = 0)`;
+
 /**
- * Claims due hub deliveries in ONE statement. The inner SELECT … FOR UPDATE SKIP LOCKED lets
- * replicas claim concurrently without waiting on or double-taking each other's rows (a row locked
- * by another claimer is skipped; one committed meanwhile is re-checked against the WHERE by
- * Postgres before we lock it). Nothing stays locked after the statement: ownership is the lease
- * in acquired_until. Due means: pending; failed with next_retry_at passed; or acquired by a
- * dispatcher whose lease ran out (it crashed), which also makes us independent of the reaper.
- * Rows with target_labels belong to agents, and a disabled subscription's rows wait (a pause).
- * The lease covers the subscription's timeout plus 10 s for recording the outcome, so no POST
- * outlives its claim.
+ * Claims due hub deliveries in ONE statement:
+ *  - `due` takes the oldest due rows: pending; failed whose retry time passed; acquired by a
+ *    dispatcher whose lease ran out (it crashed — this keeps us independent of the reaper). One
+ *    branch per state so each walks its partial index in order and stops at the limit, instead of
+ *    collecting and sorting the whole backlog. Subscriptions this replica has no room for are skipped.
+ *  - `picked` keeps at most the subscription's room per subscription (so rows are never claimed
+ *    only to wait behind a busy endpoint), of enabled subscriptions only (disabling one pauses it).
+ *  - The UPDATE's `id IN (SELECT … FOR UPDATE SKIP LOCKED)` locks them: a row another replica is
+ *    claiming right now is skipped, and one claimed and committed since `due` read it is
+ *    re-checked against the WHERE by Postgres and dropped. Nothing stays locked after the
+ *    statement; ownership is the lease in acquired_until, which covers the subscription's timeout
+ *    plus 10 s for recording the outcome, so no POST outlives its claim.
+ * A named (prepared) statement: it runs for nearly every delivery, and planning it costs more
+ * than executing it.
  */
-export async function claimDeliveries(db: Queryable, options: ClaimOptions): Promise<ClaimedDelivery[]> {
-  const { rows } = await db.query<ClaimedDelivery>(
-    `UPDATE webhook_deliveries d
+const CLAIM_SQL = `WITH room AS (
+       SELECT * FROM unnest($3::uuid[], $4::int[]) AS r(subscription_id, n)
+     ), due AS (
+       SELECT * FROM (
+         (SELECT w.id, w.subscription_id, w.created_at FROM webhook_deliveries w
+           WHERE w.status = 'pending' AND ${ELIGIBLE}
+           ORDER BY w.created_at LIMIT $1 * ${SCAN_FACTOR})
+         UNION ALL
+         (SELECT w.id, w.subscription_id, w.created_at FROM webhook_deliveries w
+           WHERE w.status = 'failed' AND w.next_retry_at <= now() AND ${ELIGIBLE}
+           ORDER BY w.next_retry_at LIMIT $1 * ${SCAN_FACTOR})
+         UNION ALL
+         (SELECT w.id, w.subscription_id, w.created_at FROM webhook_deliveries w
+           WHERE w.status = 'acquired' AND w.acquired_until < now() AND w.acquired_by IS NULL AND ${ELIGIBLE}
+           ORDER BY w.acquired_until LIMIT $1 * ${SCAN_FACTOR})
+       ) candidates
+       ORDER BY created_at LIMIT $1 * ${SCAN_FACTOR}
+     ), picked AS (
+       SELECT ranked.id
+         FROM (SELECT due.*, row_number() OVER (PARTITION BY due.subscription_id ORDER BY due.created_at) AS nth FROM due) ranked
+         JOIN webhook_subscriptions ws ON ws.id = ranked.subscription_id AND ws.enabled
+         LEFT JOIN room ON room.subscription_id = ranked.subscription_id
+        WHERE ranked.nth <= COALESCE(room.n, $5)
+        ORDER BY ranked.created_at
+        LIMIT $1
+     )
+     UPDATE webhook_deliveries d
         SET status = 'acquired',
             acquired_by = NULL,
             acquired_until = now() + make_interval(secs => GREATEST($2::int, s.timeout_seconds + 10))
        FROM webhook_subscriptions s
       WHERE s.id = d.subscription_id
-        AND d.id IN (
-          SELECT w.id
-            FROM webhook_deliveries w
-            JOIN webhook_subscriptions ws ON ws.id = w.subscription_id AND ws.enabled
-           WHERE (w.status = 'pending'
-                  OR (w.status = 'failed' AND w.next_retry_at <= now())
-                  OR (w.status = 'acquired' AND w.acquired_until < now() AND w.acquired_by IS NULL))
-             AND (w.target_labels IS NULL OR cardinality(w.target_labels) = 0)
-             AND w.subscription_id <> ALL($3::uuid[])
-           ORDER BY w.created_at
-           LIMIT $1
-             FOR UPDATE OF w SKIP LOCKED)
+        AND d.id IN (SELECT w.id FROM webhook_deliveries w WHERE w.id IN (SELECT id FROM picked) AND ${DUE} FOR UPDATE OF w SKIP LOCKED)
   RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.acquired_until::text AS lease,
             s.url_encrypted, s.auth_header_encrypted, s.signing_secret_encrypted,
             CASE WHEN s.previous_signing_secret_expires_at > now() THEN s.previous_signing_secret_encrypted END
               AS previous_signing_secret_encrypted,
-            s.max_retries, s.timeout_seconds`,
-    [options.limit, options.leaseSeconds, options.excludeSubscriptions],
-  );
+            s.max_retries, s.timeout_seconds`;
+
+export async function claimDeliveries(db: PgPool, options: ClaimOptions): Promise<ClaimedDelivery[]> {
+  const known = [...options.roomBySubscription];
+  const { rows } = await db.query<ClaimedDelivery>({
+    name: 'webhook-claim-deliveries',
+    text: CLAIM_SQL,
+    values: [options.limit, options.leaseSeconds, known.map(([id]) => id), known.map(([, n]) => n), options.defaultRoom],
+  });
   return rows;
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import type { PgPool } from './pg-pool.ts';
 
 export interface NewDeliveries {
   eventId: string;
@@ -14,15 +14,16 @@ export interface NewDeliveries {
  * matching cache may be a moment old) and copies its current target_labels.
  * Returns how many new rows the dispatcher itself must deliver (no target_labels).
  */
-export async function insertDeliveries(db: Queryable, d: NewDeliveries): Promise<{ inserted: number; forHub: number }> {
-  const { rows } = await db.query<{ for_hub: boolean }>(
-    `INSERT INTO webhook_deliveries (subscription_id, event_type, event_id, payload, target_labels)
+export async function insertDeliveries(db: PgPool, d: NewDeliveries): Promise<{ inserted: number; forHub: number }> {
+  const { rows } = await db.query<{ for_hub: boolean }>({
+    name: 'webhook-insert-deliveries',
+    text: `INSERT INTO webhook_deliveries (subscription_id, event_type, event_id, payload, target_labels)
      SELECT s.id, $2, $3, $4, s.target_labels
        FROM webhook_subscriptions s
       WHERE s.id = ANY($1::uuid[]) AND s.enabled
      ON CONFLICT (event_id, subscription_id) DO NOTHING
      RETURNING (target_labels IS NULL OR cardinality(target_labels) = 0) AS for_hub`,
-    [d.subscriptionIds, d.eventType, d.eventId, d.payload],
-  );
+    values: [d.subscriptionIds, d.eventType, d.eventId, d.payload],
+  });
   return { inserted: rows.length, forHub: rows.filter((r) => r.for_hub).length };
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import type { PgPool } from './pg-pool.ts';
 
 /**
  * One conditional UPDATE per outcome. The fence (status 'acquired', no agent, acquired_until
@@ -12,37 +12,40 @@ export interface Claim {
   lease: string;
 }
 
-export async function markSuccess(db: Queryable, claim: Claim): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE webhook_deliveries
+export async function markSuccess(db: PgPool, claim: Claim): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: 'webhook-mark-success',
+    text: `UPDATE webhook_deliveries
         SET status = 'success', attempts = attempts + 1, last_attempt_at = now(), completed_at = now(),
             last_error = NULL, next_retry_at = NULL, acquired_until = NULL
       WHERE ${FENCE}`,
-    [claim.id, claim.lease],
-  );
+    values: [claim.id, claim.lease],
+  });
   return rowCount === 1;
 }
 
-export async function markFailed(db: Queryable, claim: Claim, retry: { delaySeconds: number; error: string }): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE webhook_deliveries
+export async function markFailed(db: PgPool, claim: Claim, retry: { delaySeconds: number; error: string }): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: 'webhook-mark-failed',
+    text: `UPDATE webhook_deliveries
         SET status = 'failed', attempts = attempts + 1, last_attempt_at = now(),
             next_retry_at = now() + make_interval(secs => $3::double precision), last_error = $4,
             acquired_until = NULL
       WHERE ${FENCE}`,
-    [claim.id, claim.lease, retry.delaySeconds, retry.error],
-  );
+    values: [claim.id, claim.lease, retry.delaySeconds, retry.error],
+  });
   return rowCount === 1;
 }
 
-export async function markDead(db: Queryable, claim: Claim, error: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE webhook_deliveries
+export async function markDead(db: PgPool, claim: Claim, error: string): Promise<boolean> {
+  const { rowCount } = await db.query({
+    name: 'webhook-mark-dead',
+    text: `UPDATE webhook_deliveries
         SET status = 'dead', attempts = attempts + 1, last_attempt_at = now(), completed_at = now(),
             last_error = $3, next_retry_at = NULL, acquired_until = NULL
       WHERE ${FENCE}`,
-    [claim.id, claim.lease, error],
-  );
+    values: [claim.id, claim.lease, error],
+  });
   return rowCount === 1;
 }
 
@@ -50,7 +53,7 @@ export async function markDead(db: Queryable, claim: Claim, error: string): Prom
  * Hands claimed rows back untouched (not attempted: shutting down, or over this replica's
  * per-endpoint limit), so any replica can take them at once instead of after the lease.
  */
-export async function releaseClaims(db: Queryable, claims: readonly Claim[]): Promise<number> {
+export async function releaseClaims(db: PgPool, claims: readonly Claim[]): Promise<number> {
   if (claims.length === 0) return 0;
   const { rowCount } = await db.query(
     `UPDATE webhook_deliveries d

@@ -143,6 +143,16 @@ describe('agent reconciliation (end to end)', function () {
 
     it('applies a new deployment object: changes what changed, prunes what it no longer lists', async () => {
       const before = await kubectl.get(cm('shop', 'settings'));
+      // Carries our labels and a stale checksum, but something owns it: never ours to prune.
+      const w1 = await kubectl.get('/apis/demo.brokkr.io/v1/namespaces/shop/widgets/w1');
+      await kubectl.create('/api/v1/namespaces/shop/configmaps', {
+        metadata: {
+          name: 'dependent',
+          labels: { 'k8s.brokkr.io/stack': stack, 'brokkr.io/owner-id': agent.id },
+          annotations: { 'k8s.brokkr.io/deployment-checksum': 'old' },
+          ownerReferences: [{ apiVersion: 'demo.brokkr.io/v1', kind: 'Widget', name: 'w1', uid: w1.metadata.uid }],
+        },
+      });
       d2 = await deploy(broker.admin, stack, stream(namespace('shop'), crd(), widget('shop', 'w1', 4), configMap('shop', 'settings', { color: 'green' }), configMap('shop', 'extra', { a: '1' })));
       await eventFor(d2, 'SUCCESS', 'UPDATED');
       const after = await kubectl.get(cm('shop', 'settings'));
@@ -154,6 +164,7 @@ describe('agent reconciliation (end to end)', function () {
       await eventually(async () => !(await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web')), { what: 'web pruned' });
       // The ReplicaSet and Pod the test created carry no labels of ours (and have owner references): untouched.
       expect(await kubectl.get('/api/v1/namespaces/shop/pods/web-1')).to.not.equal(undefined);
+      expect(await kubectl.get(cm('shop', 'dependent')), 'owner references protect it').to.not.equal(undefined);
     });
 
     it('reverts a hand edit and re-creates a deleted object within the resync interval', async () => {

@@ -63,7 +63,7 @@ export class BrokerHttp {
     const text = await res.body.text();
     const ok = (res.statusCode >= 200 && res.statusCode < 300) || options.accept?.includes(res.statusCode);
     if (!ok) throw brokerError(method, path, res.statusCode, text);
-    return { status: res.statusCode, body: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
+    return { status: res.statusCode, body: jsonBody(text, res.headers['content-type']) as T, headers: res.headers };
   }
 
   /** An unauthenticated GET of a root path (/readyz), true on 2xx. */
@@ -80,6 +80,11 @@ export class BrokerHttp {
   close(): Promise<void> {
     return this.dispatcher.close();
   }
+}
+
+/** Some answers have an empty or plain-text body (204, Brokkr's 200 on PATCH health-status). */
+function jsonBody(text: string, contentType: unknown): unknown {
+  return text && String(contentType ?? '').includes('json') ? JSON.parse(text) : undefined;
 }
 
 function brokerError(method: string, path: string, status: number, text: string): BrokerError {

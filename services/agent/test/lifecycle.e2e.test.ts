@@ -91,10 +91,10 @@ describe('agent lifecycle (end to end)', function () {
       const record = await eventually(async () => {
         const res = await broker.admin.get(`/agents/${agentId}`);
         return res.body.last_heartbeat && res.body.k8s_reported_at ? res.body : undefined;
-      }, { what: 'a heartbeat' });
+      }, { timeoutMs: 60_000, what: 'a heartbeat' });
       expect(record.k8s_reachable).to.equal(true);
       expect(record.k8s_api_latency_ms).to.be.a('number');
-      await eventually(async () => /brokkr_agent_heartbeat_sent_total\{status="success",service="agent"\} [2-9]/.test(await metrics()), { what: 'two heartbeats' });
+      await eventually(async () => /brokkr_agent_heartbeat_sent_total\{status="success",service="agent"\} [2-9]/.test(await metrics()), { timeoutMs: 60_000, what: 'two heartbeats' });
       expect(await metrics()).to.not.match(/brokkr_agent_poll_requests_total\{status="/);
       expect(await kubectl.get('/api/v1/namespaces/default/configmaps/gated')).to.equal(undefined);
     });

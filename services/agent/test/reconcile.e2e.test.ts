@@ -161,7 +161,7 @@ describe('agent reconciliation (end to end)', function () {
       expect(after.metadata.annotations['brokkr.io/deployment-object-id']).to.equal(d2.id);
       expect(await kubectl.get(cm('shop', 'extra'))).to.have.nested.property('data.a', '1');
       expect((await kubectl.get('/apis/demo.brokkr.io/v1/namespaces/shop/widgets/w1')).spec.size).to.equal(4);
-      await eventually(async () => !(await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web')), { what: 'web pruned' });
+      await eventually(async () => !(await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web')), { timeoutMs: 60_000, what: 'web pruned' });
       // The ReplicaSet and Pod the test created carry no labels of ours (and have owner references): untouched.
       expect(await kubectl.get('/api/v1/namespaces/shop/pods/web-1')).to.not.equal(undefined);
       expect(await kubectl.get(cm('shop', 'dependent')), 'owner references protect it').to.not.equal(undefined);
@@ -191,7 +191,7 @@ describe('agent reconciliation (end to end)', function () {
       const fixed = await deploy(broker.admin, stack, stream(namespace('shop'), crd(), widget('shop', 'w1', 4), configMap('shop', 'settings', { color: 'yellow' })));
       await eventFor(fixed, 'SUCCESS', 'UPDATED');
       expect((await kubectl.get(cm('shop', 'settings'))).data.color).to.equal('yellow');
-      await eventually(async () => !(await kubectl.get(cm('shop', 'extra'))), { what: 'extra pruned' });
+      await eventually(async () => !(await kubectl.get(cm('shop', 'extra'))), { timeoutMs: 60_000, what: 'extra pruned' });
       const failures = (await events()).filter((e) => e.deployment_object_id === d3.id);
       expect(failures, 'one event per object and outcome, however often it is retried').to.have.length(1);
     });
@@ -208,7 +208,7 @@ describe('agent reconciliation (end to end)', function () {
       const broken = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  namespace: fresh\ndata:\n  n: 1\n`;
       const d = await deploy(broker.admin, stack, stream(namespace('shop'), namespace('fresh'), configMap('fresh', 'fine', { ok: 'yes' }), broken));
       await eventFor(d, 'FAILURE');
-      await eventually(() => kubectl.goneOrTerminating('/api/v1/namespaces/fresh'), { what: 'fresh rolled back' });
+      await eventually(() => kubectl.goneOrTerminating('/api/v1/namespaces/fresh'), { timeoutMs: 60_000, what: 'fresh rolled back' });
       const shop = await kubectl.get('/api/v1/namespaces/shop');
       expect(shop.metadata.deletionTimestamp).to.equal(undefined);
     });
@@ -288,14 +288,14 @@ describe('agent reconciliation (end to end)', function () {
       const before = await events();
       await startAgentProcess();
       await eventFor(d2, 'SUCCESS', 'UPDATED');
-      await eventually(async () => !(await kubectl.get(cm('default', 'drop'))), { what: 'drop pruned' });
+      await eventually(async () => !(await kubectl.get(cm('default', 'drop'))), { timeoutMs: 60_000, what: 'drop pruned' });
       const kept = await kubectl.get(cm('default', 'keep'));
       expect(kept.metadata.uid, 'never deleted and re-created').to.equal(keep.metadata.uid);
       expect(kept.metadata.annotations['brokkr.io/deployment-object-id']).to.equal(d2.id);
       expect(await kubectl.get(cm('default', 'shared')), "someone else's object survives restarts").to.not.equal(undefined);
       expect(await kubectl.get(cm('shop', 'settings'))).to.have.nested.property('data.color', 'yellow');
       // Nothing reported before the restart is reported again.
-      await eventually(async () => (await proc!.output()).includes('deployment object applied'), { what: 'first pass after restart' });
+      await eventually(async () => (await proc!.output()).includes('deployment object applied'), { timeoutMs: 60_000, what: 'first pass after restart' });
       const after = await events();
       const repeated = after.filter((e) => e.deployment_object_id !== d2.id).length - before.length;
       expect(repeated).to.equal(0);

@@ -72,9 +72,9 @@ describe('agent with WATCH_NAMESPACE under the namespaced RBAC (end to end)', fu
     expect(await kubectl.get(cm('default', 'plain'))).to.equal(undefined);
     const d2 = await deploy(broker.admin, stack, plain);
     await eventFor(d2, 'SUCCESS');
-    await eventually(async () => !(await kubectl.get(cm('brokkr-apps', 'explicit'))), { what: 'explicit pruned' });
+    await eventually(async () => !(await kubectl.get(cm('brokkr-apps', 'explicit'))), { timeoutMs: 60_000, what: 'explicit pruned' });
     expect((await broker.admin.delete(`/agents/${agent.id}/targets/${stack}`)).status).to.equal(204);
-    await eventually(async () => !(await kubectl.get(cm('brokkr-apps', 'plain'))), { what: 'plain deleted with the stack' });
+    await eventually(async () => !(await kubectl.get(cm('brokkr-apps', 'plain'))), { timeoutMs: 60_000, what: 'plain deleted with the stack' });
   });
 
   it('fails an object outside the watched namespace with a clear message, applying nothing', async () => {

@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { freePort } from '@brokkr/testkit';
 
-const tempEntries = () => new Set(fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('brokkr-')));
 
 /**
  * `npm start` end to end: the whole hub comes up from nothing, the api answers /readyz and the
@@ -14,9 +14,11 @@ const tempEntries = () => new Set(fs.readdirSync(os.tmpdir()).filter((n) => n.st
 describe('npm start', () => {
   it('serves /readyz, prints a working admin PAK, and stops cleanly on SIGINT', async function () {
     this.timeout(120_000);
-    const before = tempEntries();
+    // A temp root of its own: whatever the start script creates lands here and must be gone after.
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'start-test-'));
+    fs.chmodSync(tmp, 0o755); // PostgreSQL runs as nobody when we are root and must reach its directory.
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, BROKKR__BROKER__PORT: String(port) };
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, BROKKR__BROKER__PORT: String(port) };
     delete env.BROKKR__DATABASE__URL;
     delete env.BROKKR__NATS__URL;
     delete env.BROKKR__BROKER__PAK_HASH;
@@ -45,7 +47,7 @@ describe('npm start', () => {
     const ps = execSync('ps -eo args').toString();
     expect(ps).to.not.include('scripts/start.ts');
     expect(ps).to.not.match(new RegExp(`guard\\.sh ${child.pid} `));
-    const leaked = [...tempEntries()].filter((n) => !before.has(n));
-    expect(leaked, 'temporary directories left behind').to.deep.equal([]);
+    expect(fs.readdirSync(tmp), 'temporary directories left behind').to.deep.equal([]);
+    fs.rmdirSync(tmp);
   });
 });

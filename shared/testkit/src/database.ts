@@ -32,6 +32,30 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Drops a test database. Connections a test has just closed can still be on their way out
+ * (pg-pool's end() resolves before every socket is gone); a FORCE drop would kill them and the
+ * client would see an uncaught "terminating connection" error. So try a plain drop for a couple
+ * of seconds first, and force only what is really left open.
+ */
+async function dropDatabase(name: string): Promise<void> {
+  const deadline = Date.now() + 3000;
+  await admin(async (c) => {
+    for (;;) {
+      try {
+        await c.query(`DROP DATABASE IF EXISTS "${name}"`);
+        return;
+      } catch (err) {
+        const inUse = (err as { code?: string }).code === '55006';
+        if (!inUse) throw err;
+        if (Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+}
+
 /** A fresh database cloned from the migrated template; drop it in `after`. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const template = process.env[TEMPLATE_ENV];
@@ -41,7 +65,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     name,
     url: withDatabase(serverUrl(), name),
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () => dropDatabase(name),
   };
 }
 
@@ -52,6 +76,6 @@ export async function createEmptyDatabase(): Promise<TestDatabase> {
   return {
     name,
     url: withDatabase(serverUrl(), name),
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () => dropDatabase(name),
   };
 }

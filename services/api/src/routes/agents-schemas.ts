@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import { timestamp, uuid } from '../http/schemas.ts';
+import { softDeletableRow, timestamp, uuid } from '../http/schemas.ts';
 
 /** Brokkr's Agent JSON (pak_hash is never serialized). */
 export const agentSchema = z
   .object({
-    id: uuid(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-    deleted_at: timestamp().nullable(),
+    ...softDeletableRow(),
     name: z.string(),
     cluster_name: z.string(),
     last_heartbeat: timestamp().nullable(),
@@ -61,10 +58,7 @@ export const newAgentTargetSchema = z.object({ agent_id: uuid(), stack_id: uuid(
 
 export const agentEventSchema = z
   .object({
-    id: uuid(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-    deleted_at: timestamp().nullable(),
+    ...softDeletableRow(),
     agent_id: uuid(),
     deployment_object_id: uuid(),
     event_type: z.string(),

@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { queryBool, timestamp, uuid } from '../http/schemas.ts';
+import { queryBool, softDeletableRow, timestamp, uuid } from '../http/schemas.ts';
 
 export const deploymentObjectSchema = z
   .object({
-    id: uuid(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-    deleted_at: timestamp().nullable(),
+    ...softDeletableRow(),
     sequence_id: z.number().int(),
     stack_id: uuid(),
     yaml_content: z.string(),

@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { timestamp, uuid } from '../http/schemas.ts';
+import { rfc3339, softDeletableRow, softDeletableRowInput, timestamp, uuid } from '../http/schemas.ts';
 
 export const generatorSchema = z
   .object({
-    id: uuid(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-    deleted_at: timestamp().nullable(),
+    ...softDeletableRow(),
     name: z.string(),
     description: z.string().nullable(),
     last_active_at: timestamp().nullable(),
@@ -21,18 +18,13 @@ export const newGeneratorSchema = z
 
 export const generatorWithPakSchema = z.object({ generator: generatorSchema, pak: z.string() }).meta({ id: 'CreateGeneratorResponse' });
 
-const rfc3339 = () => z.iso.datetime({ offset: true });
-
 /**
  * PUT takes the full object (Brokkr's shape). Only name, description, is_active and
  * last_active_at are written; ids, timestamps and is_system are read-only (docs/compatibility.md).
  */
 export const generatorUpdateSchema = z
   .object({
-    id: uuid(),
-    created_at: rfc3339(),
-    updated_at: rfc3339(),
-    deleted_at: rfc3339().nullish(),
+    ...softDeletableRowInput(),
     name: z.string(),
     description: z.string().nullish(),
     last_active_at: rfc3339().nullish(),

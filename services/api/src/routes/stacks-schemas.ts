@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { timestamp, uuid } from '../http/schemas.ts';
+import { softDeletableRow, softDeletableRowInput, uuid } from '../http/schemas.ts';
 
 export const stackSchema = z
   .object({
-    id: uuid(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-    deleted_at: timestamp().nullable(),
+    ...softDeletableRow(),
     name: z.string(),
     description: z.string().nullable(),
     generator_id: uuid(),
@@ -17,18 +14,13 @@ export const newStackSchema = z
   .object({ name: z.string(), description: z.string().nullish(), generator_id: uuid() })
   .meta({ id: 'NewStack' });
 
-const rfc3339 = () => z.iso.datetime({ offset: true });
-
 /**
  * PUT takes the full Stack (Brokkr's shape). name, description (when not null) and generator_id
  * are written; id and the timestamps are read-only (docs/compatibility.md).
  */
 export const stackUpdateSchema = z
   .object({
-    id: uuid(),
-    created_at: rfc3339(),
-    updated_at: rfc3339(),
-    deleted_at: rfc3339().nullish(),
+    ...softDeletableRowInput(),
     name: z.string(),
     description: z.string().nullish(),
     generator_id: uuid(),

@@ -3,8 +3,7 @@ export { createMaintenanceMetrics, type MaintenanceMetrics, type RunOutcome } fr
 export { runTaskTick, lockPrefix, type TaskRunnerDeps, type TickResult } from './runner/run-task.ts';
 export { withAdvisoryLock, type LockedOutcome } from './runner/advisory-lock.ts';
 export { Scheduler } from './runner/scheduler.ts';
-export { loadSettings, diffSettings, dottedKey, reloadableSchema, SETTING_KEYS, type Settings, type ConfigChange } from './settings/reloadable.ts';
-export { flattenConfig, readConfigFile } from './settings/config-file.ts';
+export { loadSettings, diffSettings, reloadableSchema, SETTING_KEYS, type Settings, type ConfigChange } from './settings/reloadable.ts';
 export { LiveSettings } from './settings/live-settings.ts';
 export type { ConfigReloadNotice } from './settings/reload-subscription.ts';
 export * from './tasks/index.ts';

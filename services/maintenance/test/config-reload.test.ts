@@ -5,7 +5,8 @@ import path from 'node:path';
 import { publishCore, SUBJECTS } from '@brokkr/bus';
 import type { NatsHandle } from '@brokkr/infra';
 import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
-import { flattenConfig, startMaintenance, workOrdersTask, type Maintenance } from '../src/index.ts';
+import { flattenConfig } from '@brokkr/config';
+import { startMaintenance, workOrdersTask, type Maintenance } from '../src/index.ts';
 import { createReplica, metricValue, type Replica } from './support.ts';
 
 const AUDIT = 'BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS';

@@ -10,3 +10,5 @@ export {
   type MaintenanceConfig,
 } from './services/hub.ts';
 export { agentConfigSchema, type AgentConfig } from './services/agent.ts';
+export { readConfigFile, flattenConfig, parseConfigText, type FlatConfig } from './config-file.ts';
+export { loadLayeredSettings, diffSettings, dottedKey, type ConfigChange } from './reloadable.ts';

@@ -1,8 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import { apiConfigSchema, maintenanceConfigSchema, parseEnv, webhookDispatcherConfigSchema } from '@brokkr/config';
+import { apiConfigSchema, diffSettings, loadLayeredSettings, maintenanceConfigSchema, webhookDispatcherConfigSchema } from '@brokkr/config';
 import { publishCore, SUBJECTS } from '@brokkr/bus';
 import { ApiError } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
@@ -34,42 +31,12 @@ const reloadableSchema = z.object({
 type Snapshot = z.output<typeof reloadableSchema>;
 const KEYS = Object.keys(reloadableSchema.shape) as (keyof Snapshot)[];
 
-function flatten(node: unknown, prefix: string, out: Record<string, unknown>): Record<string, unknown> {
-  if (Array.isArray(node)) out[prefix] = node.map(String).join(',');
-  else if (node !== null && typeof node === 'object' && !(node instanceof Date)) {
-    for (const [key, value] of Object.entries(node)) flatten(value, `${prefix}__${key.toUpperCase()}`, out);
-  } else out[prefix] = node;
-  return out;
-}
-
-/** `[broker] audit_log_retention_days = 30` → BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS; `.json` files are JSON. */
-async function readConfigFile(file: string | undefined): Promise<Record<string, unknown>> {
-  if (!file) return {};
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
-    throw new Error(`cannot read ${file}: ${err.message}`);
-  });
-  if (text === undefined) return {};
-  const document: unknown = path.extname(file).toLowerCase() === '.json' ? JSON.parse(text) : parseToml(text);
-  return flatten(document, 'BROKKR', {});
-}
-
 /** Brokkr's precedence: defaults < BROKKR_CONFIG_FILE < environment. */
-async function readSnapshot(env: NodeJS.ProcessEnv = process.env): Promise<Snapshot> {
-  const fromFile = await readConfigFile(env.BROKKR_CONFIG_FILE);
-  const merged = Object.fromEntries(KEYS.map((key) => [key, env[key] ?? fromFile[key]]).filter(([, value]) => value !== undefined));
-  return parseEnv(reloadableSchema, merged as NodeJS.ProcessEnv);
+function readSnapshot(env: NodeJS.ProcessEnv = process.env): Promise<Snapshot> {
+  return loadLayeredSettings(reloadableSchema, env, env.BROKKR_CONFIG_FILE);
 }
 
-const dotted = (key: string) => key.replace(/^BROKKR__/, '').split('__').join('.').toLowerCase();
-
-function diff(before: Snapshot, after: Snapshot) {
-  return KEYS.filter((key) => String(before[key]) !== String(after[key])).map((key) => ({
-    key: dotted(key),
-    old_value: String(before[key]),
-    new_value: String(after[key]),
-  }));
-}
+const diff = (before: Snapshot, after: Snapshot) => diffSettings(KEYS, before, after);
 
 // What this process considers in force: read when the module loads (process start), replaced by
 // every successful reload. Reloads are serialised so two requests never diff the same baseline.

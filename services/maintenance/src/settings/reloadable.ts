@@ -1,5 +1,4 @@
-import { maintenanceConfigSchema, parseEnv } from '@brokkr/config';
-import { readConfigFile } from './config-file.ts';
+import { diffSettings as diffKeys, loadLayeredSettings, maintenanceConfigSchema, type ConfigChange } from '@brokkr/config';
 
 /** The settings maintenance applies without a restart; the rest (URLs, ports) need one. */
 export const reloadableSchema = maintenanceConfigSchema.pick({
@@ -22,37 +21,13 @@ export type SettingKey = keyof Settings;
 
 export const SETTING_KEYS = Object.keys(reloadableSchema.shape) as SettingKey[];
 
-/** Brokkr's change record (`POST /admin/config/reload`): dotted lower-case key, string values. */
-export interface ConfigChange {
-  key: string;
-  old_value: string;
-  new_value: string;
-}
+export type { ConfigChange } from '@brokkr/config';
 
-/** `BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS` → `broker.audit_log_retention_days`. */
-export function dottedKey(envName: string): string {
-  return envName.replace(/^BROKKR__/, '').split('__').join('.').toLowerCase();
-}
-
-/**
- * Brokkr's precedence: defaults < file (BROKKR_CONFIG_FILE) < environment. The environment of
- * a running process does not change, so in practice a reload picks up file edits for every key
- * the environment does not set.
- */
-export async function loadSettings(env: NodeJS.ProcessEnv, file: string | undefined): Promise<Settings> {
-  const fromFile = await readConfigFile(file);
-  const merged: Record<string, unknown> = {};
-  for (const key of SETTING_KEYS) {
-    const value = env[key] ?? fromFile[key];
-    if (value !== undefined) merged[key] = value;
-  }
-  return parseEnv(reloadableSchema, merged as NodeJS.ProcessEnv);
+/** Brokkr's precedence: defaults < file (BROKKR_CONFIG_FILE) < environment. */
+export function loadSettings(env: NodeJS.ProcessEnv, file: string | undefined): Promise<Settings> {
+  return loadLayeredSettings(reloadableSchema, env, file);
 }
 
 export function diffSettings(before: Settings, after: Settings): ConfigChange[] {
-  return SETTING_KEYS.filter((key) => String(before[key]) !== String(after[key])).map((key) => ({
-    key: dottedKey(key),
-    old_value: String(before[key]),
-    new_value: String(after[key]),
-  }));
+  return diffKeys(SETTING_KEYS, before, after);
 }

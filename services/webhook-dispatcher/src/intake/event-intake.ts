@@ -1,13 +1,16 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { consumeDurable, extractTraceContext, STREAMS, SUBJECTS, type Bus, type DurableConsumerHandle, type JsMsg } from '@brokkr/bus';
-import type { PgPool } from '../sql/pg-pool.ts';
+import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
+import { ensureDurable, extractTraceContext, STREAMS, SUBJECTS, type Bus, type JsMsg } from '@brokkr/bus';
 import type { Logger } from '@brokkr/logger';
 import type { DispatcherMetrics } from '../metrics.ts';
-import { insertDeliveries } from '../sql/insert-deliveries.ts';
+import { insertDeliveries, type NewDelivery } from '../sql/insert-deliveries.ts';
+import type { PgPool } from '../sql/pg-pool.ts';
 import type { SubscriptionCache } from '../subscriptions/cache.ts';
 import { parseEnvelope, serializeEnvelope } from './event-envelope.ts';
 
 export const DURABLE_NAME = 'webhook-dispatcher';
+
+/** Most events turned into deliveries by one INSERT. */
+const MAX_BATCH = 200;
 
 export interface EventIntakeOptions {
   bus: Bus;
@@ -19,67 +22,119 @@ export interface EventIntakeOptions {
   onNewDeliveries(count: number): void;
 }
 
+export interface EventIntake {
+  /** Stops pulling, hands back messages not yet handled (nak), waits for the batch in progress. */
+  stop(): Promise<void>;
+}
+
 const tracer = trace.getTracer('brokkr-webhook-dispatcher');
 
-/**
- * Step 1 of a webhook: one durable consumer shared by every replica turns each event into its
- * delivery rows and acks only after they are committed. A crash before the ack means the message
- * comes back, and the unique (event_id, subscription_id) rule turns the replay into a no-op.
- */
-export function startEventIntake(options: EventIntakeOptions): Promise<DurableConsumerHandle> {
-  const logger = options.logger.child({ component: 'intake' });
+function retryDelayMs(batch: readonly JsMsg[]): number {
+  const deliveries = Math.max(...batch.map((m) => m.info.deliveryCount));
+  return Math.min(30_000, 500 * 2 ** Math.min(deliveries, 6));
+}
 
-  async function handle(m: JsMsg): Promise<void> {
-    const event = parseEnvelope(m.string());
-    if (!event) {
-      logger.error({ subject: m.subject, seq: m.seq }, 'malformed event envelope; dropped');
-      options.metrics.eventsConsumed.inc({ result: 'malformed' });
-      m.term();
-      return;
+/**
+ * Step 1 of a webhook. One durable consumer on `brokkr.events.>`, shared by every replica (the
+ * server hands each message to one of them), turns events into delivery rows and acks only after
+ * they are committed. A crash before the ack means the messages come back, and the unique
+ * (event_id, subscription_id) rule turns the replay into a no-op. Messages that arrive together
+ * are handled together: one INSERT for the batch, so intake keeps up with bursts.
+ */
+export async function startEventIntake(options: EventIntakeOptions): Promise<EventIntake> {
+  const logger = options.logger.child({ component: 'intake' });
+  const { bus, metrics } = options;
+
+  async function handleBatch(batch: JsMsg[]): Promise<void> {
+    const rows: NewDelivery[] = [];
+    const accepted: JsMsg[] = [];
+    for (const m of batch) {
+      const event = parseEnvelope(m.string());
+      if (!event) {
+        logger.error({ subject: m.subject, seq: m.seq }, 'malformed event envelope; dropped');
+        metrics.eventsConsumed.inc({ result: 'malformed' });
+        m.term();
+        continue;
+      }
+      accepted.push(m);
+      const subs = await options.cache.match(event.event_type, event.data);
+      metrics.eventsConsumed.inc({ result: subs.length > 0 ? 'matched' : 'unmatched' });
+      const payload = serializeEnvelope(event);
+      for (const s of subs) rows.push({ subscriptionId: s.id, eventId: event.id, eventType: event.event_type, payload });
     }
-    const subs = await options.cache.match(event.event_type, event.data);
-    if (subs.length > 0) {
-      const { inserted, forHub } = await insertDeliveries(options.db, {
-        eventId: event.id,
-        eventType: event.event_type,
-        payload: serializeEnvelope(event),
-        subscriptionIds: subs.map((s) => s.id),
-      });
-      options.metrics.deliveriesCreated.inc(inserted);
-      if (forHub > 0) options.onNewDeliveries(forHub);
-    }
-    m.ack();
-    options.metrics.eventsConsumed.inc({ result: subs.length > 0 ? 'matched' : 'unmatched' });
+    const { inserted, forHub } = await insertDeliveries(options.db, rows);
+    for (const m of accepted) m.ack();
+    metrics.deliveriesCreated.inc(inserted);
+    if (forHub > 0) options.onNewDeliveries(forHub);
   }
 
-  return consumeDurable({
-    js: options.bus.js,
-    jsm: options.bus.jsm,
+  function traced(batch: JsMsg[]): Promise<void> {
+    const links: Link[] = batch.flatMap((m) => {
+      const context = trace.getSpanContext(extractTraceContext(m.headers));
+      return context ? [{ context }] : [];
+    });
+    return tracer.startActiveSpan('brokkr.events process', { kind: SpanKind.CONSUMER, links, attributes: { 'messaging.batch.message_count': batch.length } }, async (span) => {
+      try {
+        await handleBatch(batch);
+      } catch (err) {
+        // Postgres unavailable, most likely: back off instead of burning redeliveries.
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        const delayMs = retryDelayMs(batch);
+        logger.warn({ err, events: batch.length, delayMs }, 'events not turned into deliveries; retrying');
+        for (const m of batch) m.nak(delayMs);
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  await ensureDurable(bus.jsm, {
     stream: STREAMS.events,
     durable: DURABLE_NAME,
     filterSubject: SUBJECTS.eventsAll,
-    logger,
-    maxMessages: 64,
+    ackWaitMs: 30_000,
     // Never give up on an event: it is retried (with backoff) until Postgres takes its deliveries.
     maxDeliver: -1,
-    handler: (m) =>
-      tracer.startActiveSpan(
-        `${m.subject} process`,
-        { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': m.subject } },
-        extractTraceContext(m.headers),
-        async (span) => {
-          try {
-            await handle(m);
-          } catch (err) {
-            // Postgres unavailable, most likely: back off instead of burning redeliveries.
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            const delayMs = Math.min(30_000, 500 * 2 ** Math.min(m.info.deliveryCount, 6));
-            logger.warn({ err, subject: m.subject, deliveries: m.info.deliveryCount, delayMs }, 'event not turned into deliveries; retrying');
-            m.nak(delayMs);
-          } finally {
-            span.end();
-          }
-        },
-      ),
+    maxAckPending: 2000,
   });
+  const consumer = await bus.js.consumers.get(STREAMS.events, DURABLE_NAME);
+  const messages = await consumer.consume({ max_messages: 256 });
+  let stopping = false;
+
+  // Messages wait in `queue` while a batch is being written; one worker drains it, so whatever
+  // arrived meanwhile becomes the next batch. `draining` is cleared synchronously when the queue
+  // is found empty, so a message pushed right after is never left without a worker.
+  const queue: JsMsg[] = [];
+  let draining: Promise<void> | undefined;
+  const drain = async (): Promise<void> => {
+    try {
+      await new Promise((resolve) => setImmediate(resolve)); // let messages already received join
+      while (queue.length > 0) await traced(queue.splice(0, MAX_BATCH));
+    } finally {
+      draining = undefined;
+    }
+  };
+
+  const done = (async () => {
+    for await (const m of messages) {
+      if (stopping) {
+        // Pulled but not started: hand it straight back so another replica takes it now.
+        m.nak();
+        continue;
+      }
+      queue.push(m);
+      draining ??= drain();
+      // Back-pressure: do not pull far ahead of what Postgres takes.
+      if (queue.length >= MAX_BATCH * 2) await draining;
+    }
+  })().catch((err: unknown) => logger.error({ err }, 'event intake stopped'));
+
+  return {
+    async stop() {
+      stopping = true;
+      messages.stop();
+      await done;
+      await draining;
+    },
+  };
 }

@@ -32,8 +32,11 @@ export interface ClaimOptions {
   defaultRoom: number;
 }
 
-// Due rows a claim looks at, as a multiple of its limit: bounds the window function's work.
-const SCAN_FACTOR = 10;
+// Due rows a claim reads (without locking), as a multiple of its limit.
+const SCAN_FACTOR = 4;
+// Candidates per subscription, as a multiple of its room: lets concurrent replicas, which read
+// the same oldest rows, each lock a different share instead of all but one finding them locked.
+const CANDIDATE_FACTOR = 4;
 
 // Hub rows only (rows with target_labels belong to agents), of subscriptions with room.
 const ELIGIBLE = `(w.target_labels IS NULL OR cardinality(w.target_labels) = 0)
@@ -45,20 +48,22 @@ const DUE = `(w.status = 'pending'
          AND (w.target_labels IS NULL OR cardinality(w.target_labels) = 0)`;
 
 /**
- * Claims due hub deliveries in ONE statement:
- *  - `due` takes the oldest due rows: pending; failed whose retry time passed; acquired by a
+ * Claims due hub deliveries in ONE statement (UPDATE … WHERE id IN (… FOR UPDATE SKIP LOCKED
+ * LIMIT …)):
+ *  - `due` reads the oldest due rows: pending; failed whose retry time passed; acquired by a
  *    dispatcher whose lease ran out (it crashed — this keeps us independent of the reaper). One
- *    branch per state so each walks its partial index in order and stops at the limit, instead of
- *    collecting and sorting the whole backlog. Subscriptions this replica has no room for are skipped.
- *  - `picked` keeps at most the subscription's room per subscription (so rows are never claimed
- *    only to wait behind a busy endpoint), of enabled subscriptions only (disabling one pauses it).
- *  - The UPDATE's `id IN (SELECT … FOR UPDATE SKIP LOCKED)` locks them: a row another replica is
- *    claiming right now is skipped, and one claimed and committed since `due` read it is
- *    re-checked against the WHERE by Postgres and dropped. Nothing stays locked after the
- *    statement; ownership is the lease in acquired_until, which covers the subscription's timeout
- *    plus 10 s for recording the outcome, so no POST outlives its claim.
- * A named (prepared) statement: it runs for nearly every delivery, and planning it costs more
- * than executing it.
+ *    branch per state, so each walks its partial index in order and stops at the limit instead
+ *    of sorting the whole backlog. Subscriptions this replica has no room for are skipped.
+ *  - `candidates` keeps, per enabled subscription (disabling one pauses it), a few times its room.
+ *  - `locked` locks at most the subscription's room of them with FOR UPDATE SKIP LOCKED: a row
+ *    another replica is claiming right now is skipped in favour of the next candidate, and one
+ *    claimed and committed since `due` read it is re-checked against the WHERE and dropped.
+ *    Rows are only ever claimed for an endpoint with a free slot, so none waits behind a busy
+ *    receiver while its lease runs.
+ * Nothing stays locked after the statement: ownership is the lease in acquired_until, which
+ * covers the subscription's timeout plus 10 s for recording the outcome, so no POST outlives its
+ * claim. A named (prepared) statement: it runs for nearly every delivery, and planning it costs
+ * more than executing it.
  */
 const CLAIM_SQL = `WITH room AS (
        SELECT * FROM unnest($3::uuid[], $4::int[]) AS r(subscription_id, n)
@@ -75,15 +80,25 @@ const CLAIM_SQL = `WITH room AS (
          (SELECT w.id, w.subscription_id, w.created_at FROM webhook_deliveries w
            WHERE w.status = 'acquired' AND w.acquired_until < now() AND w.acquired_by IS NULL AND ${ELIGIBLE}
            ORDER BY w.acquired_until LIMIT $1 * ${SCAN_FACTOR})
-       ) candidates
+       ) by_state
        ORDER BY created_at LIMIT $1 * ${SCAN_FACTOR}
-     ), picked AS (
-       SELECT ranked.id
+     ), candidates AS (
+       SELECT ranked.subscription_id, COALESCE(room.n, $5) AS room, array_agg(ranked.id) AS ids
          FROM (SELECT due.*, row_number() OVER (PARTITION BY due.subscription_id ORDER BY due.created_at) AS nth FROM due) ranked
          JOIN webhook_subscriptions ws ON ws.id = ranked.subscription_id AND ws.enabled
          LEFT JOIN room ON room.subscription_id = ranked.subscription_id
-        WHERE ranked.nth <= COALESCE(room.n, $5)
-        ORDER BY ranked.created_at
+        WHERE ranked.nth <= COALESCE(room.n, $5) * ${CANDIDATE_FACTOR}
+        GROUP BY ranked.subscription_id, room.n
+     ), locked AS (
+       SELECT l.id, l.created_at
+         FROM candidates c
+        CROSS JOIN LATERAL (
+          SELECT w.id, w.created_at FROM webhook_deliveries w
+           WHERE w.id = ANY(c.ids) AND ${DUE}
+           ORDER BY w.created_at
+           LIMIT c.room
+             FOR UPDATE OF w SKIP LOCKED) l
+        ORDER BY l.created_at
         LIMIT $1
      )
      UPDATE webhook_deliveries d
@@ -92,7 +107,7 @@ const CLAIM_SQL = `WITH room AS (
             acquired_until = now() + make_interval(secs => GREATEST($2::int, s.timeout_seconds + 10))
        FROM webhook_subscriptions s
       WHERE s.id = d.subscription_id
-        AND d.id IN (SELECT w.id FROM webhook_deliveries w WHERE w.id IN (SELECT id FROM picked) AND ${DUE} FOR UPDATE OF w SKIP LOCKED)
+        AND d.id IN (SELECT id FROM locked)
   RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.acquired_until::text AS lease,
             s.url_encrypted, s.auth_header_encrypted, s.signing_secret_encrypted,
             CASE WHEN s.previous_signing_secret_expires_at > now() THEN s.previous_signing_secret_encrypted END

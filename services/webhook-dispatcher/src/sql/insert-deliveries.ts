@@ -1,29 +1,31 @@
 import type { PgPool } from './pg-pool.ts';
 
-export interface NewDeliveries {
+/** One (event, matched subscription) pair. */
+export interface NewDelivery {
+  subscriptionId: string;
   eventId: string;
   eventType: string;
   payload: string;
-  subscriptionIds: readonly string[];
 }
 
 /**
- * One row per matched subscription, in one statement. UNIQUE (event_id, subscription_id) makes a
- * redelivered NATS message (a replica died before its ack) insert nothing. Selecting from
+ * The deliveries of a whole batch of events in one statement. UNIQUE (event_id, subscription_id)
+ * makes a redelivered NATS message (a replica died before its ack) insert nothing. Joining
  * webhook_subscriptions re-checks that each subscription still exists and is enabled (the
  * matching cache may be a moment old) and copies its current target_labels.
- * Returns how many new rows the dispatcher itself must deliver (no target_labels).
+ * Returns how many new rows there are, and how many of them the dispatcher itself delivers.
  */
-export async function insertDeliveries(db: PgPool, d: NewDeliveries): Promise<{ inserted: number; forHub: number }> {
-  const { rows } = await db.query<{ for_hub: boolean }>({
+export async function insertDeliveries(db: PgPool, rows: readonly NewDelivery[]): Promise<{ inserted: number; forHub: number }> {
+  if (rows.length === 0) return { inserted: 0, forHub: 0 };
+  const result = await db.query<{ for_hub: boolean }>({
     name: 'webhook-insert-deliveries',
     text: `INSERT INTO webhook_deliveries (subscription_id, event_type, event_id, payload, target_labels)
-     SELECT s.id, $2, $3, $4, s.target_labels
-       FROM webhook_subscriptions s
-      WHERE s.id = ANY($1::uuid[]) AND s.enabled
-     ON CONFLICT (event_id, subscription_id) DO NOTHING
-     RETURNING (target_labels IS NULL OR cardinality(target_labels) = 0) AS for_hub`,
-    values: [d.subscriptionIds, d.eventType, d.eventId, d.payload],
+           SELECT s.id, e.event_type, e.event_id, e.payload, s.target_labels
+             FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS e(subscription_id, event_id, event_type, payload)
+             JOIN webhook_subscriptions s ON s.id = e.subscription_id AND s.enabled
+           ON CONFLICT (event_id, subscription_id) DO NOTHING
+           RETURNING (target_labels IS NULL OR cardinality(target_labels) = 0) AS for_hub`,
+    values: [rows.map((r) => r.subscriptionId), rows.map((r) => r.eventId), rows.map((r) => r.eventType), rows.map((r) => r.payload)],
   });
-  return { inserted: rows.length, forHub: rows.filter((r) => r.for_hub).length };
+  return { inserted: result.rows.length, forHub: result.rows.filter((r) => r.for_hub).length };
 }

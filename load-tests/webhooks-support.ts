@@ -48,7 +48,7 @@ export async function freshStack(server: PostgresHandle): Promise<Stack> {
   };
 }
 
-export async function spawnDispatcher(stack: Stack): Promise<RunningService> {
+export async function spawnDispatcher(stack: Stack, env: Record<string, string> = {}): Promise<RunningService> {
   const port = await freePort();
   const service = await spawnService({
     service: 'webhook-dispatcher',
@@ -59,6 +59,7 @@ export async function spawnDispatcher(stack: Stack): Promise<RunningService> {
       BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX,
       BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       BROKKR__LOG__LEVEL: 'warn',
+      ...env,
     },
     readyUrl: `http://127.0.0.1:${port}/readyz`,
   });

@@ -1,0 +1,163 @@
+/**
+ * Infrastructure for the api benchmark: a throwaway PostgreSQL and NATS (@brokkr/infra) and api
+ * processes run from the BUILT code (`node services/api/dist/main.js`): tsx would add its loader
+ * to every process and we want the figures of what operators run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { freePort, repoRoot, startNats, startPostgres, type NatsHandle, type PostgresHandle } from '@brokkr/infra';
+
+export interface ApiProcess {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface ApiBenchEnv {
+  databaseUrl: string;
+  /** The postmaster's pid: its CPU plus its backends' is the database's share of the machine. */
+  postgresPid: number;
+  /** Environment shared by every api process (database, NATS, admin PAK hash). */
+  apiEnv: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+const DATABASE = 'brokkr_bench';
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export async function startInfra(adminPakHash: string): Promise<ApiBenchEnv> {
+  let postgres: PostgresHandle | undefined;
+  let nats: NatsHandle | undefined;
+  try {
+    postgres = await startPostgres();
+    nats = await startNats();
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${DATABASE}`).finally(() => admin.end());
+  } catch (err) {
+    await Promise.allSettled([postgres?.stop(), nats?.stop()]);
+    throw err;
+  }
+  const databaseUrl = withDatabase(postgres.url, DATABASE);
+  const [pgHandle, natsHandle] = [postgres, nats];
+  const postmasterPid = readFileSync(path.join(pgHandle.dir!, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]!;
+  return {
+    databaseUrl,
+    postgresPid: Number(postmasterPid),
+    apiEnv: {
+      BROKKR__DATABASE__URL: databaseUrl,
+      BROKKR__NATS__URL: natsHandle.url,
+      BROKKR__BROKER__PAK_HASH: adminPakHash,
+      BROKKR__BROKER__HOST: '127.0.0.1',
+      // Per-request logging is not what we measure; warnings and errors still show up.
+      BROKKR__LOG__LEVEL: 'warn',
+      BROKKR__LOG__FORMAT: 'json',
+    },
+    async stop() {
+      await Promise.allSettled([natsHandle.stop(), pgHandle.stop()]);
+    },
+  };
+}
+
+async function waitReady(url: string, proc: { exited: boolean; output(): string }, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !proc.exited) {
+    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`api at ${url} did not become ready:\n${proc.output().slice(-4000)}`);
+}
+
+/** One api process from services/api/dist (run `tsc -b services/api` first); `nodeArgs` e.g. --cpu-prof. */
+export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = []): Promise<ApiProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const main = path.join(repoRoot, 'services', 'api', 'dist', 'main.js');
+  const child = spawn(process.execPath, [...nodeArgs, main], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env, BROKKR__BROKER__PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const state = { exited: false, output: () => log };
+  child.stdout?.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-100_000)));
+  child.stderr?.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-100_000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => (state.exited = true));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await waitReady(url, state);
+  } catch (err) {
+    child.kill('SIGKILL');
+    await exited;
+    throw err;
+  }
+  return { url, pid: child.pid!, child, output: state.output, stop };
+}
+
+/** Resident set size now and at its peak (VmHWM), in MiB. */
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+}
+
+/** /proc/<pid>/stat fields after the command name (which may contain spaces); undefined once gone. */
+function statFields(pid: number | string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+// Clock ticks per second (getconf CLK_TCK), 100 on every Linux we run on.
+const TICKS = 100;
+
+/** CPU seconds (user + system) the process has used so far. */
+export function cpuSecondsOf(pid: number): number {
+  const f = statFields(pid);
+  return f ? (Number(f[11]) + Number(f[12])) / TICKS : NaN;
+}
+
+/**
+ * Seconds the process's main thread spent RUNNABLE but waiting for a CPU (the second field of
+ * /proc/<pid>/schedstat): on an oversubscribed machine this, not the api's own work, is latency.
+ */
+export function runQueueWaitSecondsOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * CPU seconds of a process and its children: its own, its exited children's (cutime + cstime,
+ * which the kernel adds once they are reaped) and its live children's. For the postmaster this is
+ * the whole database server, connections that came and went included.
+ */
+export function treeCpuSecondsOf(pid: number): number {
+  const f = statFields(pid);
+  if (!f) return NaN;
+  let ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const child = statFields(entry);
+    if (child && Number(child[1]) === pid) ticks += Number(child[11]) + Number(child[12]);
+  }
+  return ticks / TICKS;
+}

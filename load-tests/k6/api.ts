@@ -1,0 +1,80 @@
+/**
+ * k6 scenario for `npm run bench:api` (load-tests/api.ts drives it; not meant to be run by hand,
+ * though `k6 run` with the same environment works). An OPEN model: `constant-arrival-rate` starts
+ * BENCH_RATE iterations per second whatever the responses do; when no VU is free the iteration
+ * is counted in `dropped_iterations` instead of being delayed (no coordinated omission).
+ *
+ * Environment:
+ *   BENCH_TARGET    target-state | deployment-objects
+ *   BENCH_RATE      requests per second;  BENCH_SECONDS  duration
+ *   BENCH_URLS      comma-separated api base URLs; iterations alternate between them (round-robin)
+ *   BENCH_DATA      JSON file { agents: [{id, pak}], stacks: [id], generatorPak }
+ *   BENCH_SUMMARY   where handleSummary writes the end-of-test summary (JSON)
+ *
+ * Typechecked by k6's own TypeScript support only (it strips types): the repository has no k6
+ * typings, so this folder is outside tsconfig.check.json and eslint on purpose.
+ */
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { SharedArray } from 'k6/data';
+
+interface Agent {
+  id: string;
+  pak: string;
+}
+
+const target = __ENV.BENCH_TARGET || 'target-state';
+const rate = Number(__ENV.BENCH_RATE || 1000);
+const seconds = Number(__ENV.BENCH_SECONDS || 60);
+const urls: string[] = (__ENV.BENCH_URLS || 'http://127.0.0.1:3000').split(',');
+
+const data = new SharedArray('bench-data', () => [JSON.parse(open(__ENV.BENCH_DATA))]);
+const agents = new SharedArray<Agent>('agents', () => JSON.parse(open(__ENV.BENCH_DATA)).agents);
+const stacks = new SharedArray<string>('stacks', () => JSON.parse(open(__ENV.BENCH_DATA)).stacks);
+
+export const options = {
+  discardResponseBodies: true,
+  summaryTrendStats: ['avg', 'min', 'med', 'p(95)', 'p(99)', 'max'],
+  scenarios: {
+    load: {
+      executor: 'constant-arrival-rate',
+      rate,
+      timeUnit: '1s',
+      duration: `${seconds}s`,
+      // Little's law: rate × latency VUs are busy. Enough for ~50 ms answers up front; up to 250 ms
+      // of average latency before iterations are dropped (an overloaded api shows as drops + p99).
+      preAllocatedVUs: Math.max(20, Math.ceil(rate / 20)),
+      maxVUs: Math.max(100, Math.ceil(rate / 4)),
+      gracefulStop: '5s',
+    },
+  },
+};
+
+function pick<T>(list: ArrayLike<T>): T {
+  return list[Math.floor(Math.random() * list.length)];
+}
+
+export default function (): void {
+  const base = urls[exec.scenario.iterationInTest % urls.length];
+  if (target === 'target-state') {
+    const agent = pick(agents);
+    http.get(`${base}/api/v1/agents/${agent.id}/target-state`, {
+      headers: { Authorization: `Bearer ${agent.pak}` },
+      tags: { name: 'target-state' },
+      timeout: '10s',
+    });
+    return;
+  }
+  const stack = pick(stacks);
+  const n = exec.scenario.iterationInTest;
+  const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bench-post\n  namespace: bench\ndata:\n  n: "${n}"\n`;
+  http.post(`${base}/api/v1/stacks/${stack}/deployment-objects`, JSON.stringify({ yaml_content: yaml }), {
+    headers: { Authorization: `Bearer ${data[0].generatorPak}`, 'Content-Type': 'application/json' },
+    tags: { name: 'deployment-objects' },
+    timeout: '10s',
+  });
+}
+
+export function handleSummary(summary: unknown): Record<string, string> {
+  return { [__ENV.BENCH_SUMMARY]: JSON.stringify(summary) };
+}

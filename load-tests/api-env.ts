@@ -81,7 +81,8 @@ async function waitReady(url: string, proc: { exited: boolean; output(): string 
 export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = []): Promise<ApiProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const main = path.join(repoRoot, 'services', 'api', 'dist', 'main.js');
+  // BENCH_API_MAIN: another build of the api (e.g. a patched copy of dist/) for an A/B comparison.
+  const main = process.env.BENCH_API_MAIN ?? path.join(repoRoot, 'services', 'api', 'dist', 'main.js');
   const child = spawn(process.execPath, [...nodeArgs, main], {
     cwd: repoRoot,
     env: { ...process.env, ...env, BROKKR__BROKER__PORT: String(port) },

@@ -38,7 +38,7 @@ export interface StepResult {
   max: number;
   errorRate: number;
   dropped: number;
-  /** CPU of the api process(es) (summed), PostgreSQL and k6 over the step's duration, in % of ONE core. */
+  /** CPU of the api process(es) (summed), PostgreSQL and k6 over the load window, in % of ONE core. */
   apiCpu: number;
   pgCpu: number;
   k6Cpu: number;
@@ -67,10 +67,10 @@ interface CpuSeconds {
   apiWait: number;
 }
 
-function toResult(spec: StepSpec, summary: Summary, cpu: CpuSeconds): StepResult {
+function toResult(spec: StepSpec, summary: Summary, cpu: CpuSeconds & { seconds: number }): StepResult {
   const m = (name: string, value: string) => summary.metrics[name]?.values[value] ?? 0;
   const requests = m('http_reqs', 'count');
-  const percent = (seconds: number) => (seconds / spec.seconds) * 100;
+  const percent = (seconds: number) => (seconds / cpu.seconds) * 100;
   return {
     target: spec.target,
     processes: spec.urls.length,
@@ -84,7 +84,6 @@ function toResult(spec: StepSpec, summary: Summary, cpu: CpuSeconds): StepResult
     max: m('http_req_duration', 'max'),
     errorRate: m('http_req_failed', 'rate'),
     dropped: m('dropped_iterations', 'count'),
-    // Divided by the load window only: k6's own start-up (VU set-up) slightly inflates its figure.
     apiCpu: percent(cpu.api),
     pgCpu: percent(cpu.pg),
     k6Cpu: percent(cpu.k6),
@@ -94,20 +93,52 @@ function toResult(spec: StepSpec, summary: Summary, cpu: CpuSeconds): StepResult
   };
 }
 
-/** Samples the CPU seconds of k6 while it runs (its /proc entry is gone once it has exited). */
-function trackK6Cpu(pid: number): { stop(): number } {
-  const first = cpuSecondsOf(pid);
-  let last = first;
-  const timer = setInterval(() => {
-    const now = cpuSecondsOf(pid);
-    if (Number.isFinite(now)) last = now;
-  }, 500);
+interface Counters {
+  at: number;
+  api: number;
+  apiWait: number;
+  pg: number;
+  k6: number;
+}
+
+function snapshot(spec: StepSpec, k6Pid: number): Counters {
+  const sum = (read: (pid: number) => number) => spec.apiPids.reduce((total, pid) => total + read(pid), 0);
   return {
-    stop() {
-      clearInterval(timer);
-      return last - (Number.isFinite(first) ? first : 0);
-    },
+    at: performance.now(),
+    api: sum(cpuSecondsOf),
+    apiWait: sum(runQueueWaitSecondsOf),
+    pg: spec.postgresPid ? treeCpuSecondsOf(spec.postgresPid) : NaN,
+    k6: cpuSecondsOf(k6Pid),
   };
+}
+
+const diff = (a: Counters, b: Counters): CpuSeconds & { seconds: number } => ({
+  seconds: (b.at - a.at) / 1000,
+  api: b.api - a.api,
+  apiWait: b.apiWait - a.apiWait,
+  pg: b.pg - a.pg,
+  k6: b.k6 - a.k6,
+});
+
+/**
+ * Runs k6 and samples the CPU counters at the script's setup/teardown markers, so they cover the
+ * load window only.
+ */
+function runK6(k6: string, spec: StepSpec, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string; window?: ReturnType<typeof diff> }> {
+  const script = path.join(repoRoot, 'load-tests', 'k6', 'api.ts');
+  const child = spawn(k6, ['run', '--quiet', '--no-color', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let start: Counters | undefined;
+  let window: ReturnType<typeof diff> | undefined;
+  const onData = (c: Buffer) => {
+    const text = c.toString();
+    output = (output + text).slice(-20_000);
+    if (!start && output.includes('BENCH_LOAD_START')) start = snapshot(spec, child.pid!);
+    if (start && !window && output.includes('BENCH_LOAD_END')) window = diff(start, snapshot(spec, child.pid!));
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output, ...(window ? { window } : {}) })));
 }
 
 export async function runStep(k6: string, spec: StepSpec): Promise<StepResult> {
@@ -122,22 +153,8 @@ export async function runStep(k6: string, spec: StepSpec): Promise<StepResult> {
     BENCH_SUMMARY: summaryFile,
     K6_NO_USAGE_REPORT: 'true',
   };
-  const script = path.join(repoRoot, 'load-tests', 'k6', 'api.ts');
-  const apiCpu = () => spec.apiPids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
-  const apiWait = () => spec.apiPids.reduce((sum, pid) => sum + runQueueWaitSecondsOf(pid), 0);
-  const [apiBefore, waitBefore] = [apiCpu(), apiWait()];
-  const pgBefore = spec.postgresPid ? treeCpuSecondsOf(spec.postgresPid) : NaN;
-  const child = spawn(k6, ['run', '--quiet', '--no-color', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const k6Cpu = trackK6Cpu(child.pid!);
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
-  child.stderr.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const k6Seconds = k6Cpu.stop();
-  const apiSeconds = apiCpu() - apiBefore;
-  const waitSeconds = apiWait() - waitBefore;
-  const pgSeconds = spec.postgresPid ? treeCpuSecondsOf(spec.postgresPid) - pgBefore : NaN;
-  if (code !== 0) throw new Error(`k6 exited with ${code}:\n${output}`);
+  const { code, output, window } = await runK6(k6, spec, env);
+  if (code !== 0 || !window) throw new Error(`k6 exited with ${code}${window ? '' : ' (no load-window markers)'}:\n${output}`);
   const summary = JSON.parse(await readFile(summaryFile, 'utf8')) as Summary;
-  return toResult(spec, summary, { api: apiSeconds, pg: pgSeconds, k6: k6Seconds, apiWait: waitSeconds });
+  return toResult(spec, summary, window);
 }

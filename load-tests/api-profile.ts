@@ -1,5 +1,5 @@
 /**
- * Where an api process spends its CPU (BENCH_PROFILE=1): one extra api process under
+ * Where an api process spends its CPU (bench:api's closing diagnosis): one extra api process under
  * `node --cpu-prof`, a short k6 step against it, then the V8 profile written at exit summed by
  * self time, per package/area and per function.
  */

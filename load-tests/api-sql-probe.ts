@@ -1,5 +1,5 @@
 /**
- * Diagnostic for the target-state query (BENCH_PROFILE=1): the api sends it as an unnamed
+ * Diagnostic for the target-state query (bench:api's closing diagnosis): the api sends it as an unnamed
  * statement, so PostgreSQL parses and plans it on every request; a named (prepared) statement is
  * planned once per connection. One connection, sequential, no other load from us: the difference
  * is the planning cost each target-state request pays in database CPU.

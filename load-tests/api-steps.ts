@@ -4,7 +4,9 @@
  */
 import type { StepResult } from './api-k6.ts';
 
-export const LADDER = [500, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 8000];
+export const LADDER = [250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000, 8000];
+/** Where a search starts unless told otherwise (250 is only tried when 500 fails). */
+export const FIRST_RUNG = 500;
 export const P99_LIMIT_MS = 50;
 
 /** A rung holds when p99 < 50 ms, under 1% errors and under 1% of the scheduled requests dropped. */
@@ -22,7 +24,7 @@ export interface RateSearch {
  * Climbs from `startAt` (a rung known to hold elsewhere saves time); if that very first rung fails,
  * walks down instead until one holds.
  */
-export async function searchMaxRate(run: (rate: number) => Promise<StepResult>, startAt = LADDER[0]!): Promise<RateSearch> {
+export async function searchMaxRate(run: (rate: number) => Promise<StepResult>, startAt = FIRST_RUNG): Promise<RateSearch> {
   const steps: StepResult[] = [];
   const first = Math.max(0, LADDER.indexOf(startAt));
   let max = 0;

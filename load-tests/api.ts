@@ -11,7 +11,8 @@
  *  3. The same for POST /stacks/{id}/deployment-objects (generator PAK, small YAML).
  *  4. RSS of the api processes at the end.
  * Environment: BENCH_AGENTS (1000), BENCH_RATE (1000), BENCH_SECONDS (60), BENCH_STEP_SECONDS (15),
- * BENCH_TWO_PROCESSES (1; 0 skips the two-process runs), BENCH_PROFILE (0; 1 adds a --cpu-prof run).
+ * BENCH_TWO_PROCESSES (1; 0 skips the two-process runs), BENCH_PROFILE (1: a closing --cpu-prof run and SQL probe; 0 skips them),
+ * BENCH_API_MAIN (another build's main.js, for A/B comparisons).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -25,7 +26,7 @@ import { profileApi } from './api-profile.ts';
 import { probeTargetStateSql } from './api-sql-probe.ts';
 import { formatReport, machineLine, stepRow, type Report } from './api-report.ts';
 import { mintPak, seedFleet, OBJECTS_PER_STACK, STACKS_PER_AGENT, type SeededFleet } from './api-seed.ts';
-import { LADDER, searchMaxRate } from './api-steps.ts';
+import { FIRST_RUNG, LADDER, searchMaxRate } from './api-steps.ts';
 
 const exec = promisify(execFile);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1000);
@@ -33,7 +34,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 15);
 const TWO_PROCESSES = process.env.BENCH_TWO_PROCESSES !== '0';
-const PROFILE = process.env.BENCH_PROFILE === '1';
+const PROFILE = process.env.BENCH_PROFILE !== '0';
 
 const log = (line: string) => process.stderr.write(`[bench:api] ${line}\n`);
 
@@ -74,13 +75,13 @@ async function measure(b: Bench, target: Target, one: ApiProcess[], two: ApiProc
   if (two) {
     await warmUp(b, target, two);
     // Start where one process topped out: the rungs below it are not the question.
-    const double = await searchMaxRate((rate) => step(b, two, { target, rate, seconds: STEP_SECONDS }), single.max || LADDER[0]);
+    const double = await searchMaxRate((rate) => step(b, two, { target, rate, seconds: STEP_SECONDS }), single.max || FIRST_RUNG);
     searches.push({ label: `${target}, 2 api processes (round-robin)`, search: double });
   }
   return { fixed, searches };
 }
 
-/** BENCH_PROFILE=1: where the api's CPU goes under target-state load, and what the query's planning costs. */
+/** BENCH_PROFILE (on by default): where the api's CPU goes under target-state load, and what the query's planning costs. */
 async function diagnose(env: ApiBenchEnv, b: Bench, fleet: SeededFleet): Promise<string> {
   log('profiling one api process (--cpu-prof) under target-state load');
   const prof = await profileApi({ k6: b.k6, env: env.apiEnv, dataFile: b.dataFile, target: 'target-state', rate: RATE, seconds: 15, postgresPid: b.postgresPid });
@@ -121,8 +122,8 @@ async function run(env: ApiBenchEnv, b: Bench, k6Version: string, loadBefore: nu
     searches: [...ts.searches, ...dobj.searches],
     memory: b.procs.map((p, i) => ({ label: `api#${i + 1}`, ...memoryOf(p.pid) })),
     notes: [
-      `api: node services/api/dist/main.js, default pool (20 connections) per process, log level warn; target-state answers are incremental (no events: 5 objects each)`,
-      `steps: ${STEP_SECONDS} s each on the ladder ${LADDER.join(', ')} req/s, after a 10 s warm-up at 300 req/s; POSTs carry a ~90-byte ConfigMap`,
+      `api: node ${process.env.BENCH_API_MAIN ?? 'services/api/dist/main.js'}, default pool (20 connections) per process, log level warn; target-state answers are incremental (no events: 5 objects each)`,
+      `steps: ${STEP_SECONDS} s each on the ladder ${LADDER.join(', ')} req/s (from ${FIRST_RUNG} up; down only if it fails), after a 10 s warm-up at 300 req/s; POSTs carry a ~90-byte ConfigMap`,
     ],
   };
   let text = formatReport(report);

@@ -12,7 +12,20 @@ export interface DbSettings {
 
 /** Anything that can run a parameterised query: the pool, or a client inside a transaction. */
 export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    textOrStatement: string | pg.QueryConfig,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
+}
+
+/**
+ * A named prepared statement: Postgres parses and plans it once per connection instead of on
+ * every call. Use it on hot paths whose SQL is fixed (auth, target state, outbox): planning the
+ * target-state statement costs several times more than running it (see load-tests/api.ts).
+ * The text must not vary between calls with the same name.
+ */
+export function prepared(name: string, text: string): (values: unknown[]) => pg.QueryConfig {
+  return (values) => ({ name, text, values });
 }
 
 export interface Db {
@@ -74,7 +87,7 @@ export function createDb(settings: DbSettings): Db {
     pool,
     knex,
     schema,
-    query: (text, values) => pool.query(text, values as unknown[]),
+    query: (textOrStatement, values) => pool.query(textOrStatement, values),
     transaction,
     async close() {
       await Promise.allSettled([pool.end(), knex.destroy()]);

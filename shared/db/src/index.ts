@@ -1,3 +1,3 @@
-export { createDb, ensureSchema, type Db, type DbSettings, type Queryable } from './db.ts';
+export { createDb, ensureSchema, prepared, type Db, type DbSettings, type Queryable } from './db.ts';
 export { migrateLatest, migrationsDirectory } from './migrate.ts';
 export { isUniqueViolation, pgErrorCode, PG_ERRORS } from './pg-errors.ts';

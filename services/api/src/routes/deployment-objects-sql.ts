@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import { prepared, type Queryable } from '@brokkr/db';
 import type { DeploymentObjectRow } from '../targeting/index.ts';
 
 const DO_COLUMNS = 'id, created_at, updated_at, deleted_at, sequence_id, stack_id, yaml_content, yaml_checksum, submitted_at, is_deletion_marker';
@@ -18,12 +18,16 @@ export interface NewDeploymentObject {
   isDeletionMarker: boolean;
 }
 
+const insertStatement = prepared(
+  'brokkr_deployment_object_insert',
+  `INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum, is_deletion_marker)
+   VALUES ($1, $2, $3, $4) RETURNING ${DO_COLUMNS}`,
+);
+
 /** sequence_id comes from the table's global BIGSERIAL. */
 export async function insertDeploymentObject(db: Queryable, object: NewDeploymentObject): Promise<DeploymentObjectRow> {
   const { rows } = await db.query<DeploymentObjectRow>(
-    `INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum, is_deletion_marker)
-     VALUES ($1, $2, $3, $4) RETURNING ${DO_COLUMNS}`,
-    [object.stackId, object.yamlContent, object.yamlChecksum, object.isDeletionMarker],
+    insertStatement([object.stackId, object.yamlContent, object.yamlChecksum, object.isDeletionMarker]),
   );
   return rows[0]!;
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import { prepared, type Queryable } from '@brokkr/db';
 import type { StackRow } from '../targeting/index.ts';
 
 export type { StackRow };
@@ -18,14 +18,20 @@ export interface StackAnnotationRow {
 
 const STACK_COLUMNS = 'id, created_at, updated_at, deleted_at, name, description, generator_id';
 
+// Prepared (one statement per lock mode): every stack and deployment-object request starts here.
+const liveStackStatements = {
+  none: prepared('brokkr_live_stack', `SELECT ${STACK_COLUMNS} FROM stacks WHERE id = $1 AND deleted_at IS NULL`),
+  share: prepared('brokkr_live_stack_share', `SELECT ${STACK_COLUMNS} FROM stacks WHERE id = $1 AND deleted_at IS NULL FOR SHARE`),
+  update: prepared('brokkr_live_stack_update', `SELECT ${STACK_COLUMNS} FROM stacks WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`),
+};
+
 /**
  * A live stack. `lock` is for writes that depend on the stack staying live until they commit:
  * `share` blocks a concurrent soft delete (an UPDATE) but not other readers or inserts of
  * dependent rows; `update` is for the writes that change the stack row itself.
  */
 export async function findLiveStack(db: Queryable, id: string, lock?: 'share' | 'update'): Promise<StackRow | undefined> {
-  const suffix = lock === 'share' ? ' FOR SHARE' : lock === 'update' ? ' FOR UPDATE' : '';
-  const { rows } = await db.query<StackRow>(`SELECT ${STACK_COLUMNS} FROM stacks WHERE id = $1 AND deleted_at IS NULL${suffix}`, [id]);
+  const { rows } = await db.query<StackRow>(liveStackStatements[lock ?? 'none']([id]));
   return rows[0];
 }
 

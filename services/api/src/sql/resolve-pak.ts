@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '@brokkr/db';
+import { prepared, type Queryable } from '@brokkr/db';
 import { adminIdentity, agentIdentity, generatorIdentity, type Identity } from '../auth/identity.ts';
 
 /**
@@ -14,6 +14,9 @@ UNION ALL
 UNION ALL
 (SELECT 'generator', id, NULL FROM generators WHERE pak_hash = $1 AND deleted_at IS NULL LIMIT 1)`;
 
+// Prepared: it runs on every authenticated request.
+const resolveStatement = prepared('brokkr_resolve_pak', RESOLVE_SQL);
+
 interface Row {
   kind: 'admin' | 'agent' | 'generator';
   id: string | null;
@@ -27,7 +30,7 @@ export function sameHash(a: string, b: string): boolean {
 }
 
 export async function resolvePakHash(db: Queryable, hash: string): Promise<Identity | undefined> {
-  const { rows } = await db.query<Row>(RESOLVE_SQL, [hash]);
+  const { rows } = await db.query<Row>(resolveStatement([hash]));
   const admin = rows.find((r) => r.kind === 'admin');
   if (admin?.pak_hash && sameHash(admin.pak_hash, hash)) return adminIdentity();
   const agent = rows.find((r) => r.kind === 'agent');

@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import { prepared, type Queryable } from '@brokkr/db';
 
 /**
  * Rows a change is about to remove still decide who must be woken: an agent that matched a stack
@@ -54,6 +54,8 @@ SELECT a.id FROM agents a JOIN matched m ON m.agent_id = a.id
  WHERE a.deleted_at IS NULL
  ORDER BY a.id`;
 
+const agentsForStacksStatement = prepared('brokkr_agents_for_stacks', AGENTS_FOR_STACKS_SQL);
+
 /** One query whatever the number of stacks; returns agent ids (sorted, distinct). */
 export async function agentsForStacks(
   db: Queryable,
@@ -62,13 +64,13 @@ export async function agentsForStacks(
 ): Promise<string[]> {
   if (stackIds.length === 0) return [];
   const annotations = also.annotations ?? [];
-  const { rows } = await db.query<{ id: string }>(AGENTS_FOR_STACKS_SQL, [
+  const { rows } = await db.query<{ id: string }>(agentsForStacksStatement([
     stackIds,
     also.labels ?? [],
     annotations.map(([key]) => key),
     annotations.map(([, value]) => value),
     also.generatorIds ?? [],
-  ]);
+  ]));
   return rows.map((r) => r.id);
 }
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import { prepared, type Queryable } from '@brokkr/db';
 import { associationPairs } from './association-sql.ts';
 
 /** A deployment_objects row as the target state returns it (the v1 DeploymentObject). */
@@ -69,8 +69,11 @@ SELECT l.id, l.created_at, l.updated_at, l.deleted_at, l.sequence_id, l.stack_id
  )
  ORDER BY l.sequence_id DESC`;
 
+// Prepared: planning this statement costs several times more than running it.
+const targetStateStatement = prepared('brokkr_target_state', TARGET_STATE_SQL);
+
 export async function queryTargetState(db: Queryable, agentId: string, full: boolean): Promise<DeploymentObjectRow[]> {
-  const { rows } = await db.query<DeploymentObjectRow>(TARGET_STATE_SQL, [agentId, full]);
+  const { rows } = await db.query<DeploymentObjectRow>(targetStateStatement([agentId, full]));
   return rows;
 }
 
@@ -93,7 +96,9 @@ export interface StackRow {
   generator_id: string;
 }
 
+const agentStacksStatement = prepared('brokkr_agent_stacks', AGENT_STACKS_SQL);
+
 export async function queryAgentStacks(db: Queryable, agentId: string): Promise<StackRow[]> {
-  const { rows } = await db.query<StackRow>(AGENT_STACKS_SQL, [agentId]);
+  const { rows } = await db.query<StackRow>(agentStacksStatement([agentId]));
   return rows;
 }

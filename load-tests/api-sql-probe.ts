@@ -28,7 +28,7 @@ export async function probeTargetStateSql(databaseUrl: string, agentIds: string[
     const named = await averageMs(prepared);
     const trivial = await averageMs(() => client.query('SELECT 1'));
     return (
-      `target-state SQL, one connection, sequential: ${plain.toFixed(2)} ms as the api sends it (unnamed: parsed and planned each time), ` +
+      `target-state SQL, one connection, sequential: ${plain.toFixed(2)} ms unnamed (parsed and planned each time), ` +
       `${named.toFixed(2)} ms as a named prepared statement; SELECT 1 round trip ${trivial.toFixed(2)} ms`
     );
   } finally {

@@ -40,14 +40,9 @@ export async function requireWebhookKey(db: Queryable, config: ApiConfig, logger
   logger.warn({ fingerprint: key.fingerprint }, 'no webhook encryption key configured; using a random per-process key (set BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY)');
 }
 
-/**
- * The SSRF guard's switch. The dispatcher's setting is read from the api's config when the api
- * schema declares it, else from the environment (same variable, same default: off).
- */
+/** The SSRF guard's switch (the dispatcher reads the same variable, same default: off). */
 export function allowPrivateNetworks(config: ApiConfig): boolean {
-  const declared = (config as Record<string, unknown>).BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS;
-  const value = declared ?? process.env.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS;
-  return value === true || (typeof value === 'string' && ['true', '1', 'yes'].includes(value.toLowerCase()));
+  return config.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS;
 }
 
 /** Every dispatcher replica drops its subscription cache. */

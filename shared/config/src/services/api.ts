@@ -23,6 +23,8 @@ export const apiConfigSchema = z.object({
     .string()
     .regex(/^([0-9a-fA-F]{64})?$/, 'must be 64 hexadecimal characters')
     .optional(),
+  /** Lets webhook tests reach loopback/private receivers (the SSRF guard is on by default). */
+  BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
   BROKKR__BROKER__LONG_POLL_MAX_SECONDS: int(60, 0, 300),
   BROKKR__BROKER__TRUST_PROXY: bool(false),
   BROKKR__CORS__ALLOWED_ORIGINS: z.string().default('http://localhost:3001'),

@@ -1,4 +1,4 @@
-import { decryptString } from '@brokkr/crypto';
+import { decryptString, signatureHeaders } from '@brokkr/crypto';
 import { z } from 'zod';
 import { forbidden, notFound } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
@@ -7,51 +7,112 @@ import type { ApiContext } from '../context.ts';
 import { agentMarkDead, claimForAgent, type AgentClaimedDelivery } from './webhook-deliveries-agent-sql.ts';
 import { decryptFailures, webhookKey } from './webhooks-key.ts';
 import { pendingDeliverySchema } from './webhooks-schemas.ts';
+import { findSubscriptionSecrets } from './webhooks-sql.ts';
 
 const CLAIM_LIMIT = 10;
 
-type Pending = z.output<typeof pendingDeliverySchema>;
+/**
+ * Our extension of Brokkr's PendingWebhookDelivery (extra fields are wire-compatible: Brokkr's
+ * agent ignores them). The api signs, so the signing secret never leaves the hub.
+ */
+const webhookHeadersSchema = z
+  .object({
+    'webhook-id': z.string().meta({ description: 'The event id, stable across retries' }),
+    'webhook-timestamp': z.string().meta({ description: 'Seconds since the epoch, at claim time' }),
+    'webhook-signature': z.string().optional().meta({ description: '`v1,<base64 HMAC-SHA256>` per active secret; absent when the subscription has none' }),
+  })
+  .meta({ description: 'Standard Webhooks headers computed by the broker at claim time; the agent sends them unchanged' });
 
-function decryptField(ctx: ApiContext, field: 'url' | 'auth_header', data: Buffer): string | Error {
+const agentPendingDeliverySchema = pendingDeliverySchema.extend({ webhook_headers: webhookHeadersSchema }).meta({ id: 'PendingWebhookDelivery' });
+
+type Pending = z.output<typeof agentPendingDeliverySchema>;
+type SecretField = 'url' | 'auth_header' | 'signing_secret' | 'previous_signing_secret';
+type SecretsLookup = Map<string, Promise<string[] | Error | undefined>>;
+
+// Brokkr's last_error wording for the first two.
+const FIELD_NAMES: Record<SecretField, string> = {
+  url: 'URL',
+  auth_header: 'auth header',
+  signing_secret: 'signing secret',
+  previous_signing_secret: 'previous signing secret',
+};
+
+/** Decrypts one field; a failure is counted and says which field it was (the delivery then goes dead). */
+function open(ctx: ApiContext, field: SecretField, data: Buffer | null): string | null {
+  if (data === null) return null;
   try {
     return decryptString(webhookKey(ctx), data);
   } catch (err) {
     decryptFailures(ctx).inc({ field, path: 'agent' });
+    throw new Error(`Failed to decrypt ${FIELD_NAMES[field]}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+async function readSecrets(ctx: ApiContext, subscriptionId: string): Promise<string[] | Error | undefined> {
+  const sub = await findSubscriptionSecrets(ctx.db.pool, subscriptionId);
+  if (!sub) return undefined;
+  try {
+    return [open(ctx, 'signing_secret', sub.signing_secret_encrypted), open(ctx, 'previous_signing_secret', sub.previous_signing_secret_encrypted)].filter(
+      (s): s is string => s !== null,
+    );
+  } catch (err) {
     return err as Error;
   }
 }
 
+/** The active signing secrets of a subscription, read once per claim (the query applies the rotation grace). */
+function signingSecrets(ctx: ApiContext, subscriptionId: string, lookup: SecretsLookup): Promise<string[] | Error | undefined> {
+  let secrets = lookup.get(subscriptionId);
+  if (!secrets) {
+    secrets = readSecrets(ctx, subscriptionId);
+    lookup.set(subscriptionId, secrets);
+  }
+  return secrets;
+}
+
 /**
- * Decrypts what the agent needs. A row that cannot be decrypted is already claimed, so it is
- * settled (dead, audited) rather than left to cycle through lease expiry forever.
+ * A row that cannot be handed out is already claimed, so it is settled (dead, audited) rather
+ * than left to cycle through lease expiry forever.
  */
-async function toPending(ctx: ApiContext, agentId: string, row: AgentClaimedDelivery): Promise<Pending | undefined> {
-  const url = decryptField(ctx, 'url', row.url_encrypted);
-  const auth = row.auth_header_encrypted === null ? null : decryptField(ctx, 'auth_header', row.auth_header_encrypted);
-  const failure = url instanceof Error ? `Failed to decrypt URL: ${url.message}` : auth instanceof Error ? `Failed to decrypt auth header: ${auth.message}` : undefined;
-  if (failure !== undefined) {
-    const dead = await agentMarkDead(ctx.db.pool, row.id, agentId, failure);
-    if (dead) {
-      await ctx.audit({
-        actor: 'system',
-        action: 'webhook.delivery_failed',
-        resourceType: 'webhook_subscription',
-        resourceId: row.subscription_id,
-        details: { delivery_id: row.id, event_type: row.event_type, attempts: dead.attempts, error: failure },
-      });
-    }
-    return undefined;
+async function settleUndeliverable(ctx: ApiContext, agentId: string, row: AgentClaimedDelivery, failure: string): Promise<undefined> {
+  const dead = await agentMarkDead(ctx.db.pool, row.id, agentId, failure);
+  if (dead) {
+    await ctx.audit({
+      actor: 'system',
+      action: 'webhook.delivery_failed',
+      resourceType: 'webhook_subscription',
+      resourceId: row.subscription_id,
+      details: { delivery_id: row.id, event_type: row.event_type, attempts: dead.attempts, error: failure },
+    });
+  }
+  return undefined;
+}
+
+/** Decrypts what the agent needs and signs the payload for it. */
+async function toPending(ctx: ApiContext, agentId: string, row: AgentClaimedDelivery, lookup: SecretsLookup): Promise<Pending | undefined> {
+  const secrets = await signingSecrets(ctx, row.subscription_id, lookup);
+  // Gone between the claim and now: its deliveries went with it (ON DELETE CASCADE).
+  if (secrets === undefined) return undefined;
+  let url: string;
+  let auth: string | null;
+  try {
+    url = open(ctx, 'url', row.url_encrypted) ?? '';
+    auth = open(ctx, 'auth_header', row.auth_header_encrypted);
+    if (secrets instanceof Error) throw secrets;
+  } catch (err) {
+    return settleUndeliverable(ctx, agentId, row, (err as Error).message);
   }
   return {
     id: row.id,
     subscription_id: row.subscription_id,
     event_type: row.event_type,
     payload: row.payload,
-    url: url as string,
-    auth_header: auth as string | null,
+    url,
+    auth_header: auth,
     timeout_seconds: row.timeout_seconds,
     max_retries: row.max_retries,
     attempts: row.attempts,
+    webhook_headers: signatureHeaders(secrets, { id: row.event_id, body: row.payload }) as Pending['webhook_headers'],
   };
 }
 
@@ -60,12 +121,14 @@ export const webhookAgentRoutes: AnyRoute[] = [
     method: 'get',
     path: '/agents/:agent_id/webhooks/pending',
     summary: 'Claim up to 10 webhook deliveries this agent must send (target_labels all on the agent)',
-    description: 'Each returned delivery is leased to the agent for 60 s; report it with POST /webhook-deliveries/{id}/result.',
+    description:
+      'Each returned delivery is leased to the agent for 60 s; report it with POST /webhook-deliveries/{id}/result. ' +
+      '`webhook_headers` (our extension) carries the Standard Webhooks signature, so agents never hold the signing secret.',
     tags: ['webhooks'],
     access: 'any',
     params: z.object({ agent_id: uuid() }),
     responses: {
-      200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: pendingDeliverySchema.array() },
+      200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: agentPendingDeliverySchema.array() },
       403: { description: 'agent_pak_mismatch', schema: errorResponse },
       404: { description: 'agent_not_found', schema: errorResponse },
     },
@@ -78,9 +141,10 @@ export const webhookAgentRoutes: AnyRoute[] = [
       // Inactive agents get no work (DESIGN §4); their deliveries wait for an active agent.
       if (agent.status !== 'ACTIVE') return json(200, []);
       const claimed = await claimForAgent(ctx.db.pool, agentId, CLAIM_LIMIT);
+      const lookup: SecretsLookup = new Map();
       const pending: Pending[] = [];
       for (const row of claimed) {
-        const item = await toPending(ctx, agentId, row);
+        const item = await toPending(ctx, agentId, row, lookup);
         if (item) pending.push(item);
       }
       return json(200, pending);

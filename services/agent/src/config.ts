@@ -17,6 +17,8 @@ export interface AgentSettings {
   backoff: { baseMs: number; maxMs: number };
   concurrency: number;
   crdEstablishedTimeoutMs: number;
+  /** 0: agent-delivered webhooks are off. */
+  webhookPollIntervalMs: number;
   log: { level: AgentConfig['BROKKR__LOG__LEVEL']; format: AgentConfig['BROKKR__LOG__FORMAT'] };
 }
 
@@ -42,6 +44,7 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
     backoff: { baseMs: config.BROKKR__AGENT__RETRY_BACKOFF_BASE_MS, maxMs: config.BROKKR__AGENT__RETRY_BACKOFF_MAX_SECONDS * 1000 },
     concurrency: config.BROKKR__AGENT__APPLY_CONCURRENCY,
     crdEstablishedTimeoutMs: config.BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS * 1000,
+    webhookPollIntervalMs: config.BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS * 1000,
     log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
   };
 }

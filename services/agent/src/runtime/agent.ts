@@ -12,11 +12,12 @@ import { startAgentHttpServer } from './http-server.ts';
 import { ReconcileLoop } from './reconcile-loop.ts';
 import { connectKubernetes, identify, waitForBroker } from './startup.ts';
 import { TargetWatcher } from './target-watcher.ts';
+import { WebhookPoller } from '../webhooks/poller.ts';
 
 export interface RunningAgent {
   agentId: string;
   healthPort: number;
-  /** Stops the loops (a pass in flight finishes its current stack), then the server and clients. */
+  /** Stops the loops (a pass in flight finishes its current stack, webhook POSTs in flight finish and report), then the server and clients. */
   stop(): Promise<void>;
 }
 
@@ -66,9 +67,17 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     broker, metrics, logger: log, agentId: agent.id, pollingIntervalMs: settings.pollingIntervalMs,
     longPollWaitSeconds: settings.longPollWaitSeconds, isActive, onState: (o) => reconcileLoop.offer(o),
   });
+  const webhooks =
+    settings.webhookPollIntervalMs > 0
+      ? new WebhookPoller({
+          brokerUrl: settings.brokerUrl, pak: settings.pak, agentId: agent.id, intervalMs: settings.webhookPollIntervalMs,
+          registry: metrics.registry, logger: log.child({ loop: 'webhooks' }), userAgent: `brokkr-agent/${VERSION}`, isActive,
+        })
+      : undefined;
   hooks.statusChanged = () => {
     watcher.statusChanged();
     reconcileLoop.poke();
+    webhooks?.poke();
   };
 
   let stopping = false;
@@ -86,7 +95,10 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
 
   const controller = new AbortController();
   const signal = controller.signal;
-  const tasks = [heartbeat.run(signal), watcher.run(signal), reconcileLoop.run(signal), ...(health ? [health.run(signal)] : [])];
+  const tasks = [
+    heartbeat.run(signal), watcher.run(signal), reconcileLoop.run(signal),
+    ...(health ? [health.run(signal)] : []), ...(webhooks ? [webhooks.run(signal)] : []),
+  ];
   if (!heartbeat.active) log.warn({ status: agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');
 
   return {

@@ -38,5 +38,7 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__APPLY_CONCURRENCY: int(8, 1, 64),
   /** How long a pass waits for an applied CRD to become Established. */
   BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS: int(60, 1, 600),
+  /** Agent-delivered webhooks are claimed this often (Brokkr's agent: 10 s, fixed); 0 = this agent delivers none. */
+  BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS: int(10, 0, 3600),
 });
 export type AgentConfig = z.output<typeof agentConfigSchema>;

@@ -16,7 +16,9 @@ export interface AgentClaimedDelivery {
 export const AGENT_LEASE_SECONDS = 60;
 
 /**
- * Claims up to `limit` agent deliveries in ONE statement (SKIP LOCKED + a 60 s lease): rows whose
+ * Claims up to `limit` agent deliveries in ONE statement (SKIP LOCKED + a lease of 60 s, or the
+ * subscription's timeout plus 30 s when that is longer, so a slow POST is not re-offered to another
+ * agent while it is still running): rows whose
  * target_labels are all carried by the agent (AND; `<@` is "contained in"), oldest first. Two
  * agents polling at once never get the same row. Due retries and claims whose lease ran out are
  * claimable too, so the flow does not depend on the maintenance reaper. Paused (disabled)
@@ -25,7 +27,8 @@ export const AGENT_LEASE_SECONDS = 60;
 export async function claimForAgent(db: Queryable, agentId: string, limit: number): Promise<AgentClaimedDelivery[]> {
   const { rows } = await db.query<AgentClaimedDelivery>(
     `UPDATE webhook_deliveries d
-        SET status = 'acquired', acquired_by = $1, acquired_until = now() + make_interval(secs => $3)
+        SET status = 'acquired', acquired_by = $1,
+            acquired_until = now() + make_interval(secs => greatest($3::int, s.timeout_seconds + 30))
        FROM webhook_subscriptions s
       WHERE s.id = d.subscription_id
         AND d.id IN (

@@ -11,21 +11,7 @@ import { findSubscriptionSecrets } from './webhooks-sql.ts';
 
 const CLAIM_LIMIT = 10;
 
-/**
- * Our extension of Brokkr's PendingWebhookDelivery (extra fields are wire-compatible: Brokkr's
- * agent ignores them). The api signs, so the signing secret never leaves the hub.
- */
-const webhookHeadersSchema = z
-  .object({
-    'webhook-id': z.string().meta({ description: 'The event id, stable across retries' }),
-    'webhook-timestamp': z.string().meta({ description: 'Seconds since the epoch, at claim time' }),
-    'webhook-signature': z.string().optional().meta({ description: '`v1,<base64 HMAC-SHA256>` per active secret; absent when the subscription has none' }),
-  })
-  .meta({ description: 'Standard Webhooks headers computed by the broker at claim time; the agent sends them unchanged' });
-
-const agentPendingDeliverySchema = pendingDeliverySchema.extend({ webhook_headers: webhookHeadersSchema }).meta({ id: 'PendingWebhookDelivery' });
-
-type Pending = z.output<typeof agentPendingDeliverySchema>;
+type Pending = z.output<typeof pendingDeliverySchema>;
 type SecretField = 'url' | 'auth_header' | 'signing_secret' | 'previous_signing_secret';
 type SecretsLookup = Map<string, Promise<string[] | Error | undefined>>;
 
@@ -128,7 +114,7 @@ export const webhookAgentRoutes: AnyRoute[] = [
     access: 'any',
     params: z.object({ agent_id: uuid() }),
     responses: {
-      200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: agentPendingDeliverySchema.array() },
+      200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: pendingDeliverySchema.array() },
       403: { description: 'agent_pak_mismatch', schema: errorResponse },
       404: { description: 'agent_not_found', schema: errorResponse },
     },

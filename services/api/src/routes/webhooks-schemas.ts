@@ -93,6 +93,18 @@ export const testResultSchema = z
   .object({ success: z.literal(true), status_code: z.number().int(), message: z.string() })
   .meta({ id: 'WebhookTestResult' });
 
+/**
+ * Our extension of Brokkr's PendingWebhookDelivery (extra fields are wire-compatible: Brokkr's
+ * agent ignores them). The api signs, so the signing secret never leaves the hub.
+ */
+const webhookHeadersSchema = z
+  .object({
+    'webhook-id': z.string().meta({ description: 'The event id, stable across retries' }),
+    'webhook-timestamp': z.string().meta({ description: 'Seconds since the epoch, at claim time' }),
+    'webhook-signature': z.string().optional().meta({ description: '`v1,<base64 HMAC-SHA256>` per active secret; absent when the subscription has none' }),
+  })
+  .meta({ description: 'Standard Webhooks headers computed by the broker at claim time; the agent sends them unchanged' });
+
 export const pendingDeliverySchema = z
   .object({
     id: uuid(),
@@ -104,6 +116,7 @@ export const pendingDeliverySchema = z
     timeout_seconds: z.number().int(),
     max_retries: z.number().int(),
     attempts: z.number().int(),
+    webhook_headers: webhookHeadersSchema,
   })
   .meta({ id: 'PendingWebhookDelivery' });
 

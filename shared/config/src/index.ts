@@ -12,3 +12,4 @@ export {
 export { agentConfigSchema, type AgentConfig } from './services/agent.ts';
 export { readConfigFile, flattenConfig, parseConfigText, type FlatConfig } from './config-file.ts';
 export { loadLayeredSettings, diffSettings, dottedKey, type ConfigChange } from './reloadable.ts';
+export { maintenanceReloadableSchema, hubReloadableSchema } from './reloadable-settings.ts';

@@ -1,33 +1,11 @@
 import { z } from 'zod';
-import { apiConfigSchema, diffSettings, loadLayeredSettings, maintenanceConfigSchema, webhookDispatcherConfigSchema } from '@brokkr/config';
+import { diffSettings, hubReloadableSchema, loadLayeredSettings } from '@brokkr/config';
 import { publishCore, SUBJECTS } from '@brokkr/bus';
 import { ApiError } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
 import { timestamp } from '../http/schemas.ts';
 
-/**
- * The hub's reloadable settings, in Brokkr's order first. Who applies what on
- * `brokkr.config.reload`: the api its log level; maintenance the log level, its intervals and
- * retentions; CORS keys are compared (as Brokkr does) but the CORS layer is not rebuilt, so
- * they still need a restart. See docs/nats-subjects.md.
- */
-const reloadableSchema = z.object({
-  BROKKR__LOG__LEVEL: apiConfigSchema.shape.BROKKR__LOG__LEVEL,
-  ...maintenanceConfigSchema.pick({ BROKKR__BROKER__DIAGNOSTIC_CLEANUP_INTERVAL_SECONDS: true, BROKKR__BROKER__DIAGNOSTIC_MAX_AGE_HOURS: true }).shape,
-  ...webhookDispatcherConfigSchema.pick({ BROKKR__BROKER__WEBHOOK_DELIVERY_INTERVAL_SECONDS: true, BROKKR__BROKER__WEBHOOK_DELIVERY_BATCH_SIZE: true }).shape,
-  BROKKR__BROKER__WEBHOOK_CLEANUP_RETENTION_DAYS: maintenanceConfigSchema.shape.BROKKR__BROKER__WEBHOOK_CLEANUP_RETENTION_DAYS,
-  ...apiConfigSchema.pick({ BROKKR__CORS__ALLOWED_ORIGINS: true, BROKKR__CORS__MAX_AGE_SECONDS: true }).shape,
-  ...maintenanceConfigSchema.pick({
-    BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS: true,
-    BROKKR__BROKER__AGENT_EVENTS_RETENTION_DAYS: true,
-    BROKKR__MAINTENANCE__OUTBOX_RELAY_INTERVAL_SECONDS: true,
-    BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS: true,
-    BROKKR__MAINTENANCE__OUTBOX_RETENTION_HOURS: true,
-    BROKKR__MAINTENANCE__WORK_ORDER_INTERVAL_SECONDS: true,
-    BROKKR__MAINTENANCE__CLEANUP_INTERVAL_SECONDS: true,
-    BROKKR__MAINTENANCE__BATCH_SIZE: true,
-  }).shape,
-});
+const reloadableSchema = hubReloadableSchema;
 type Snapshot = z.output<typeof reloadableSchema>;
 const KEYS = Object.keys(reloadableSchema.shape) as (keyof Snapshot)[];
 

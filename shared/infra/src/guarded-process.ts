@@ -50,6 +50,8 @@ export function startGuarded(options: GuardOptions): GuardedProcess {
     exited,
     stop() {
       stopping ??= (async () => {
+        // Waiting for the exit must keep the process alive (the child is unref'd while it runs).
+        child.ref();
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
         await exited;
       })();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { eventually } from '@brokkr/testkit';
 import {
+  RFC3339_Z,
   adminGeneratorId,
   auditMessages,
   createAgent,
@@ -11,6 +12,7 @@ import {
   startTestApi,
   uniqueName,
   type ApiClient,
+  type EventEnvelope,
   type TestApi,
 } from './support/index.ts';
 
@@ -28,14 +30,6 @@ const AGENT_FIELDS = [
   'k8s_reported_at',
 ];
 const EVENT_FIELDS = ['id', 'created_at', 'updated_at', 'deleted_at', 'agent_id', 'deployment_object_id', 'event_type', 'status', 'message'];
-const RFC3339_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-interface EventEnvelope {
-  id: string;
-  event_type: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
 
 describe('api agents', () => {
   let api: TestApi;

@@ -1,20 +1,19 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { eventually } from '@brokkr/testkit';
-import { generatePak } from '../src/auth/pak.ts';
 import {
+  RFC3339_Z,
   collectCore,
   createGenerator,
   createStack,
+  insertAgentRow,
   readStream,
   startTestApi,
-  uniqueName,
   type ApiClient,
   type ApiResponse,
   type TestApi,
 } from './support/index.ts';
 
-const RFC3339_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const DO_FIELDS = [
   'created_at',
   'deleted_at',
@@ -64,15 +63,10 @@ describe('api deployment objects', () => {
     owner.client.request('POST', `/stacks/${id}/deployment-objects`, { raw: yaml, contentType, ...(query ? { query } : {}) });
 
   async function insertAgent(targets: string[]) {
-    const { pak, hash } = generatePak();
-    const { rows } = await api.sql.query<{ id: string }>(
-      `INSERT INTO agents (name, cluster_name, pak_hash, status) VALUES ($1, 'c1', $2, 'ACTIVE') RETURNING id`,
-      [uniqueName('agent'), hash],
-    );
-    const id = rows[0]!.id;
-    for (const stack of targets) await api.sql.query('INSERT INTO agent_targets (agent_id, stack_id) VALUES ($1, $2)', [id, stack]);
+    const { id, pak } = await insertAgentRow(api.sql, { status: 'ACTIVE', targets });
     return { id, client: api.admin.as(pak) };
   }
+
 
   function expectInvalid(res: ApiResponse, what: string) {
     expect(res.status, `${what}: ${res.text}`).to.equal(400);
@@ -81,9 +75,6 @@ describe('api deployment objects', () => {
 
   before(async () => {
     api = await startTestApi();
-    // pg-pool's end() resolves before its clients have closed; the DROP DATABASE ... FORCE in
-    // api.stop() can then kill one mid-close and the pool re-emits that as an unhandled 'error'.
-    api.sql.on('error', () => undefined);
     const gen = await createGenerator(api.admin);
     owner = { id: gen.generator.id, client: gen.client };
     stackId = (await createStack(owner.client, { generator_id: owner.id })).id;

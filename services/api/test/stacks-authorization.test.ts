@@ -1,6 +1,14 @@
 import { expect } from 'chai';
-import { generatePak } from '../src/auth/pak.ts';
-import { createGenerator, createStack, startTestApi, uniqueName, type ApiClient, type ApiResponse, type TestApi } from './support/index.ts';
+import {
+  createGenerator,
+  createStack,
+  insertAgentRow,
+  startTestApi,
+  uniqueName,
+  type ApiClient,
+  type ApiResponse,
+  type TestApi,
+} from './support/index.ts';
 
 /**
  * Who may call which stack / deployment-object endpoint. Expectations are "status" or
@@ -108,19 +116,13 @@ describe('api stacks and deployment objects: authorization matrix', () => {
   const clients = {} as Record<Caller, ApiClient>;
 
   async function insertAgent(): Promise<{ id: string; client: ApiClient }> {
-    const { pak, hash } = generatePak();
-    const { rows } = await api.sql.query<{ id: string }>(
-      `INSERT INTO agents (name, cluster_name, pak_hash, status) VALUES ($1, 'c1', $2, 'ACTIVE') RETURNING id`,
-      [uniqueName('agent'), hash],
-    );
-    return { id: rows[0]!.id, client: api.admin.as(pak) };
+    const { id, pak } = await insertAgentRow(api.sql, { status: 'ACTIVE' });
+    return { id, client: api.admin.as(pak) };
   }
+
 
   before(async () => {
     api = await startTestApi();
-    // pg-pool's end() resolves before its clients have closed; the DROP DATABASE ... FORCE in
-    // api.stop() can then kill one mid-close and the pool re-emits that as an unhandled 'error'.
-    api.sql.on('error', () => undefined);
     const owner = await createGenerator(api.admin);
     const other = await createGenerator(api.admin);
     const rotated = await api.admin.post(`/generators/${owner.generator.id}/rotate-pak`);

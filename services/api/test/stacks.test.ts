@@ -1,28 +1,23 @@
 import { expect } from 'chai';
 import { eventually } from '@brokkr/testkit';
-import { generatePak } from '../src/auth/pak.ts';
 import {
+  RFC3339_Z,
   adminGeneratorId,
   auditMessages,
   collectCore,
   createGenerator,
   createStack,
+  insertAgentRow,
   readStream,
   startTestApi,
   uniqueName,
+  type AgentRowOptions,
   type ApiClient,
+  type EventEnvelope,
   type TestApi,
 } from './support/index.ts';
 
-const RFC3339_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const STACK_FIELDS = ['created_at', 'deleted_at', 'description', 'generator_id', 'id', 'name', 'updated_at'];
-
-interface EventEnvelope {
-  id: string;
-  event_type: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
 
 describe('api stacks, labels and annotations', () => {
   let api: TestApi;
@@ -30,20 +25,11 @@ describe('api stacks, labels and annotations', () => {
   let owner: { id: string; client: ApiClient };
 
   /** An agent row with a PAK (agents are set up in SQL: this file tests the stack endpoints). */
-  async function insertAgent(opts: { labels?: string[]; registeredWith?: string[]; targets?: string[] } = {}) {
-    const { pak, hash } = generatePak();
-    const { rows } = await api.sql.query<{ id: string }>(
-      `INSERT INTO agents (name, cluster_name, pak_hash, status) VALUES ($1, 'c1', $2, 'ACTIVE') RETURNING id`,
-      [uniqueName('agent'), hash],
-    );
-    const id = rows[0]!.id;
-    for (const label of opts.labels ?? []) await api.sql.query('INSERT INTO agent_labels (agent_id, label) VALUES ($1, $2)', [id, label]);
-    for (const gen of opts.registeredWith ?? []) {
-      await api.sql.query('INSERT INTO agent_generator_registrations (agent_id, generator_id) VALUES ($1, $2)', [id, gen]);
-    }
-    for (const stack of opts.targets ?? []) await api.sql.query('INSERT INTO agent_targets (agent_id, stack_id) VALUES ($1, $2)', [id, stack]);
+  async function insertAgent(opts: AgentRowOptions = {}) {
+    const { id, pak } = await insertAgentRow(api.sql, { status: 'ACTIVE', ...opts });
     return { id, client: api.admin.as(pak) };
   }
+
 
   async function events(type: string): Promise<EventEnvelope[]> {
     const all = await readStream<EventEnvelope>(api.natsUrl, 'BROKKR_EVENTS');
@@ -52,9 +38,6 @@ describe('api stacks, labels and annotations', () => {
 
   before(async () => {
     api = await startTestApi();
-    // pg-pool's end() resolves before its clients have closed; the DROP DATABASE ... FORCE in
-    // api.stop() can then kill one mid-close and the pool re-emits that as an unhandled 'error'.
-    api.sql.on('error', () => undefined);
     adminGen = await adminGeneratorId(api.admin);
     const gen = await createGenerator(api.admin);
     owner = { id: gen.generator.id, client: gen.client };

@@ -1,9 +1,17 @@
 import { expect } from 'chai';
 import { decryptString, loadWebhookKey } from '@brokkr/crypto';
-import { auditMessages, collectCore, createGenerator, insertAgentRow, startTestApi, type ApiClient, type TestApi } from './support/index.ts';
+import {
+  RFC3339_Z,
+  auditMessages,
+  collectCore,
+  createGenerator,
+  insertAgentRow,
+  startTestApi,
+  type ApiClient,
+  type TestApi,
+} from './support/index.ts';
 
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
-const RFC3339_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const WEBHOOK_FIELDS = [
   'created_at', 'created_by', 'enabled', 'event_types', 'filters', 'has_auth_header', 'has_url', 'id', 'max_retries', 'name',
   'target_labels', 'timeout_seconds', 'updated_at',

@@ -56,11 +56,29 @@ export async function adminGeneratorId(admin: ApiClient): Promise<string> {
  * An agent row inserted straight into the database (with a PAK), for tests that must not depend
  * on the agents routes. Prefer `createAgent` (HTTP) otherwise.
  */
-export async function insertAgentRow(sql: Queryable, body: { name?: string; cluster_name?: string; status?: string } = {}) {
+export interface AgentRowOptions {
+  name?: string;
+  cluster_name?: string;
+  status?: string;
+  labels?: string[];
+  /** Generators the agent is registered with. */
+  registeredWith?: string[];
+  /** Stacks the agent explicitly targets. */
+  targets?: string[];
+}
+
+/** An agent row with a PAK, set up in SQL for files that test other endpoints. */
+export async function insertAgentRow(sql: Queryable, body: AgentRowOptions = {}) {
   const { pak, hash } = generatePak();
   const { rows } = await sql.query<{ id: string }>(
     'INSERT INTO agents (name, cluster_name, status, pak_hash) VALUES ($1, $2, $3, $4) RETURNING id',
     [body.name ?? uniqueName('agent'), body.cluster_name ?? 'test-cluster', body.status ?? 'INACTIVE', hash],
   );
-  return { id: rows[0]!.id, pak };
+  const id = rows[0]!.id;
+  for (const label of body.labels ?? []) await sql.query('INSERT INTO agent_labels (agent_id, label) VALUES ($1, $2)', [id, label]);
+  for (const gen of body.registeredWith ?? []) {
+    await sql.query('INSERT INTO agent_generator_registrations (agent_id, generator_id) VALUES ($1, $2)', [id, gen]);
+  }
+  for (const stack of body.targets ?? []) await sql.query('INSERT INTO agent_targets (agent_id, stack_id) VALUES ($1, $2)', [id, stack]);
+  return { id, pak };
 }

@@ -40,8 +40,7 @@ for (const service of ['webhook-dispatcher', 'maintenance', 'audit-writer']) {
         service,
         env: { BROKKR__DATABASE__URL: 'not a url', BROKKR__HEALTH__PORT: 'abc', BROKKR__LOG__LEVEL: 'loud' },
       });
-      const code = await new Promise<number | null>((resolve) => running.child.once('exit', resolve));
-      expect(code).to.equal(1);
+      expect(await running.exited).to.equal(1);
       const out = running.output();
       for (const name of ['BROKKR__DATABASE__URL', 'BROKKR__HEALTH__PORT', 'BROKKR__LOG__LEVEL']) expect(out).to.include(name);
     });

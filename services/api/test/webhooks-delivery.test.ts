@@ -267,8 +267,7 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
         service: 'webhook-dispatcher',
         env: { BROKKR__DATABASE__URL: api.database.url, BROKKR__NATS__URL: api.natsUrl, BROKKR__HEALTH__PORT: String(port), BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: '' },
       });
-      const code = await new Promise<number | null>((r) => dispatcher.child.once('exit', (c) => r(c)));
-      expect(code).to.equal(1);
+      expect(await dispatcher.exited).to.equal(1);
       expect(dispatcher.output()).to.include('BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY');
     });
   });

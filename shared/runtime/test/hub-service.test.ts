@@ -1,23 +1,12 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NatsHandle } from '@brokkr/infra';
-import { createTestDatabase, eventually, freePort, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { createTestDatabase, eventually, freePort, spawnService, startTestNats, type TestDatabase } from '@brokkr/testkit';
 
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tiny-service.ts');
 
-function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', fixture], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, exited, output: () => out };
-}
+const run = (env: Record<string, string>) => spawnService({ entry: fixture, env });
 
 describe('runHubService', () => {
   let db: TestDatabase;
@@ -33,10 +22,9 @@ describe('runHubService', () => {
 
   it('serves health, then on SIGTERM drains the work before closing and exits 0', async () => {
     const port = await freePort();
-    const svc = run({ BROKKR__DATABASE__URL: db.url, BROKKR__NATS__URL: nats.url, BROKKR__HEALTH__PORT: String(port) });
+    const svc = await run({ BROKKR__DATABASE__URL: db.url, BROKKR__NATS__URL: nats.url, BROKKR__HEALTH__PORT: String(port) });
     await eventually(() => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok), { what: 'readyz' });
-    svc.child.kill('SIGTERM');
-    expect(await svc.exited).to.equal(0);
+    expect(await svc.stop('SIGTERM')).to.equal(0);
     const out = svc.output();
     expect(out.indexOf('work drained')).to.be.greaterThan(-1);
     expect(out.indexOf('work drained')).to.be.lessThan(out.indexOf('stopped cleanly'));
@@ -44,7 +32,7 @@ describe('runHubService', () => {
 
   it('exits 1 with a clear message when a dependency is unreachable at start', async () => {
     const port = await freePort();
-    const svc = run({ BROKKR__DATABASE__URL: db.url, BROKKR__NATS__URL: `nats://127.0.0.1:${await freePort()}`, BROKKR__HEALTH__PORT: String(port) });
+    const svc = await run({ BROKKR__DATABASE__URL: db.url, BROKKR__NATS__URL: `nats://127.0.0.1:${await freePort()}`, BROKKR__HEALTH__PORT: String(port) });
     expect(await svc.exited).to.equal(1);
     expect(svc.output()).to.include('tiny failed to start');
   });

@@ -4,6 +4,8 @@ import { repoRoot } from '@brokkr/infra';
 
 export interface RunningService {
   child: ChildProcess;
+  /** Resolves with the exit code (null if killed by a signal) whenever the process ends. */
+  exited: Promise<number | null>;
   /** Everything the service wrote, for assertions and for debugging a failed test. */
   output: () => string;
   /** SIGTERM and wait; resolves with the exit code (null if killed by a signal). */
@@ -13,8 +15,10 @@ export interface RunningService {
 }
 
 export interface SpawnServiceOptions {
-  /** Folder name under services/. */
-  service: string;
+  /** Folder name under services/ (runs its src/main.ts)... */
+  service?: string;
+  /** ...or any entry script, e.g. a test fixture. */
+  entry?: string;
   env: Record<string, string>;
   /** Polled until it answers 200 (e.g. http://127.0.0.1:<port>/readyz). */
   readyUrl?: string;
@@ -26,7 +30,7 @@ export interface SpawnServiceOptions {
  * would run it, so black-box tests see its HTTP surface, its logs and its exit code.
  */
 export async function spawnService(options: SpawnServiceOptions): Promise<RunningService> {
-  const main = path.join(repoRoot, 'services', options.service, 'src', 'main.ts');
+  const main = options.entry ?? path.join(repoRoot, 'services', options.service ?? '', 'src', 'main.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', main], {
     cwd: repoRoot,
     env: { ...process.env, BROKKR__LOG__FORMAT: 'json', BROKKR__LOG__LEVEL: 'info', ...options.env },
@@ -38,6 +42,7 @@ export async function spawnService(options: SpawnServiceOptions): Promise<Runnin
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const handle: RunningService = {
     child,
+    exited,
     output: () => log,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

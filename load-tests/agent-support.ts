@@ -2,7 +2,8 @@
  * Infrastructure for the agent benchmark: Postgres (the test kit's global fixture, outside mocha),
  * NATS, the real api, a real kube-apiserver + etcd, and the agent's real main.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { generatePak } from '@brokkr/pak';
 import os from 'node:os';
 import { Agent, request } from 'undici';
 import { mochaGlobalSetup, mochaGlobalTeardown } from '@brokkr/testkit/global-fixture';
@@ -52,17 +53,13 @@ export interface BenchEnv {
   stop(): Promise<void>;
 }
 
-function mintPak(): { pak: string; hash: string } {
-  const long = randomBytes(24).toString('base64url').replace(/[-_]/g, 'x');
-  return { pak: `brokkr_BRbench1_${long}`, hash: createHash('sha256').update(long).digest('hex') };
-}
 
 export async function startBenchEnv(): Promise<BenchEnv> {
   await mochaGlobalSetup();
   const database = await createTestDatabase();
   const nats = await startTestNats();
   const kube = await startKubeApiServer();
-  const { pak, hash } = mintPak();
+  const { pak, hash } = generatePak();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const api = await spawnService({

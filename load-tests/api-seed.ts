@@ -9,7 +9,8 @@
  * migrations first. PAKs are minted here in Brokkr's format; only the SHA-256 of the long token
  * is stored, as the api does.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { generatePak } from '@brokkr/pak';
 import pg from 'pg';
 
 export interface BenchPak {
@@ -28,12 +29,8 @@ export interface SeededFleet {
 export const STACKS_PER_AGENT = 5;
 export const OBJECTS_PER_STACK = 3;
 
-export function mintPak(): BenchPak {
-  // base64url without - and _ : the PAK is split on '_' and must keep exactly three parts.
-  const long = randomBytes(24).toString('base64url').replace(/[-_]/g, 'x');
-  const short = randomBytes(6).toString('hex').slice(0, 6);
-  return { pak: `brokkr_BR${short}_${long}`, hash: createHash('sha256').update(long, 'utf8').digest('hex') };
-}
+/** Brokkr-format PAKs, as the api mints them. */
+export const mintPak: () => BenchPak = generatePak;
 
 // ~1 KiB: a realistic small manifest, so target-state answers (5 objects) weigh ~6 KiB of JSON.
 const objectYaml = (version: number) => `format(

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { generatePak } from '@brokkr/pak';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -67,11 +68,8 @@ export async function spawnDispatcher(stack: Stack, env: Record<string, string> 
   return service;
 }
 
-/** A PAK in Brokkr's format and its stored hash (sha256 of the long token). */
-export function adminPak(): { pak: string; hash: string } {
-  const long = randomBytes(24).toString('hex');
-  return { pak: `brokkr_BRbench0_${long}`, hash: createHash('sha256').update(long).digest('hex') };
-}
+/** A PAK in Brokkr's format and its stored hash. */
+export const adminPak = generatePak;
 
 export async function spawnApi(stack: Stack, pakHash: string): Promise<string> {
   const port = await freePort();

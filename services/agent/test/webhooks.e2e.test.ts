@@ -3,12 +3,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import {
-  createTestDatabase, eventually, freePort, spawnService, startKubeApiServer, startTestNats,
-  type KubeApiServer, type RunningService, type TestDatabase,
-} from '@brokkr/testkit';
+import { eventually, startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
-import { Client, createStack, mintPak, registerAgent, type RegisteredAgent } from './support/broker.ts';
+import { createStack, registerAgent, startBroker, type Broker, type RegisteredAgent } from './support/broker.ts';
 import type { AnyJson } from './support/json.ts';
 
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
@@ -44,49 +41,13 @@ async function startReceiver() {
   };
 }
 
-/** The api with a webhook key, plus the dispatcher that turns events into delivery rows. */
-async function startHub() {
-  const database: TestDatabase = await createTestDatabase();
-  const nats = await startTestNats();
-  const { pak, hash } = mintPak();
-  const [apiPort, dispatcherPort] = [await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${apiPort}`;
-  const services: RunningService[] = [];
-  const stop = async () => {
-    await Promise.allSettled(services.map((s) => s.stop()));
-    await database.drop();
-    await nats.stop();
-  };
-  try {
-    const common = { BROKKR__DATABASE__URL: database.url, BROKKR__NATS__URL: nats.url, ...WEBHOOK_ENV };
-    services.push(
-      await spawnService({
-        service: 'api',
-        env: { ...common, BROKKR__BROKER__PAK_HASH: hash, BROKKR__BROKER__HOST: '127.0.0.1', BROKKR__BROKER__PORT: String(apiPort), BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS: '0' },
-        readyUrl: `${url}/readyz`,
-      }),
-    );
-    services.push(
-      await spawnService({
-        service: 'webhook-dispatcher',
-        env: { ...common, BROKKR__HEALTH__PORT: String(dispatcherPort) },
-        readyUrl: `http://127.0.0.1:${dispatcherPort}/readyz`,
-      }),
-    );
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { url, admin: new Client(url, pak), stop };
-}
-
 /**
  * Agent-delivered webhooks end to end: api (Postgres + NATS) → dispatcher (delivery rows with the
  * subscription's target_labels) → the agent's poller → a real receiver → the result report.
  */
 describe('agent-delivered webhooks (end to end)', function () {
   this.timeout(180_000);
-  let hub: Awaited<ReturnType<typeof startHub>>;
+  let hub: Broker;
   let kube: KubeApiServer;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let labelled: RegisteredAgent;
@@ -97,7 +58,7 @@ describe('agent-delivered webhooks (end to end)', function () {
   const agentEnv = { env: { BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS: '1' } };
 
   before(async () => {
-    [hub, kube, receiver] = await Promise.all([startHub(), startKubeApiServer(), startReceiver()]);
+    [hub, kube, receiver] = await Promise.all([startBroker({ env: WEBHOOK_ENV, dispatcher: true }), startKubeApiServer(), startReceiver()]);
     [labelled, plain] = [await registerAgent(hub.admin), await registerAgent(hub.admin)];
     for (const [agent, labels] of [[labelled, [label, 'zone-a']], [plain, ['zone-a']]] as const) {
       for (const l of labels) expect((await hub.admin.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label: l })).status).to.equal(201);

@@ -3,7 +3,5 @@ export { createApp, type ApiApp, type AppOptions } from './http/app.ts';
 export { createContext, type ContextDeps } from './create-context.ts';
 export type { ApiContext } from './context.ts';
 export { startApi, type RunningApi } from './start.ts';
-export { generatePak, hashLongToken, hashPresentedPak } from './auth/pak.ts';
-export { base58Encode, BASE58_ALPHABET } from './auth/base58.ts';
 export type { Identity } from './auth/identity.ts';
 export { ApiError } from './http/api-error.ts';

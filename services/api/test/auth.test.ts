@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { eventually } from '@brokkr/testkit';
-import { generatePak } from '../src/auth/pak.ts';
+import { generatePak } from '@brokkr/pak';
 import { auditMessages, createGenerator, startTestApi, type TestApi } from './support/index.ts';
 
 describe('api auth (PAK)', () => {

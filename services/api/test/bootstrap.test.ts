@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { createEmptyDatabase, createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
-import { generatePak } from '../src/auth/pak.ts';
+import { generatePak } from '@brokkr/pak';
 import { ApiClient, spawnApi, type ApiProcess } from './support/index.ts';
 
 const DEFAULT_PAK = 'brokkr_BR3rVsDa_GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8';

@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { AnyJson } from './json.ts';
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { generatePak } from '@brokkr/pak';
 import { createTestDatabase, freePort, spawnService, startTestNats, type RunningService } from '@brokkr/testkit';
 
 /** A tiny JSON client for the broker's v1 API (never throws on a status). */
@@ -26,11 +27,8 @@ export class Client {
   delete = <T = AnyJson>(path: string) => this.call<T>('DELETE', path);
 }
 
-/** A PAK in Brokkr's format and the hash the broker stores (sha256 of the long token). */
-export function mintPak(): { pak: string; hash: string } {
-  const long = randomBytes(24).toString('base64url').replace(/[-_]/g, 'x');
-  return { pak: `brokkr_BRtest01_${long}`, hash: createHash('sha256').update(long).digest('hex') };
-}
+/** A PAK in Brokkr's format and the hash the broker stores. */
+export const mintPak = generatePak;
 
 export interface Broker {
   url: string;
@@ -39,41 +37,56 @@ export interface Broker {
   stop(): Promise<void>;
 }
 
-/** The real api service on a fresh database and NATS server. */
-export async function startBroker(): Promise<Broker> {
+export interface BrokerOptions {
+  /** Extra environment for the hub services (e.g. a webhook encryption key). */
+  env?: Record<string, string>;
+  /** Also run a webhook-dispatcher (it turns events into delivery rows). */
+  dispatcher?: boolean;
+}
+
+/** The real api service (and optionally the webhook-dispatcher) on a fresh database and NATS server. */
+export async function startBroker(options: BrokerOptions = {}): Promise<Broker> {
   const database = await createTestDatabase();
   const nats = await startTestNats();
   const { pak, hash } = mintPak();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  let service: RunningService;
+  const common = { BROKKR__DATABASE__URL: database.url, BROKKR__NATS__URL: nats.url, ...options.env };
+  const services: RunningService[] = [];
+  const stop = async () => {
+    await Promise.allSettled(services.map((s) => s.stop()));
+    await database.drop();
+    await nats.stop();
+  };
   try {
-    service = await spawnService({
-      service: 'api',
-      env: {
-        BROKKR__DATABASE__URL: database.url,
-        BROKKR__NATS__URL: nats.url,
-        BROKKR__BROKER__PAK_HASH: hash,
-        BROKKR__BROKER__HOST: '127.0.0.1',
-        BROKKR__BROKER__PORT: String(port),
-        BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS: '0',
-      },
-      readyUrl: `${url}/readyz`,
-    });
+    services.push(
+      await spawnService({
+        service: 'api',
+        env: {
+          ...common,
+          BROKKR__BROKER__PAK_HASH: hash,
+          BROKKR__BROKER__HOST: '127.0.0.1',
+          BROKKR__BROKER__PORT: String(port),
+          BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS: '0',
+        },
+        readyUrl: `${url}/readyz`,
+      }),
+    );
+    if (options.dispatcher) {
+      const healthPort = await freePort();
+      services.push(
+        await spawnService({
+          service: 'webhook-dispatcher',
+          env: { ...common, BROKKR__HEALTH__PORT: String(healthPort) },
+          readyUrl: `http://127.0.0.1:${healthPort}/readyz`,
+        }),
+      );
+    }
   } catch (err) {
-    await Promise.allSettled([database.drop(), nats.stop()]);
+    await stop();
     throw err;
   }
-  return {
-    url,
-    admin: new Client(url, pak),
-    service,
-    async stop() {
-      await service.stop();
-      await database.drop();
-      await nats.stop();
-    },
-  };
+  return { url, admin: new Client(url, pak), service: services[0]!, stop };
 }
 
 export interface RegisteredAgent {

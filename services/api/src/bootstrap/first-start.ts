@@ -1,7 +1,7 @@
 import { DEFAULT_ADMIN_PAK_HASH } from '@brokkr/config';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
-import { generatePak } from '../auth/pak.ts';
+import { generatePak } from '@brokkr/pak';
 import {
   lockBootstrap,
   markInitialized,

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Identity } from '../auth/identity.ts';
-import { hashPresentedPak, pakFromAuthorization } from '../auth/pak.ts';
+import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
 import type { FailedAuth } from '../auth/failed-auth-audit.ts';
 import { ApiError } from './api-error.ts';
 import { clientIp, userAgent } from './client-info.ts';

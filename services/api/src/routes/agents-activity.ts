@@ -1,4 +1,4 @@
-import { generatePak } from '../auth/pak.ts';
+import { generatePak } from '@brokkr/pak';
 import type { RawBody } from '../http/body.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';

@@ -1,5 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
-import { generatePak } from '../auth/pak.ts';
+import { generatePak } from '@brokkr/pak';
 import type { ApiContext } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/api-error.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';

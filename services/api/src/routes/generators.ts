@@ -1,4 +1,4 @@
-import { generatePak } from '../auth/pak.ts';
+import { generatePak } from '@brokkr/pak';
 import { requireAdminOrGenerator } from '../auth/guards.ts';
 import { forbidden, notFound } from '../http/api-error.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';

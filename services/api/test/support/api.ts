@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createTestDatabase, freePort, spawnService, startTestNats, type RunningService, type TestDatabase } from '@brokkr/testkit';
-import { generatePak } from '../../src/auth/pak.ts';
+import { generatePak } from '@brokkr/pak';
 import { ApiClient } from './client.ts';
 
 export interface ApiProcess {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Queryable } from '@brokkr/db';
-import { generatePak } from '../../src/auth/pak.ts';
+import { generatePak } from '@brokkr/pak';
 import type { ApiClient } from './client.ts';
 
 /** A unique name for test rows: `<prefix>-<8 hex>`. */

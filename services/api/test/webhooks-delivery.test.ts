@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { expect } from 'chai';
 import { eventually, freePort, spawnService, type RunningService } from '@brokkr/testkit';
 import { adminGeneratorId, ApiClient, auditMessages, createStack, insertAgentRow, startTestApi, type TestApi } from './support/index.ts';
@@ -83,7 +84,7 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       expect((await api.sql.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1', [sub.id])).rows[0].n).to.equal(0);
     });
 
-    it('reports a non-2xx answer as 400 webhook_test_failed with the status and body', async () => {
+    it('reports a non-2xx answer as 400 webhook_test_failed with the status and a short excerpt of the body', async () => {
       const sub = await subscribe();
       receiver.state.status = 500;
       receiver.state.body = 'x'.repeat(600);
@@ -92,7 +93,17 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('webhook_test_failed');
       expect(res.body.details.status_code).to.equal(500);
-      expect(res.body.details.body).to.have.length(500);
+      expect(res.body.details.body).to.equal('x'.repeat(256));
+    });
+
+    it('strips control characters and addresses from the body excerpt', async () => {
+      const sub = await subscribe();
+      receiver.state.status = 502;
+      receiver.state.body = 'upstream\u0000 10.9.8.7:5432 refused\r\n\u202Egnp.exe';
+      const res = await api.admin.post(`/webhooks/${sub.id}/test`);
+      receiver.state.body = 'ok';
+      expect(res.status).to.equal(400);
+      expect(res.body.details).to.deep.equal({ status_code: 502, body: 'upstream  <endpoint> refused gnp.exe' });
     });
 
     it('refuses loopback targets unless private networks are allowed (SSRF guard)', async () => {
@@ -110,6 +121,23 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       }
       expect(receiver.hits.length).to.equal(before + 1);
       expect((await api.admin.post('/webhooks/00000000-0000-4000-8000-000000000000/test')).body.code).to.equal('webhook_not_found');
+    });
+
+    it("refuses the host's own interface addresses: the hub's api port is not reachable through a test send", async () => {
+      const guarded = await api.spawnReplica({ BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
+      const client = new ApiClient(guarded.url, api.adminPak);
+      // The probe's case: the machine's interface sat in a range the guard used to allow.
+      const own = Object.values(networkInterfaces()).flatMap((e) => e ?? []).filter((e) => !e.internal && e.family === 'IPv4').map((e) => e.address);
+      for (const address of [...own, '127.0.0.1']) {
+        const created = await client.post('/webhooks', { name: 'self', url: `http://${address}:${guarded.port}/api/v1/webhooks`, event_types: ['*'] });
+        expect(created.status, created.text).to.equal(201);
+        const refused = await client.post(`/webhooks/${created.body.id}/test`);
+        expect(refused.status, address).to.equal(400);
+        expect(refused.body.code).to.equal('webhook_test_failed');
+        expect(refused.body.details).to.equal(undefined);
+        expect(refused.body.message).to.not.include(address);
+        expect(refused.body.message).to.match(/private or reserved address/);
+      }
     });
   });
 

@@ -1,67 +1,36 @@
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BrokkrError } from '@brokkr/errors';
+import { isHostAddress } from './host-addresses.ts';
+import { judgeAddress } from './special-purpose.ts';
 
 /**
  * SSRF guard for webhook targets. An admin-supplied URL must not let the hub reach its own
- * network: loopback, link-local (cloud metadata at 169.254.169.254 / fd00:ec2::254), RFC 1918,
- * CGNAT, unique-local, multicast, reserved and unspecified addresses are refused. The check runs
- * on the address actually connected to (inside the socket's DNS lookup), so a hostname that
- * resolves to a private address — or re-resolves to one later (DNS rebinding) — is caught too.
+ * machine or network: the host's own interface addresses, loopback, link-local (cloud metadata
+ * at 169.254.169.254 / fd00:ec2::254), RFC 1918, CGNAT, unique-local, documentation, benchmarking,
+ * multicast, reserved and unspecified addresses — every IANA special-purpose range — are
+ * refused. The check runs on the address actually connected to (inside the socket's DNS
+ * lookup), so a hostname that resolves to a private address — or re-resolves to one later (DNS
+ * rebinding) — is caught too. BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS=true turns the
+ * whole guard off, the host's own addresses included (docs/compatibility.md says why).
  */
 export class EgressBlockedError extends BrokkrError {
   readonly code = 'EBROKKR_EGRESS_BLOCKED';
   constructor(readonly address: string, readonly host: string) {
-    super(`webhook target ${host} resolves to ${address}, a private or reserved address (set BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow)`);
+    super(`webhook target ${host} resolves to ${address}, a private or reserved address or one of the hub's own (set BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow)`);
   }
 }
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // "this network", incl. the unspecified address
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // CGNAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, cloud metadata
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128],
-  ['fc00::', 7], // unique-local (incl. fd00:ec2::254)
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-  ['100::', 64], // discard-only
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
-}
-
-/** `::ffff:a.b.c.d` and NAT64 `64:ff9b::a.b.c.d` reach an IPv4 host: judge that host. */
-function embeddedIpv4(address: string): string | undefined {
-  const m = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (m) return m[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return undefined;
-  const hi = parseInt(hex[1]!, 16);
-  const lo = parseInt(hex[2]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
-
+/**
+ * True for an address a webhook must not reach: a special-purpose range (special-purpose.ts)
+ * or one of this host's own interface addresses (host-addresses.ts). IPv6 forms that embed an
+ * IPv4 address are judged by that address. Anything that is not an IP literal is refused.
+ */
 export function isForbiddenAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  const family = isIP(bare);
-  if (family === 4) return blocked.check(bare, 'ipv4');
-  if (family !== 6) return true;
-  const v4 = embeddedIpv4(bare);
-  if (v4 !== undefined) return blocked.check(v4, 'ipv4');
-  return blocked.check(bare, 'ipv6');
+  const judged = judgeAddress(bare);
+  if (!judged) return true;
+  return judged.special || isHostAddress(judged.address, judged.family);
 }
 
 /**

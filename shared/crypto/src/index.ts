@@ -9,3 +9,4 @@ export {
 } from './envelope.ts';
 export { generateSigningSecret, sign, signatureHeaders, InvalidSigningSecretError, type SignInput } from './signing.ts';
 export { assertLiteralHostAllowed, guardedLookup, isForbiddenAddress, EgressBlockedError } from './egress-guard.ts';
+export { ENDPOINT, redactEndpoints, sanitizeErrorText, stripControlCharacters, truncate, type SanitizeOptions } from './redact.ts';

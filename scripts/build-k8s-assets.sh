@@ -27,7 +27,15 @@ export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:--buildvcs=false}"
 
 started=$(date +%s)
 log() { printf '[build-k8s-assets %4ss] %s\n' "$(( $(date +%s) - started ))" "$*" >&2; }
+# step <what>: starts a step; done_step prints how long it took.
+step_started=$started
+step() { step_started=$(date +%s); log "$*"; }
+done_step() { log "$* (took $(( $(date +%s) - step_started )) s)"; }
 die() { log "ERROR: $*"; exit 1; }
+# `go get` lists every module it adds (hundreds of lines): keep them in a file, show them on failure.
+quiet() {
+  "$@" >"$root/go-get.log" 2>&1 || { tail -20 "$root/go-get.log" >&2; die "$* failed (full output: $root/go-get.log)"; }
+}
 
 assets_ready() {
   [ -x "$bin/kube-apiserver" ] && [ -x "$bin/etcd" ] &&
@@ -59,40 +67,42 @@ build_kube_apiserver() {
   local dir="$root/wrap-kube-apiserver" mod minor ld m
   mkdir -p "$dir" && cd "$dir"
   [ -f go.mod ] || go mod init brokkr.local/k8sbins >/dev/null 2>&1
-  log "resolving k8s.io/kubernetes@v$KUBE_VERSION"
+  step "resolving k8s.io/kubernetes@v$KUBE_VERSION"
   mod=$(gomod_of "k8s.io/kubernetes@v$KUBE_VERSION")
   [ -n "$mod" ] || die "cannot download k8s.io/kubernetes@v$KUBE_VERSION"
   check_go_line "$mod" "k8s.io/kubernetes v$KUBE_VERSION"
   for m in $(sed -n 's#^[[:space:]]*\(k8s\.io/[a-z0-9-]*\) => \./staging/.*#\1#p' "$mod"); do
     go mod edit -replace="$m=$m@v0.${KUBE_VERSION#1.}"
   done
-  log "go get k8s.io/kubernetes/cmd/kube-apiserver@v$KUBE_VERSION (module download, ~1 GB when cold)"
-  go get "k8s.io/kubernetes/cmd/kube-apiserver@v$KUBE_VERSION" >&2
+  step "go get k8s.io/kubernetes/cmd/kube-apiserver@v$KUBE_VERSION (module download, ~1 GB when cold)"
+  quiet go get "k8s.io/kubernetes/cmd/kube-apiserver@v$KUBE_VERSION"
+  done_step "kube-apiserver modules downloaded"
   minor=$(echo "$KUBE_VERSION" | cut -d. -f2)
   ld="-s -w"
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ld="$ld -X $p.gitVersion=v$KUBE_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
     ld="$ld -X $p.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   done
-  log "go build kube-apiserver (the slow part: 15-30 min on 2 cores when cold)"
+  step "go build kube-apiserver (the slow part: about 5 min on 2 cores when cold)"
   nice -n 10 go build -mod=mod -trimpath -ldflags "$ld" -o "$bin/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
   mv "$bin/kube-apiserver.tmp" "$bin/kube-apiserver"
-  log "kube-apiserver built"
+  done_step "kube-apiserver built"
 }
 
 build_etcd() {
   local dir="$root/wrap-etcd" mod
   mkdir -p "$dir" && cd "$dir"
   [ -f go.mod ] || go mod init brokkr.local/etcdbin >/dev/null 2>&1
-  log "resolving go.etcd.io/etcd/server/v3@v$ETCD_VERSION"
+  step "resolving go.etcd.io/etcd/server/v3@v$ETCD_VERSION"
   mod=$(gomod_of "go.etcd.io/etcd/server/v3@v$ETCD_VERSION")
   [ -n "$mod" ] || die "cannot download go.etcd.io/etcd/server/v3@v$ETCD_VERSION"
   check_go_line "$mod" "etcd server v$ETCD_VERSION"
-  go get "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" >&2
-  log "go build etcd"
+  quiet go get "go.etcd.io/etcd/server/v3@v$ETCD_VERSION"
+  done_step "etcd modules downloaded"
+  step "go build etcd"
   nice -n 10 go build -mod=mod -trimpath -ldflags "-s -w" -o "$bin/etcd.tmp" go.etcd.io/etcd/server/v3
   mv "$bin/etcd.tmp" "$bin/etcd"
-  log "etcd built"
+  done_step "etcd built"
 }
 
 command -v go >/dev/null || die "no Go toolchain on PATH (need Go >= the modules' go lines)"

@@ -1,7 +1,9 @@
 /**
  * `npm start`: the whole hub in one terminal. Starts (or uses) PostgreSQL and NATS, applies the
  * migrations, runs api, webhook-dispatcher, maintenance and audit-writer with prefixed logs,
- * prints the API URL and the admin PAK, and stops everything, in order, on Ctrl-C.
+ * prints the API URL and the admin PAK; then, unless `--no-cluster` or BROKKR_LOCAL_CLUSTER=false,
+ * starts a local Kubernetes API server with an agent for it and prints a first deployment to paste.
+ * Ctrl-C stops everything, in order, and removes every temporary directory.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -10,9 +12,10 @@ import pg from 'pg';
 import { startNats, startPostgres, freePort, repoRoot, type NatsHandle, type PostgresHandle } from '@brokkr/infra';
 import { migrateLatest } from '@brokkr/db';
 import { startChild, type Child } from './lib/child.ts';
+import { startLocalCluster, type LocalCluster } from './lib/local-cluster.ts';
 
 const HUB = ['api', 'webhook-dispatcher', 'maintenance', 'audit-writer'] as const;
-const say = (line: string) => process.stdout.write(`\x1b[1m[brokkr]\x1b[0m ${line}\n`);
+const say = (line: string): void => void process.stdout.write(`\x1b[1m[brokkr]\x1b[0m ${line}\n`);
 
 async function ensureDatabase(server: PostgresHandle): Promise<string> {
   if (server.external) return server.url;
@@ -24,12 +27,35 @@ async function ensureDatabase(server: PostgresHandle): Promise<string> {
   return url.toString();
 }
 
-async function adminPakLine(pakFile: string, configured: string | undefined): Promise<string> {
-  if (configured) return `admin PAK hash configured: ${configured.slice(0, 12)}… (use the PAK you generated it from)`;
-  const pak = await fs.readFile(pakFile, 'utf8').then((t) => t.trim(), () => '');
-  return pak
-    ? `admin PAK: ${pak}   (also in ${pakFile}, mode 0600)`
-    : 'admin PAK: this database was initialised before; use the admin PAK you were given then';
+/** The admin PAK the api minted on first start (in its PAK file), else the one given in BROKKR_ADMIN_PAK. */
+async function adminPak(pakFile: string): Promise<{ pak?: string; line: string }> {
+  const minted = await fs.readFile(pakFile, 'utf8').then((t) => t.trim(), () => '');
+  if (minted) return { pak: minted, line: `admin PAK: ${minted}   (also in ${pakFile}, mode 0600)` };
+  const given = process.env.BROKKR_ADMIN_PAK?.trim();
+  if (given) return { pak: given, line: 'admin PAK: the one in BROKKR_ADMIN_PAK' };
+  return process.env.BROKKR__BROKER__PAK_HASH
+    ? { line: 'admin PAK hash configured: use the PAK you generated it from (set BROKKR_ADMIN_PAK for the local cluster)' }
+    : { line: 'admin PAK: this database was initialised before; use the admin PAK you were given then (BROKKR_ADMIN_PAK)' };
+}
+
+/** `--no-cluster` or BROKKR_LOCAL_CLUSTER=false|0|no: the hub only. */
+function wantsLocalCluster(): boolean {
+  if (process.argv.includes('--no-cluster')) return false;
+  return !/^(false|0|no|off)$/i.test(process.env.BROKKR_LOCAL_CLUSTER ?? '');
+}
+
+function maybeStartLocalCluster(apiUrl: string, pak: string | undefined, workDir: string, stopping: () => boolean): LocalCluster | undefined {
+  if (!wantsLocalCluster()) return void say('local cluster: off (--no-cluster / BROKKR_LOCAL_CLUSTER)');
+  if (!pak) return void say('local cluster: skipped, npm start does not know the admin PAK (set BROKKR_ADMIN_PAK)');
+  return startLocalCluster({
+    apiUrl,
+    adminPak: pak,
+    workDir,
+    say,
+    onAgentExit: (code) => {
+      if (!stopping()) say(`agent exited unexpectedly (code ${code}); the hub keeps running`);
+    },
+  });
 }
 
 async function main(): Promise<void> {
@@ -37,6 +63,7 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   let postgres: PostgresHandle | undefined;
   let nats: NatsHandle | undefined;
+  let cluster: LocalCluster | undefined;
   let stopping = false;
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brokkr-start-'));
 
@@ -44,7 +71,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say('stopping services…');
-    await Promise.all(children.map((c) => c.stop()));
+    await Promise.all([cluster?.stop(), ...children.map((c) => c.stop())]);
     say('stopping NATS and PostgreSQL…');
     await nats?.stop();
     await postgres?.stop();
@@ -88,8 +115,10 @@ async function main(): Promise<void> {
     await waitForReady(`http://127.0.0.1:${apiPort}/readyz`, 60_000);
     say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     say(`API: http://127.0.0.1:${apiPort}/api/v1   docs: http://127.0.0.1:${apiPort}/docs`);
-    say(await adminPakLine(pakFile, configuredHash));
+    const admin = await adminPak(pakFile);
+    say(admin.line);
     say('press Ctrl-C to stop everything');
+    cluster = maybeStartLocalCluster(`http://127.0.0.1:${apiPort}/api/v1`, admin.pak, workDir, () => stopping);
   } catch (err) {
     say(`start failed: ${err instanceof Error ? err.message : String(err)}`);
     await stopAll(1);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse, parseAllDocuments } from 'yaml';
 import {
+  DEFAULT_ADMIN_PAK_HASH,
   apiConfigSchema,
   auditWriterConfigSchema,
   maintenanceConfigSchema,
@@ -53,18 +54,34 @@ function loadCompose(): ComposeFile {
   return parse(readFileSync(composeFile, 'utf8'), { merge: true }) as ComposeFile;
 }
 
-/** Compose's `${VAR}`, `${VAR-default}` and `${VAR:-default}` interpolation. */
+/** Compose's `${VAR}`, `${VAR-default}`, `${VAR:-default}` and `${VAR:?error}` interpolation. */
 function interpolate(value: string, env: Record<string, string | undefined>): string {
   return value.replace(
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}/g,
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g,
     (_match, name: string, op: string | undefined, fallback: string | undefined) => {
       const set = env[name];
       if (op === ':-') return set ? set : (fallback ?? '');
       if (op === '-') return set ?? fallback ?? '';
+      if (op === ':?' && !set) throw new Error(`required variable ${name} is missing a value: ${fallback ?? ''}`);
       return set ?? '';
     },
   );
 }
+
+/** The variables compose reads from the operator's environment (or compose/.env). */
+function composeVariables(): Set<string> {
+  const text = readFileSync(composeFile, 'utf8').replace(/^\s*#.*$/gm, '');
+  return new Set([...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1] ?? ''));
+}
+
+/** The BROKKR_* names the README's Docker Compose section tells the operator to set. */
+function readmeComposeVariables(): Set<string> {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const section = /^## Docker Compose\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+  return new Set([...section.matchAll(/BROKKR_[A-Z0-9_]+/g)].map((m) => m[0]));
+}
+
+const TEST_KEY = 'ab'.repeat(32);
 
 function environmentOf(service: ComposeService, env: Record<string, string | undefined> = {}): Record<string, string> {
   const raw = service.environment ?? {};
@@ -142,13 +159,13 @@ describe('compose/docker-compose.yml', () => {
       });
 
       it('uses only variable names the config package defines', () => {
-        for (const key of Object.keys(environmentOf(service()))) {
+        for (const key of Object.keys(environmentOf(service(), { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY }))) {
           expect(knownNames.has(key), `${key} is not defined in shared/config/src`).to.equal(true);
         }
       });
 
-      it('passes the service config schema with the defaults compose interpolates', () => {
-        const env = environmentOf(service());
+      it('passes the service config schema with the defaults compose interpolates (and the required key)', () => {
+        const env = environmentOf(service(), { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY });
         expect(() => parseEnv(hub.schema, env)).to.not.throw();
         expect(env).to.include.keys('BROKKR__DATABASE__URL', 'BROKKR__NATS__URL', 'BROKKR__LOG__FORMAT', hub.portVar);
         expect(env[hub.portVar]).to.equal(String(hub.port));
@@ -162,9 +179,27 @@ describe('compose/docker-compose.yml', () => {
   }
 
   it('shares one webhook encryption key between api and webhook-dispatcher', () => {
-    const key = (name: string) => environmentOf(compose.services[name] ?? {})['BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY'];
-    expect(key('api')).to.match(/^[0-9a-f]{64}$/);
-    expect(key('webhook-dispatcher')).to.equal(key('api'));
+    const env = { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY };
+    const key = (name: string) => environmentOf(compose.services[name] ?? {}, env)['BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY'];
+    expect(key('api')).to.equal(TEST_KEY);
+    expect(key('webhook-dispatcher')).to.equal(TEST_KEY);
+  });
+
+  it('refuses to start without a webhook encryption key (no built-in key)', () => {
+    expect(() => environmentOf(compose.services.api ?? {}, {})).to.throw(/BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY/);
+  });
+
+  it("never falls back to Brokkr's publicly known admin PAK: unset, the api mints a new one", () => {
+    const env = environmentOf(compose.services.api ?? {}, { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY });
+    expect(env['BROKKR__BROKER__PAK_HASH']).to.equal('');
+    expect(readFileSync(composeFile, 'utf8')).to.not.include(DEFAULT_ADMIN_PAK_HASH);
+    const hash = 'cd'.repeat(32);
+    const configured = environmentOf(compose.services.api ?? {}, { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY, BROKKR__BROKER__PAK_HASH: hash });
+    expect(configured['BROKKR__BROKER__PAK_HASH']).to.equal(hash);
+  });
+
+  it("reads exactly the variables the README's Docker Compose section names", () => {
+    expect([...readmeComposeVariables()].sort()).to.deep.equal([...composeVariables()].sort());
   });
 
   it('is accepted by `docker compose config` (when a Docker CLI with compose is present)', function () {
@@ -174,7 +209,10 @@ describe('compose/docker-compose.yml', () => {
       console.log(`      (skipped: \`docker compose version\` failed: ${why})`);
       this.skip();
     }
-    const result = spawnSync('docker', ['compose', '-f', composeFile, 'config', '-q'], { encoding: 'utf8' });
+    const result = spawnSync('docker', ['compose', '-f', composeFile, 'config', '-q'], {
+      encoding: 'utf8',
+      env: { ...process.env, BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY },
+    });
     expect(result.status, result.stderr).to.equal(0);
   });
 });

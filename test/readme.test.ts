@@ -1,12 +1,36 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import { withEnvTable } from '../scripts/env-docs.ts';
+import { firstDeploymentScript } from '../scripts/lib/first-deployment.ts';
 
 describe('README', () => {
   const readme = fs.readFileSync('README.md', 'utf8');
 
   it('lists every environment variable the services accept (regenerate with scripts/env-docs.ts --write)', () => {
     expect(withEnvTable(readme)).to.equal(readme);
+  });
+
+  it('lists every bench:* script with what it measures, and every script points at a file that exists', () => {
+    const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+    for (const [name, command] of Object.entries(scripts).filter(([n]) => n === 'bench' || n.startsWith('bench:'))) {
+      if (name !== 'bench') expect(readme, `README row for ${name}`).to.match(new RegExp(`\\| \`npm run ${name}\` \\| \\S`));
+      const file = /\S+\.ts\b/.exec(command)?.[0];
+      expect(file && fs.existsSync(file), `${name} runs ${file}`).to.equal(true);
+    }
+  });
+
+  it('has a "First deployment" section whose steps match what npm start prints', () => {
+    const section = /^## First deployment in two minutes\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+    const printed = firstDeploymentScript({
+      apiUrl: 'URL', adminPak: 'ADMIN', generator: { id: 'GEN', pak: 'GENPAK' }, agent: { id: 'AGENT' },
+      kube: { server: 'SERVER', token: 'TOKEN', caFile: 'CA', kubeconfigPath: 'KUBECONFIG' },
+    });
+    // Every comment and command line the script prints appears in the README, up to the placeholders.
+    const shape = (line: string) => line.replace(/(URL|ADMIN|GENPAK|GEN|AGENT|SERVER|TOKEN|CA|KUBECONFIG)\b/g, '').replace(/\s+/g, ' ');
+    const documented = section.split('\n').map((l) => l.replace(/brokkr_BR…|<[^>]+>|\/tmp\/\S+|http\S+/g, ''));
+    for (const line of printed.split('\n').filter((l) => l.startsWith('#'))) {
+      expect(documented.map(shape), line).to.include(shape(line.replace(/\/tmp\/\S+|http\S+/g, '')));
+    }
   });
 
   it('gives the two commands, and CI runs exactly the test command', () => {

@@ -3,3 +3,5 @@ export { startNats, findNatsServer, type NatsHandle, type StartNatsOptions } fro
 export { freePort, waitForPort } from './ports.ts';
 export { startGuarded, type GuardedProcess, type GuardOptions } from './guarded-process.ts';
 export { repoRoot, scriptsDir, cacheDir } from './paths.ts';
+export { findKubeAssets, ensureKubeAssets, type EnsureKubeAssetsOptions } from './kube-assets.ts';
+export { startKubeApiServer, type KubeApiServerHandle, type KubeUser, type StartKubeApiServerOptions } from './kube-apiserver.ts';

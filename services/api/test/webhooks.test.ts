@@ -174,6 +174,31 @@ describe('api webhook subscriptions (contract §2.8)', () => {
     expect(new Date(url.body.updated_at).getTime()).to.be.at.least(new Date(created.updated_at).getTime());
   });
 
+  it('refuses an auth_header no HTTP client can send (line break, NUL, U+202E, emoji, Latin-1): 400 invalid_webhook, nothing stored', async () => {
+    const bad = ['Bearer a\nX-Injected: 1', 'Bearer a\r\n', 'Bearer \u0000', 'Bearer \u202Eabc', 'Bearer 😀', 'Bearer café', 'x'.repeat(8193)];
+    const before = (await api.sql.query('SELECT count(*)::int AS n FROM webhook_subscriptions')).rows[0].n;
+    for (const authHeader of bad) {
+      const res = await api.admin.post('/webhooks', valid({ auth_header: authHeader }));
+      expect(res.status, JSON.stringify(authHeader)).to.equal(400);
+      expect(res.body).to.include({ code: 'invalid_webhook' });
+      expect(res.body.details).to.deep.equal({ field: 'auth_header' });
+      expect(res.body.message).to.match(/^auth_header /);
+    }
+    expect((await api.sql.query('SELECT count(*)::int AS n FROM webhook_subscriptions')).rows[0].n).to.equal(before);
+    // Checked after the semantic checks create makes first, before the range checks.
+    expect((await api.admin.post('/webhooks', valid({ name: '', auth_header: 'a\nb' }))).body.details).to.equal(undefined);
+    expect((await api.admin.post('/webhooks', valid({ auth_header: 'a\nb', max_retries: 99 }))).status).to.equal(400);
+
+    const created = (await api.admin.post('/webhooks', valid({ auth_header: 'Bearer ok' }))).body;
+    for (const authHeader of bad) {
+      const res = await api.admin.put(`/webhooks/${created.id}`, { auth_header: authHeader });
+      expect([res.status, res.body.code], JSON.stringify(authHeader)).to.deep.equal([400, 'invalid_webhook']);
+    }
+    const { rows } = await api.sql.query('SELECT auth_header_encrypted FROM webhook_subscriptions WHERE id = $1', [created.id]);
+    expect(decryptString(loadWebhookKey(KEY_HEX), rows[0].auth_header_encrypted)).to.equal('Bearer ok');
+    expect((await api.admin.put(`/webhooks/${created.id}`, { auth_header: 'Token\tabc ~!' })).status).to.equal(200);
+  });
+
   it('deletes (204, deliveries cascade) and audits create/update/delete; every change invalidates the dispatchers’ cache', async () => {
     const hints = await collectCore(api.natsUrl, 'brokkr.cache.invalidate.webhooks');
     try {

@@ -1,4 +1,4 @@
-import { decryptString, signatureHeaders } from '@brokkr/crypto';
+import { decryptString, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
 import { z } from 'zod';
 import { forbidden, notFound } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
@@ -85,6 +85,9 @@ async function toPending(ctx: ApiContext, agentId: string, row: AgentClaimedDeli
     url = open(ctx, 'url', row.url_encrypted) ?? '';
     auth = open(ctx, 'auth_header', row.auth_header_encrypted);
     if (secrets instanceof Error) throw secrets;
+    // Stored before create/update checked it: no agent could send it, so the delivery is dead.
+    const authProblem = auth === null ? undefined : headerValueProblem(auth);
+    if (authProblem) throw new Error(`auth header cannot be sent as an HTTP header (it ${authProblem})`);
   } catch (err) {
     return settleUndeliverable(ctx, agentId, row, (err as Error).message);
   }

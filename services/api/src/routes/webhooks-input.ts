@@ -1,3 +1,4 @@
+import { headerValueProblem } from '@brokkr/crypto';
 import { ApiError, badRequest, unprocessable } from '../http/api-error.ts';
 import { validatePart } from '../http/validate.ts';
 import { createWebhookBodySchema, updateWebhookBodySchema, type CreateWebhookBody, type UpdateWebhookBody } from './webhooks-schemas.ts';
@@ -47,6 +48,16 @@ function checkEventTypes(eventTypes: readonly string[]): void {
   if (eventTypes.length === 0) throw badRequest('invalid_webhook', 'event_types must not be empty');
 }
 
+/**
+ * The auth header is sent verbatim as `Authorization`: a value no HTTP client can send (line
+ * break, NUL, U+202E, an emoji) is refused here instead of failing every delivery later.
+ */
+function checkAuthHeader(authHeader: string | null | undefined): void {
+  if (authHeader === undefined || authHeader === null) return;
+  const problem = headerValueProblem(authHeader);
+  if (problem) throw badRequest('invalid_webhook', `auth_header ${problem}`, { field: 'auth_header' });
+}
+
 function checkRanges(body: { max_retries?: number | null | undefined; timeout_seconds?: number | null | undefined }): void {
   const retries = body.max_retries;
   if (retries !== undefined && retries !== null && (retries < 0 || retries > 10)) {
@@ -58,13 +69,17 @@ function checkRanges(body: { max_retries?: number | null | undefined; timeout_se
   }
 }
 
-/** 422 unsupported_field → 422 invalid_request_body → 400 url_required → 400 invalid_url_scheme → 400 invalid_webhook → 422 invalid_webhook. */
+/**
+ * 422 unsupported_field → 422 invalid_request_body → 400 url_required → 400 invalid_url_scheme →
+ * 400 invalid_webhook (name, event types, then auth header) → 422 invalid_webhook.
+ */
 export function parseCreateWebhook(raw: unknown): CreateWebhookBody {
   rejectRemovedFields(raw, 'create');
   const body = validatePart('body', createWebhookBodySchema, raw);
   checkUrl(body.url);
   checkName(body.name);
   checkEventTypes(body.event_types);
+  checkAuthHeader(body.auth_header);
   checkRanges(body);
   return body;
 }
@@ -77,12 +92,13 @@ export function parseUpdateWebhook(raw: unknown): UpdateWebhookBody {
 
 /**
  * The rest of an update, after the 404 check. Brokkr checks only the ranges here; we also refuse
- * a URL, name or event-type list that create would refuse (a stored `ftp://` URL could only ever
+ * a URL, name, event-type list or auth header that create would refuse (a stored `ftp://` URL could only ever
  * produce dead deliveries) — same codes as create.
  */
 export function checkUpdateWebhook(body: UpdateWebhookBody): void {
   if (body.url !== undefined && body.url !== null) checkUrl(body.url);
   if (body.name !== undefined && body.name !== null) checkName(body.name);
   if (body.event_types !== undefined && body.event_types !== null) checkEventTypes(body.event_types);
+  checkAuthHeader(body.auth_header);
   checkRanges(body);
 }

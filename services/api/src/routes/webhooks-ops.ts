@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { decryptString, encrypt, generateSigningSecret, signatureHeaders } from '@brokkr/crypto';
+import { decryptString, encrypt, generateSigningSecret, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
 import { ApiError, badRequest } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
 import { errorResponse, idParams } from '../http/schemas.ts';
@@ -31,6 +31,9 @@ function open(ctx: ApiContext, field: string, data: Buffer | null): string | nul
 function testRequest(ctx: ApiContext, sub: SubscriptionSecrets) {
   const url = open(ctx, 'url', sub.url_encrypted) ?? '';
   const auth = open(ctx, 'auth_header', sub.auth_header_encrypted);
+  // Stored before create/update checked it: report it like any failed send, never a 500.
+  const authProblem = auth === null ? undefined : headerValueProblem(auth);
+  if (authProblem) throw badRequest('webhook_test_failed', `the stored auth_header cannot be sent (it ${authProblem}): set a new one with PUT /webhooks/{id}`);
   const secrets = [open(ctx, 'signing_secret', sub.signing_secret_encrypted), open(ctx, 'previous_signing_secret', sub.previous_signing_secret_encrypted)]
     .filter((s): s is string => s !== null);
   const event = {

@@ -22,9 +22,15 @@ function describe(err: unknown): string {
   return `${code ? `${code}: ` : ''}${err.message}${cause}`;
 }
 
+/** undici refused to build the request (a header value it cannot send): the same every time. */
+function isInvalidRequest(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'UND_ERR_INVALID_ARG';
+}
+
 /**
- * One POST, turned into an AttemptResult. Never throws. An address refused by the SSRF guard is
- * final (retrying cannot change the verdict); every other transport error or timeout is retried.
+ * One POST, turned into an AttemptResult. Never throws. An address refused by the SSRF guard or
+ * a request undici refuses to build is final (retrying cannot change the verdict); every other
+ * transport error or timeout is retried.
  */
 export async function attemptPost(client: WebhookHttpClient, input: PostInput): Promise<AttemptResult> {
   try {
@@ -33,6 +39,6 @@ export async function attemptPost(client: WebhookHttpClient, input: PostInput): 
   } catch (err) {
     const blocked = findBlocked(err);
     if (blocked) return { kind: 'transport', message: blocked.message, retryable: false };
-    return { kind: 'transport', message: describe(err), retryable: true };
+    return { kind: 'transport', message: describe(err), retryable: !isInvalidRequest(err) };
   }
 }

@@ -100,7 +100,7 @@ export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
     for (const row of rows) {
       const prepared = prepareDelivery(o.key, row);
       if (!prepared.ok) {
-        o.metrics.decryptFailures.inc({ field: prepared.field, path: 'webhook-dispatcher' });
+        if (prepared.reason === 'decrypt') o.metrics.decryptFailures.inc({ field: prepared.field, path: 'webhook-dispatcher' });
         track(finish(row, { kind: 'dead', error: prepared.error }, 'dead'));
       } else if (o.capacity.tryAcquire(row.subscription_id, prepared.value.host)) {
         track(deliver(row, prepared.value));

@@ -1,4 +1,4 @@
-import { decryptString, DecryptionError, signatureHeaders, type WebhookKey } from '@brokkr/crypto';
+import { decryptString, DecryptionError, headerValueProblem, signatureHeaders, type WebhookKey } from '@brokkr/crypto';
 import type { ClaimedDelivery } from '../sql/claim-deliveries.ts';
 
 export interface PreparedDelivery {
@@ -9,7 +9,11 @@ export interface PreparedDelivery {
   secrets: string[];
 }
 
-export type PrepareResult = { ok: true; value: PreparedDelivery } | { ok: false; field: string; error: string };
+/**
+ * `decrypt`: a secret did not decrypt (counted in brokkr_webhook_decrypt_failures_total);
+ * `invalid`: it decrypted to something no request can carry. Either way the delivery is dead.
+ */
+export type PrepareResult = { ok: true; value: PreparedDelivery } | { ok: false; reason: 'decrypt' | 'invalid'; field: string; error: string };
 
 type SecretField = 'url' | 'auth_header' | 'signing_secret' | 'previous_signing_secret';
 
@@ -23,7 +27,11 @@ function open(key: WebhookKey, field: SecretField, data: Buffer | null): string 
   }
 }
 
-/** Decrypts what the POST needs. A failure is final (contract §5.4): the delivery goes dead. */
+/**
+ * Decrypts what the POST needs. A failure is final (contract §5.4): the delivery goes dead. So is
+ * an auth header stored before the api validated it (a line break or a non-ASCII character):
+ * undici refuses to send it, and retrying cannot change that.
+ */
 export function prepareDelivery(key: WebhookKey, row: ClaimedDelivery): PrepareResult {
   let url: string | null;
   let authHeader: string | null;
@@ -35,14 +43,16 @@ export function prepareDelivery(key: WebhookKey, row: ClaimedDelivery): PrepareR
       .filter((s): s is string => s !== null);
   } catch (err) {
     const field = (err as { field?: string }).field ?? 'unknown';
-    return { ok: false, field, error: `Failed to decrypt ${field}: ${(err as Error).message}` };
+    return { ok: false, reason: 'decrypt', field, error: `Failed to decrypt ${field}: ${(err as Error).message}` };
   }
   let host: string;
   try {
     host = new URL(url ?? '').host;
   } catch {
-    return { ok: false, field: 'url', error: 'Request failed: the subscription URL is not a valid URL' };
+    return { ok: false, reason: 'invalid', field: 'url', error: 'Request failed: the subscription URL is not a valid URL' };
   }
+  const authProblem = authHeader === null ? undefined : headerValueProblem(authHeader);
+  if (authProblem) return { ok: false, reason: 'invalid', field: 'auth_header', error: `Request failed: the auth header cannot be sent (it ${authProblem})` };
   return { ok: true, value: { url: url ?? '', host, authHeader, secrets } };
 }
 

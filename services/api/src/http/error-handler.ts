@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '@brokkr/logger';
 import { ApiError, errorBody } from './api-error.ts';
 import { apiErrorFromDatabase } from './db-errors.ts';
+import { apiErrorFromUnavailableDatabase, ServiceUnavailableError } from './db-unavailable.ts';
 
 interface HttpErrorLike {
   status?: number;
@@ -29,7 +30,12 @@ function apiErrorFromHttp(err: HttpErrorLike): ApiError | undefined {
 
 export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
-  return apiErrorFromDatabase(err) ?? (typeof err === 'object' && err !== null ? apiErrorFromHttp(err as HttpErrorLike) : undefined);
+  // A database that is down or restarting first: 503 + Retry-After, not a 500 (issue 11).
+  return (
+    apiErrorFromUnavailableDatabase(err) ??
+    apiErrorFromDatabase(err) ??
+    (typeof err === 'object' && err !== null ? apiErrorFromHttp(err as HttpErrorLike) : undefined)
+  );
 }
 
 /** The last middleware: every error becomes `{code, message, details?}`; only our own bugs are 500s. */
@@ -37,12 +43,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const apiError = toApiError(err);
     if (!apiError) logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    else if (apiError instanceof ServiceUnavailableError) logger.warn({ err, method: req.method, path: req.path }, 'database unavailable: answered 503');
     const status = apiError?.status ?? 500;
     const body = apiError ? apiError.toJSON() : errorBody('internal_error', 'Internal server error');
     if (res.headersSent) {
       res.end();
       return;
     }
+    if (apiError instanceof ServiceUnavailableError) res.set('Retry-After', String(apiError.retryAfterSeconds));
     res.status(status).json(body);
   };
 }

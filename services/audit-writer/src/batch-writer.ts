@@ -1,8 +1,8 @@
 import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
-import { auditEntrySchema, type AuditEntry } from './audit-entry.ts';
-import { insertAuditEntries } from './insert-audit-entries.ts';
+import { insertAuditRecords } from '@brokkr/audit';
+import { auditRecordSchema, type AuditRecord } from '@brokkr/contracts';
 import type { AuditWriterMetrics } from './metrics.ts';
 
 export interface BatchWriterOptions {
@@ -52,7 +52,7 @@ export class BatchWriter {
     if (messages.length === 0) return;
     const { entries, valid } = this.parse(messages);
     try {
-      const inserted = await insertAuditEntries(this.options.db.pool, entries);
+      const inserted = await insertAuditRecords(this.options.db.pool, entries);
       this.options.metrics.written.inc(inserted);
       this.options.metrics.duplicates.inc(entries.length - inserted);
     } catch (err) {
@@ -63,11 +63,11 @@ export class BatchWriter {
   }
 
   /** A message that is not an audit entry can never become one: it is terminated, not retried. */
-  private parse(messages: JsMsg[]): { entries: AuditEntry[]; valid: JsMsg[] } {
-    const entries: AuditEntry[] = [];
+  private parse(messages: JsMsg[]): { entries: AuditRecord[]; valid: JsMsg[] } {
+    const entries: AuditRecord[] = [];
     const valid: JsMsg[] = [];
     for (const m of messages) {
-      const parsed = auditEntrySchema.safeParse(safeJson(m));
+      const parsed = auditRecordSchema.safeParse(safeJson(m));
       if (parsed.success) {
         entries.push(parsed.data);
         valid.push(m);

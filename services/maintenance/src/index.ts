@@ -5,5 +5,4 @@ export { withAdvisoryLock, type LockedOutcome } from './runner/advisory-lock.ts'
 export { Scheduler } from './runner/scheduler.ts';
 export { loadSettings, diffSettings, reloadableSchema, SETTING_KEYS, type Settings, type ConfigChange } from './settings/reloadable.ts';
 export { LiveSettings } from './settings/live-settings.ts';
-export type { ConfigReloadNotice } from './settings/reload-subscription.ts';
 export * from './tasks/index.ts';

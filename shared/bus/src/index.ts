@@ -8,6 +8,7 @@ export {
   type StreamLimits,
 } from './streams.ts';
 export { publishJson, publishCore, type PublishJsonOptions } from './publish.ts';
+export { publishOutboxRows, type OutboxPublishResult, type PublishableOutboxRow } from './publish-outbox.ts';
 export {
   extractTraceContext,
   injectTraceContext,

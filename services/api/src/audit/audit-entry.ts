@@ -1,17 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { actorOf, type ActorType, type Identity } from '../auth/identity.ts';
+import type { AuditRecord, AuditResourceType } from '@brokkr/contracts';
+import { actorOf, type Identity } from '../auth/identity.ts';
 
-/** Resource types of Brokkr's audit log (contract §8). */
-export type AuditResourceType =
-  | 'agent'
-  | 'stack'
-  | 'generator'
-  | 'template'
-  | 'webhook_subscription'
-  | 'work_order'
-  | 'pak'
-  | 'config'
-  | 'system';
+export type { AuditRecord, AuditResourceType };
 
 export interface AuditInput {
   /** The real caller (DESIGN §4), or 'system' for actions nobody identifiable took. */
@@ -22,23 +13,6 @@ export interface AuditInput {
   details?: Record<string, unknown> | null;
   ipAddress?: string | null;
   userAgent?: string | null;
-}
-
-/**
- * The wire form on `brokkr.audit.<action>` (and the audit_logs row): snake_case, the id chosen
- * here so that the audit-writer's insert is idempotent across redeliveries.
- */
-export interface AuditRecord {
-  id: string;
-  timestamp: string;
-  actor_type: ActorType;
-  actor_id: string | null;
-  action: string;
-  resource_type: AuditResourceType;
-  resource_id: string | null;
-  details: Record<string, unknown> | null;
-  ip_address: string | null;
-  user_agent: string | null;
 }
 
 export function buildAuditRecord(input: AuditInput, now: Date = new Date()): AuditRecord {

@@ -1,12 +1,10 @@
 import { publishCore, SUBJECTS, type NatsConnection } from '@brokkr/bus';
+import { pakInvalidationSchema, type PakInvalidation } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { resolvePakHash } from '../sql/resolve-pak.ts';
 import type { Identity } from './identity.ts';
 import { PakCache } from './pak-cache.ts';
-
-/** Core NATS payload on `brokkr.cache.invalidate.pak`. */
-export type PakInvalidation = { hash: string } | { all: true };
 
 const INVALIDATION_SUBJECT = SUBJECTS.cacheInvalidate('pak');
 const FLUSH_TIMEOUT_MS = 1000;
@@ -24,9 +22,10 @@ export interface Authenticator {
 }
 
 function applyInvalidation(cache: PakCache, payload: unknown): void {
-  if (typeof payload !== 'object' || payload === null) return;
-  if ('all' in payload && payload.all === true) cache.clear();
-  else if ('hash' in payload && typeof payload.hash === 'string') cache.invalidate(payload.hash);
+  const parsed = pakInvalidationSchema.safeParse(payload);
+  if (!parsed.success) return;
+  if ('all' in parsed.data) cache.clear();
+  else cache.invalidate(parsed.data.hash);
 }
 
 export function createAuthenticator(options: { db: Queryable; nc: NatsConnection; ttlSeconds: number; logger: Logger }): Authenticator {

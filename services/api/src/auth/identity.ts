@@ -1,3 +1,5 @@
+import type { ActorType } from '@brokkr/contracts';
+
 /** Who is calling: exactly one of admin / agent / generator is set (Brokkr's AuthPayload). */
 export interface Identity {
   admin: boolean;
@@ -11,7 +13,6 @@ export const adminIdentity = (): Identity => ({ admin: true, agent: null, genera
 export const agentIdentity = (id: string): Identity => ({ admin: false, agent: id, generator: null, readonly: false });
 export const generatorIdentity = (id: string): Identity => ({ admin: false, agent: null, generator: id, readonly: false });
 
-export type ActorType = 'admin' | 'agent' | 'generator' | 'system';
 
 /** The audit actor for an identity: admins have no id, agents and generators their own. */
 export function actorOf(identity: Identity): { actor_type: ActorType; actor_id: string | null } {

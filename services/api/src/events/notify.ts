@@ -1,4 +1,5 @@
 import { publishCore, SUBJECTS, type NatsConnection } from '@brokkr/bus';
+import type { AgentNotice } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 
 /** Wakes long-polls waiting for these agents' target state, on every api replica. */
@@ -8,7 +9,7 @@ export function createNotifyAgents(nc: NatsConnection, logger: Logger): NotifyAg
   return (agentIds) => {
     for (const agentId of new Set(agentIds)) {
       try {
-        publishCore(nc, SUBJECTS.notifyAgent(agentId), { agent_id: agentId });
+        publishCore(nc, SUBJECTS.notifyAgent(agentId), { agent_id: agentId } satisfies AgentNotice);
       } catch (err) {
         // A lost hint only delays the agent until its next poll.
         logger.debug({ err, agentId }, 'agent notification not sent');

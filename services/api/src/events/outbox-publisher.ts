@@ -1,9 +1,7 @@
-import { publishJson, type JetStreamClient } from '@brokkr/bus';
+import { publishOutboxRows, type JetStreamClient } from '@brokkr/bus';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { markOutboxPublished, type OutboxRow } from '../sql/outbox.ts';
-
-const PUBLISH_TIMEOUT_MS = 5000;
 
 export interface OutboxPublisher {
   /** Publishes committed rows in the background; failures stay in the outbox for the relay. */
@@ -17,18 +15,8 @@ export function createOutboxPublisher(deps: { js: JetStreamClient; db: Queryable
   const inFlight = new Set<Promise<void>>();
 
   async function publishNow(rows: readonly OutboxRow[]): Promise<void> {
-    const results = await Promise.allSettled(
-      rows.map((row) =>
-        publishJson(deps.js, row.subject, row.payload, {
-          msgID: row.id,
-          timeoutMs: PUBLISH_TIMEOUT_MS,
-          ...(row.headers?.traceparent ? { traceparent: row.headers.traceparent } : {}),
-        }),
-      ),
-    );
-    const published = rows.filter((_, i) => results[i]?.status === 'fulfilled').map((r) => r.id);
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) logger.warn({ err: failed.reason, unpublished: rows.length - published.length }, 'event publish failed; left for the relay');
+    const { published, firstError } = await publishOutboxRows(deps.js, rows);
+    if (firstError !== undefined) logger.warn({ err: firstError, unpublished: rows.length - published.length }, 'event publish failed; left for the relay');
     await markOutboxPublished(deps.db, published);
   }
 

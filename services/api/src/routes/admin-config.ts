@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { diffSettings, hubReloadableSchema, loadLayeredSettings } from '@brokkr/config';
 import { publishCore, SUBJECTS } from '@brokkr/bus';
+import type { ConfigReloadNotice } from '@brokkr/contracts';
 import { ApiError } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
 import { timestamp } from '../http/schemas.ts';
@@ -57,7 +58,7 @@ export const adminConfigRoutes: AnyRoute[] = [
       const { after, changes } = outcome;
       ctx.logger.level = after.BROKKR__LOG__LEVEL;
       const reloadedAt = new Date().toISOString();
-      publishCore(ctx.bus.nc, SUBJECTS.configReload, { reloaded_at: reloadedAt, source: 'api', changes });
+      publishCore(ctx.bus.nc, SUBJECTS.configReload, { reloaded_at: reloadedAt, source: 'api', changes } satisfies ConfigReloadNotice);
       await ctx.bus.nc.flush().catch((err: unknown) => ctx.logger.warn({ err }, 'config reload broadcast not confirmed'));
       await ctx.audit({ actor: identity, action: 'config.reloaded', resourceType: 'config', details: { changes } });
       ctx.logger.info({ changes }, `configuration reloaded: ${changes.length} change(s)`);

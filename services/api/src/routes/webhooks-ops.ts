@@ -4,7 +4,7 @@ import { decryptString, encrypt, generateSigningSecret, headerValueProblem, sign
 import { ApiError, badRequest } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
 import { errorResponse, idParams } from '../http/schemas.ts';
-import { EVENT_TYPES } from '../events/domain-event.ts';
+import { EVENT_TYPES } from '@brokkr/contracts';
 import type { ApiContext } from '../context.ts';
 import { webhookNotFound } from './webhooks-crud.ts';
 import { allowPrivateNetworks, decryptFailures, invalidateSubscriptionCaches, webhookKey } from './webhooks-key.ts';

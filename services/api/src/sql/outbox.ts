@@ -1,15 +1,8 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { SUBJECTS } from '@brokkr/bus';
-import type { DomainEvent } from '../events/domain-event.ts';
+import type { DomainEvent, OutboxRow } from '@brokkr/contracts';
 
-/** What the maintenance relay needs to republish a row: subject, payload, msgID (= id), traceparent. */
-export interface OutboxRow {
-  id: string;
-  event_type: string;
-  subject: string;
-  payload: DomainEvent;
-  headers: { traceparent?: string } | null;
-}
+export type { OutboxRow };
 
 export function outboxRow(event: DomainEvent, traceparent: string | undefined): OutboxRow {
   return {

@@ -1,14 +1,6 @@
 import { SUBJECTS, type NatsConnection } from '@brokkr/bus';
+import type { ConfigReloadNotice } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
-
-/** Payload of core `brokkr.config.reload` (docs/nats-subjects.md). */
-export interface ConfigReloadNotice {
-  reloaded_at: string;
-  /** Who asked, e.g. `api`. */
-  source: string;
-  /** The changes the sender saw in its own sources; receivers re-read theirs. */
-  changes?: { key: string; old_value: string; new_value: string }[];
-}
 
 /**
  * Every maintenance replica listens (a plain subscription, not a queue group: all of them must

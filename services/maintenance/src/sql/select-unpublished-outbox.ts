@@ -1,11 +1,7 @@
+import type { OutboxRow } from '@brokkr/contracts';
 import type { TaskClient } from './queryable.ts';
 
-export interface UnpublishedOutboxRow {
-  id: string;
-  subject: string;
-  payload: Record<string, unknown>;
-  headers: { traceparent?: string } | null;
-}
+export type UnpublishedOutboxRow = Pick<OutboxRow, 'id' | 'subject' | 'payload' | 'headers'>;
 
 /**
  * Reads, changes nothing. No row lock: the api may publish and stamp the same row meanwhile,

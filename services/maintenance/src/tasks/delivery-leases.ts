@@ -1,15 +1,9 @@
 import { publishCore, SUBJECTS } from '@brokkr/bus';
+import type { DeliveriesDueNotice } from '@brokkr/contracts';
 import { repeatWhileFull } from '../runner/batches.ts';
 import { releaseExpiredDeliveryLeases } from '../sql/release-expired-delivery-leases.ts';
 import { requeueDueDeliveryRetries } from '../sql/requeue-due-delivery-retries.ts';
 import type { MaintenanceTask } from './task.ts';
-
-/** Payload of core `brokkr.notify.deliveries` when maintenance made deliveries due again. */
-export interface DeliveriesDueNotice {
-  source: 'maintenance';
-  released_leases: number;
-  requeued_retries: number;
-}
 
 /**
  * Expired leases and due retries go back to `pending`, then a wake-up on

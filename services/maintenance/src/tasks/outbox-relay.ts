@@ -1,42 +1,16 @@
-import { publishJson, type JetStreamClient } from '@brokkr/bus';
+import { publishOutboxRows } from '@brokkr/bus';
 import { MAX_BATCHES_PER_TICK } from '../runner/batches.ts';
 import { recordRelayAttempt } from '../sql/record-relay-attempt.ts';
-import { selectUnpublishedOutbox, type UnpublishedOutboxRow } from '../sql/select-unpublished-outbox.ts';
+import { selectUnpublishedOutbox } from '../sql/select-unpublished-outbox.ts';
 import type { MaintenanceTask, TaskContext } from './task.ts';
 
-const PUBLISH_TIMEOUT_MS = 5000;
 const MAX_RELAY_BATCH = 500;
-
-/**
- * jsonb does not keep key order; put Brokkr's envelope keys back in the order the api publishes
- * them (`id, event_type, timestamp, data`) so a relayed event reads like a first-hand one.
- */
-function envelope(payload: Record<string, unknown>): Record<string, unknown> {
-  const { id, event_type, timestamp, data, ...rest } = payload;
-  return { id, event_type, timestamp, data, ...rest };
-}
-
-/** Publishes every row at once (the client pipelines them in order) and returns the acknowledged ids. */
-async function publishRows(js: JetStreamClient, rows: readonly UnpublishedOutboxRow[]): Promise<{ published: string[]; firstError?: unknown }> {
-  const results = await Promise.allSettled(
-    rows.map((row) =>
-      publishJson(js, row.subject, envelope(row.payload), {
-        msgID: row.id,
-        timeoutMs: PUBLISH_TIMEOUT_MS,
-        ...(row.headers?.traceparent ? { traceparent: row.headers.traceparent } : {}),
-      }),
-    ),
-  );
-  const published = rows.filter((_, i) => results[i]?.status === 'fulfilled').map((row) => row.id);
-  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  return failure ? { published, firstError: failure.reason } : { published };
-}
 
 /** One batch; returns how many were published and whether the tick should go on. */
 async function relayBatch(ctx: TaskContext, limit: number): Promise<{ published: number; more: boolean }> {
   const rows = await selectUnpublishedOutbox(ctx.db, ctx.settings.BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS, limit);
   if (rows.length === 0) return { published: 0, more: false };
-  const { published, firstError } = await publishRows(ctx.js, rows);
+  const { published, firstError } = await publishOutboxRows(ctx.js, rows);
   await recordRelayAttempt(
     ctx.db,
     rows.map((r) => r.id),

@@ -5,7 +5,7 @@ import type { DispatcherMetrics } from '../metrics.ts';
 import { insertDeliveries, type NewDelivery } from '../sql/insert-deliveries.ts';
 import type { PgPool } from '../sql/pg-pool.ts';
 import type { SubscriptionCache } from '../subscriptions/cache.ts';
-import { parseEnvelope, serializeEnvelope } from './event-envelope.ts';
+import { parseEventEnvelope, serializeEventEnvelope } from '@brokkr/contracts';
 
 export const DURABLE_NAME = 'webhook-dispatcher';
 
@@ -49,7 +49,7 @@ export async function startEventIntake(options: EventIntakeOptions): Promise<Eve
     const rows: NewDelivery[] = [];
     const accepted: JsMsg[] = [];
     for (const m of batch) {
-      const event = parseEnvelope(m.string());
+      const event = parseEventEnvelope(m.string());
       if (!event) {
         logger.error({ subject: m.subject, seq: m.seq }, 'malformed event envelope; dropped');
         metrics.eventsConsumed.inc({ result: 'malformed' });
@@ -59,7 +59,7 @@ export async function startEventIntake(options: EventIntakeOptions): Promise<Eve
       accepted.push(m);
       const subs = await options.cache.match(event.event_type, event.data);
       metrics.eventsConsumed.inc({ result: subs.length > 0 ? 'matched' : 'unmatched' });
-      const payload = serializeEnvelope(event);
+      const payload = serializeEventEnvelope(event);
       for (const s of subs) rows.push({ subscriptionId: s.id, eventId: event.id, eventType: event.event_type, payload });
     }
     const { inserted, forHub } = await insertDeliveries(options.db, rows);

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/**
+ * Payloads of the core NATS subjects (no persistence, hints only; docs/nats-subjects.md). A lost
+ * or malformed notice only delays work that a timer also does, so receivers parse leniently.
+ */
+
+/** `brokkr.notify.agent.<agent_id>`: the agent's target state may have changed. */
+export const agentNoticeSchema = z.object({ agent_id: z.guid() });
+export type AgentNotice = z.output<typeof agentNoticeSchema>;
+
+/** `brokkr.notify.deliveries`: deliveries are due; maintenance says why. */
+export const deliveriesDueNoticeSchema = z.object({
+  source: z.string().optional(),
+  released_leases: z.number().int().optional(),
+  requeued_retries: z.number().int().optional(),
+});
+export type DeliveriesDueNotice = z.output<typeof deliveriesDueNoticeSchema>;
+
+/** `brokkr.cache.invalidate.pak`: drop one cached PAK hash, or all of them. */
+export const pakInvalidationSchema = z.union([z.object({ hash: z.string() }), z.object({ all: z.literal(true) })]);
+export type PakInvalidation = z.output<typeof pakInvalidationSchema>;
+
+/** `brokkr.cache.invalidate.webhooks`: a subscription changed (or all of them, without an id). */
+export const webhookInvalidationSchema = z.object({ id: z.guid().optional() });
+export type WebhookInvalidation = z.output<typeof webhookInvalidationSchema>;
+
+/** `brokkr.config.reload`: re-read your configuration sources; the changes are informational. */
+export const configReloadNoticeSchema = z.object({
+  reloaded_at: z.string(),
+  /** Who asked, e.g. `api`. */
+  source: z.string(),
+  changes: z.array(z.object({ key: z.string(), old_value: z.string(), new_value: z.string() })).optional(),
+});
+export type ConfigReloadNotice = z.output<typeof configReloadNoticeSchema>;

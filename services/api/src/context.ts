@@ -8,6 +8,7 @@ import type { NotifyAgents } from './events/notify.ts';
 import type { OutboxPublisher } from './events/outbox-publisher.ts';
 import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
+import type { YamlValidator } from './yaml/index.ts';
 
 /** Everything a route handler may use; built once per process by `createContext`. */
 export interface ApiContext {
@@ -27,4 +28,6 @@ export interface ApiContext {
   outbox: OutboxPublisher;
   /** Aborted when the process starts shutting down: long-polls should answer at once. */
   shutdownSignal: AbortSignal;
+  /** Checks deployment-object YAML on worker threads (bounded, off the event loop). */
+  yaml: YamlValidator;
 }

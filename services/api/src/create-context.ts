@@ -9,6 +9,7 @@ import { createNotifyAgents } from './events/notify.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
 import { createTransact } from './events/transact.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics/api-metrics.ts';
+import { createYamlValidator } from './yaml/index.ts';
 
 export interface ContextDeps {
   config: ApiConfig;
@@ -36,5 +37,6 @@ export function createContext(deps: ContextDeps): ApiContext {
     notifyAgents,
     outbox,
     shutdownSignal: deps.shutdownSignal ?? new AbortController().signal,
+    yaml: createYamlValidator(),
   };
 }

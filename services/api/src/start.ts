@@ -65,6 +65,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       await ctx.outbox.drain();
       api.close();
       ctx.auth.close();
+      await ctx.yaml.close();
       await bus.close();
       await db.close();
       // A collector that is down must not hold the exit for the exporter's full retry budget.

@@ -1,5 +1,6 @@
-import { decodeUtf8, isYamlContentType, validateDeploymentYaml } from '../yaml/index.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { RawBody } from '../http/body.ts';
+import { decodeUtf8, isYamlContentType, YamlValidatorBusy, type YamlValidator } from '../yaml/index.ts';
 import { newDeploymentObjectSchema } from './deployment-objects-schemas.ts';
 
 export interface DeploymentObjectInput {
@@ -7,7 +8,8 @@ export interface DeploymentObjectInput {
   isDeletionMarker: boolean;
 }
 
-export type InputResult = { ok: true; input: DeploymentObjectInput } | { ok: false; reason: string };
+/** `details` (`{limit, value}`) when the content was refused for its size or shape (YAML limits). */
+export type InputResult = { ok: true; input: DeploymentObjectInput } | { ok: false; reason: string; details?: Record<string, unknown> };
 
 const rejected = (reason: string): InputResult => ({ ok: false, reason });
 
@@ -15,16 +17,30 @@ const rejected = (reason: string): InputResult => ({ ok: false, reason });
  * Brokkr reads the body itself: a YAML content type means the body IS the YAML (and the
  * `deletion_marker` query sets the flag); anything else, including no content type, is parsed
  * as the JSON envelope. Every problem with the body is a 400 `invalid_deployment_object`.
+ * The YAML is checked on the validator's worker threads, never on the event loop.
  */
-export function readDeploymentObjectInput(raw: RawBody, deletionMarkerQuery: boolean | undefined): InputResult {
+export async function readDeploymentObjectInput(
+  raw: RawBody | undefined,
+  deletionMarkerQuery: boolean | undefined,
+  yaml: Pick<YamlValidator, 'validate'>,
+): Promise<InputResult> {
+  if (!raw) return rejected('missing body');
   const text = decodeUtf8(raw.bytes);
   if (text === undefined) return rejected('the request body is not valid UTF-8');
   const parsed = isYamlContentType(raw.contentType)
     ? ({ ok: true, input: { yamlContent: text, isDeletionMarker: deletionMarkerQuery ?? false } } as const)
     : parseJsonEnvelope(text);
   if (!parsed.ok) return parsed;
-  const verdict = validateDeploymentYaml(parsed.input.yamlContent, { isDeletionMarker: parsed.input.isDeletionMarker });
-  return verdict.ok ? parsed : rejected(verdict.reason);
+  const verdict = await yaml.validate(parsed.input.yamlContent, { isDeletionMarker: parsed.input.isDeletionMarker }).catch(busyToApiError);
+  if (verdict.ok) return parsed;
+  const { reason, limit } = verdict;
+  return limit ? { ok: false, reason, details: { limit: limit.limit, value: limit.value } } : rejected(reason);
+}
+
+// Every worker busy and the queue full: the server is overloaded, the content may be fine.
+function busyToApiError(err: unknown): never {
+  if (err instanceof YamlValidatorBusy) throw new ApiError(503, 'yaml_validator_busy', 'Too many deployment objects are being validated; retry later');
+  throw err;
 }
 
 function parseJsonEnvelope(text: string): InputResult {

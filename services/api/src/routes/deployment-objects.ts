@@ -63,10 +63,10 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     async handler({ params, query, raw, identity, ctx }) {
       // Parsed before the transaction (no connection held while parsing) but reported after
       // the 404/403 checks, which come first.
-      const parsed = raw ? readDeploymentObjectInput(raw, query.deletion_marker) : ({ ok: false, reason: 'missing body' } as const);
+      const parsed = await readDeploymentObjectInput(raw, query.deletion_marker, ctx.yaml);
       const created = await ctx.transact(async (tx) => {
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
-        if (!parsed.ok) throw badRequest('invalid_deployment_object', `Invalid deployment object: ${parsed.reason}`);
+        if (!parsed.ok) throw badRequest('invalid_deployment_object', `Invalid deployment object: ${parsed.reason}`, parsed.details);
         return storeDeploymentObject(tx, { stackId: params.id, ...parsed.input });
       });
       return json(201, created);

@@ -1,14 +1,10 @@
-import { parseAllDocuments } from 'yaml';
+import { Composer, Parser } from 'yaml';
+import { analyzeDocument, isNullDocument, newTally, YamlContentError } from './analyze.ts';
+import { DEFAULT_YAML_LIMITS, exceeded, YamlLimitError, type LimitExceeded, type YamlLimits } from './limits.ts';
+import { prescan } from './prescan.ts';
 
-/**
- * Aliases are legitimate in manifests but rare; expanding them is where "billion laughs" bombs
- * blow up. The `yaml` package counts, per alias, (uses so far × nodes behind the anchor) and
- * throws past this limit, so a handful of plain anchors pass while exponential nesting fails
- * after a few hundred nodes instead of gigabytes.
- */
-export const MAX_ALIAS_COUNT = 100;
-
-export type YamlVerdict = { ok: true } | { ok: false; reason: string };
+/** `limit` is set when the content was refused for its size or shape, not for a mistake in it. */
+export type YamlVerdict = { ok: true } | { ok: false; reason: string; limit?: LimitExceeded };
 
 // In a `u` regex a proper surrogate pair is one code point, so only unpaired halves match.
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -24,32 +20,44 @@ export interface ValidateOptions {
  * Brokkr's rules for a deployment object's content: not blank (unless a marker), parses as a
  * YAML stream, and holds at least one non-null document. Text Postgres cannot store (NUL) and
  * strings that are not well-formed UTF-16 (lone surrogates from a JSON body) are refused too,
- * so the stored bytes are always exactly the submitted ones.
+ * so the stored bytes are always exactly the submitted ones. Beyond Brokkr, the work is bounded
+ * (limits.ts) and linear in the size of the content; a hostile stream is refused with the limit
+ * it passed.
  */
-export function validateDeploymentYaml(content: string, options: ValidateOptions): YamlVerdict {
+export function validateDeploymentYaml(content: string, options: ValidateOptions, limits: YamlLimits = DEFAULT_YAML_LIMITS): YamlVerdict {
   if (content.includes('\u0000')) return invalid('content contains a NUL character');
   if (LONE_SURROGATE.test(content)) return invalid('content is not valid Unicode');
   if (content.trim() === '') {
     return options.isDeletionMarker ? { ok: true } : invalid('YAML content must not be blank');
   }
-  return parseStream(content);
-}
-
-function parseStream(content: string): YamlVerdict {
   try {
-    const docs = parseAllDocuments(content, { prettyErrors: false });
-    if (!Array.isArray(docs)) return invalid('YAML contains no document');
-    let hasContent = false;
-    for (const doc of docs) {
-      const error = doc.errors[0];
-      if (error) return invalid(`invalid YAML: ${error.message}`);
-      // Every document is resolved (not only until one is non-null) so that an alias bomb in a
-      // later document is rejected as well.
-      if (doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) !== null) hasContent = true;
-    }
-    return hasContent ? { ok: true } : invalid('YAML contains no non-null document');
+    prescan(content, limits);
+    return checkStream(content, limits);
   } catch (err) {
-    // Excessive or unresolved aliases throw from toJS; treat anything thrown as bad input.
+    if (err instanceof YamlLimitError) return { ok: false, reason: err.message, limit: err.exceeded };
+    if (err instanceof YamlContentError) return invalid(`invalid YAML: ${err.message}`);
+    // The composer recurses per nesting level: absurdly deep input ends in a RangeError.
     return invalid(`invalid YAML: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/**
+ * Composes the documents one at a time. `uniqueKeys: false` turns off yaml's quadratic duplicate
+ * key check; analyzeDocument does it in linear time along with everything `toJS()` checked.
+ */
+function checkStream(content: string, limits: YamlLimits): YamlVerdict {
+  const tally = newTally();
+  let documents = 0;
+  let hasContent = false;
+  for (const doc of new Composer({ uniqueKeys: false }).compose(new Parser().parse(content))) {
+    documents += 1;
+    if (documents > limits.maxDocuments) throw exceeded(limits, 'maxDocuments');
+    const error = doc.errors[0];
+    if (error) return invalid(`invalid YAML: ${error.message}`);
+    // Every document is checked (not only until one is non-null) so that an alias bomb in a
+    // later document is refused as well.
+    analyzeDocument(doc, limits, tally);
+    if (!isNullDocument(doc)) hasContent = true;
+  }
+  return hasContent ? { ok: true } : invalid('YAML contains no non-null document');
 }

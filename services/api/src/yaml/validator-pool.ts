@@ -1,0 +1,168 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { DEFAULT_YAML_LIMITS, describeLimit, type LimitExceeded, type YamlLimits } from './limits.ts';
+import type { ValidateOptions, YamlVerdict } from './validate.ts';
+import type { WorkerJob, WorkerReply } from './worker.ts';
+
+/** Validates deployment-object YAML off the event loop. */
+export interface YamlValidator {
+  /** The verdict; rejects with YamlValidatorBusy (queue full) or YamlValidatorClosed. */
+  validate(content: string, options: ValidateOptions): Promise<YamlVerdict>;
+  /** Stops the workers; queued and running validations are rejected. */
+  close(): Promise<void>;
+}
+
+export interface YamlValidatorOptions {
+  /** Worker threads, started on first use (default: cores − 1, between 1 and 4). */
+  workers?: number;
+  /** Validations waiting for a worker beyond which new ones are refused. */
+  maxQueued?: number;
+  /** Time one validation may take on its worker, by content length; past it the worker is ended. */
+  budgetMs?: (chars: number) => number;
+  /** Heap of one worker; a validation that needs more is refused, the api is not affected. */
+  memoryMb?: number;
+  limits?: YamlLimits;
+}
+
+export class YamlValidatorBusy extends Error {
+  override name = 'YamlValidatorBusy';
+}
+
+export class YamlValidatorClosed extends Error {
+  override name = 'YamlValidatorClosed';
+}
+
+/**
+ * The work is linear (limits.ts), so the budget is only a backstop for whatever the limits miss;
+ * it is generous enough that a legitimate body of the maximum size passes on a busy machine.
+ */
+const defaultBudgetMs = (chars: number) => 5_000 + (5_000 * chars) / (1024 * 1024);
+
+// The worker runs the same kind of file as this module: .ts under tsx (tests), .js once built.
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+
+interface Job {
+  content: string;
+  options: ValidateOptions;
+  resolve(verdict: YamlVerdict): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  current?: { job: Job; timer: NodeJS.Timeout };
+}
+
+const refused = (exceeded: LimitExceeded): YamlVerdict => ({ ok: false, reason: describeLimit(exceeded), limit: exceeded });
+
+/**
+ * A small pool of worker threads, one validation per worker at a time. A worker that passes its
+ * time budget or runs out of memory is ended (its validation is refused with that limit) and
+ * replaced on the next validation; the api process itself is never blocked or at risk.
+ */
+class WorkerPool implements YamlValidator {
+  private readonly slots = new Set<Slot>();
+  private readonly idle: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private closed = false;
+
+  private readonly size: number;
+  private readonly maxQueued: number;
+  private readonly budgetMs: (chars: number) => number;
+  private readonly memoryMb: number;
+  private readonly limits: YamlLimits;
+
+  constructor(options: YamlValidatorOptions) {
+    this.size = options.workers ?? Math.max(1, Math.min(4, availableParallelism() - 1));
+    this.maxQueued = options.maxQueued ?? 64;
+    this.budgetMs = options.budgetMs ?? defaultBudgetMs;
+    this.memoryMb = options.memoryMb ?? 512;
+    this.limits = options.limits ?? DEFAULT_YAML_LIMITS;
+  }
+
+  validate(content: string, options: ValidateOptions): Promise<YamlVerdict> {
+    if (this.closed) return Promise.reject(new YamlValidatorClosed('the YAML validator is closed'));
+    if (this.queue.length >= this.maxQueued) return Promise.reject(new YamlValidatorBusy('too many YAML validations waiting'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ content, options, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new YamlValidatorClosed('the YAML validator is closed'));
+    const slots = [...this.slots];
+    for (const slot of slots) this.settle(slot, (job) => job.reject(new YamlValidatorClosed('the YAML validator is closed')));
+    await Promise.all(slots.map((slot) => this.retire(slot)));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const slot = this.idle.pop() ?? this.spawn();
+      if (!slot) return;
+      this.start(slot, this.queue.shift() as Job);
+    }
+  }
+
+  private spawn(): Slot | undefined {
+    if (this.closed || this.slots.size >= this.size) return undefined;
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.memoryMb } });
+    // Idle workers must not keep the process alive; a request in flight does that.
+    worker.unref();
+    const slot: Slot = { worker };
+    this.slots.add(slot);
+    worker.on('message', (verdict: WorkerReply) => this.done(slot, (job) => job.resolve(verdict)));
+    worker.on('error', (err: Error & { code?: string }) => {
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') this.settle(slot, (job) => job.resolve(refused({ limit: 'parser_memory_mb', value: this.memoryMb })));
+      else this.settle(slot, (job) => job.reject(err));
+      void this.retire(slot);
+    });
+    worker.on('exit', () => {
+      this.settle(slot, (job) => job.reject(new Error('YAML worker exited unexpectedly')));
+      void this.retire(slot);
+    });
+    return slot;
+  }
+
+  private start(slot: Slot, job: Job): void {
+    const budget = Math.round(this.budgetMs(job.content.length));
+    const timer = setTimeout(() => {
+      this.settle(slot, (running) => running.resolve(refused({ limit: 'parse_time_ms', value: budget })));
+      void this.retire(slot);
+    }, budget);
+    slot.current = { job, timer };
+    const message: WorkerJob = { content: job.content, options: job.options, limits: this.limits };
+    slot.worker.postMessage(message);
+  }
+
+  /** The slot's validation finished normally: answer it and give the slot the next one. */
+  private done(slot: Slot, answer: (job: Job) => void): void {
+    this.settle(slot, answer);
+    if (!this.slots.has(slot)) return;
+    this.idle.push(slot);
+    this.dispatch();
+  }
+
+  /** Ends the slot's running validation (if any) with `answer`. */
+  private settle(slot: Slot, answer: (job: Job) => void): void {
+    const current = slot.current;
+    if (!current) return;
+    slot.current = undefined;
+    clearTimeout(current.timer);
+    answer(current.job);
+  }
+
+  /** Takes the slot out of the pool and ends its thread; queued work goes to a new worker. */
+  private async retire(slot: Slot): Promise<void> {
+    if (!this.slots.delete(slot)) return;
+    const index = this.idle.indexOf(slot);
+    if (index >= 0) this.idle.splice(index, 1);
+    this.dispatch();
+    await slot.worker.terminate();
+  }
+}
+
+export function createYamlValidator(options: YamlValidatorOptions = {}): YamlValidator {
+  return new WorkerPool(options);
+}

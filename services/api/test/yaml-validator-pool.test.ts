@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { createYamlValidator, YamlValidatorBusy, YamlValidatorClosed, type YamlValidator } from '../src/yaml/index.ts';
+
+const plain = { isDeletionMarker: false };
+const anchors = (n: number) => Array.from({ length: n }, (_, i) => `- &a${i} v${i}\n- *a${i}\n`).join('');
+
+describe('api yaml validator pool (worker threads)', () => {
+  const pools: YamlValidator[] = [];
+  const pool = (options: Parameters<typeof createYamlValidator>[0] = {}) => {
+    const created = createYamlValidator(options);
+    pools.push(created);
+    return created;
+  };
+
+  after(async () => {
+    await Promise.all(pools.map((p) => p.close()));
+  });
+
+  it('gives the same verdicts as the validator itself, limits included', async () => {
+    const validator = pool({ workers: 2 });
+    const [legit, broken, hostile] = await Promise.all([
+      validator.validate('a: &x {b: 1}\nc: *x\n---\nkind: Pod\n', plain),
+      validator.validate('a: [', plain),
+      validator.validate(anchors(32_000), plain),
+    ]);
+    expect(legit).to.deep.equal({ ok: true });
+    expect(broken.ok).to.equal(false);
+    expect(hostile).to.deep.include({ ok: false, limit: { limit: 'max_anchors', value: 1000 } });
+  });
+
+  it('ends a worker that passes its time budget, refuses that content with the limit, and carries on with a new worker', async () => {
+    // Large content gets a budget no parse can meet; small content a normal one.
+    const validator = pool({ workers: 1, budgetMs: (chars) => (chars > 10_000 ? 1 : 60_000) });
+    const slow = await validator.validate(`${'k: v\n---\n'.repeat(5_000)}`, plain);
+    expect(slow).to.deep.include({ ok: false, limit: { limit: 'parse_time_ms', value: 1 } });
+    if (!slow.ok) expect(slow.reason).to.contain('parse_time_ms');
+    expect(await validator.validate('kind: Pod\n', plain)).to.deep.equal({ ok: true });
+  });
+
+  it('refuses new work when the queue is full, and rejects everything once closed', async () => {
+    const validator = pool({ workers: 1, maxQueued: 1 });
+    const running = validator.validate('a: 1\n', plain);
+    const queued = validator.validate('b: 2\n', plain);
+    await validator.validate('c: 3\n', plain).then(
+      () => expect.fail('a third validation should be refused'),
+      (err: unknown) => expect(err).to.be.instanceOf(YamlValidatorBusy),
+    );
+    expect(await running).to.deep.equal({ ok: true });
+    expect(await queued).to.deep.equal({ ok: true });
+    await validator.close();
+    await validator.validate('d: 4\n', plain).then(
+      () => expect.fail('a closed validator should refuse'),
+      (err: unknown) => expect(err).to.be.instanceOf(YamlValidatorClosed),
+    );
+  });
+
+  it('refuses content whose parse needs more than the worker heap, without harming the process', async () => {
+    // A single flat document of small scalars is the densest memory use per byte.
+    const validator = pool({ workers: 1, memoryMb: 32, limits: { maxDocuments: 10, maxAnchors: 10, maxAliases: 10, maxNodes: 1e9, maxExpandedNodes: 1e9 } });
+    const verdict = await validator.validate(`[${'1,'.repeat(1_000_000)}1]`, plain);
+    expect(verdict).to.deep.include({ ok: false, limit: { limit: 'parser_memory_mb', value: 32 } });
+    expect(await validator.validate('kind: Pod\n', plain)).to.deep.equal({ ok: true });
+  });
+});

@@ -1,13 +1,12 @@
 import type { z } from 'zod';
 import { parseEnv } from '@brokkr/config';
-import { ConfigError, coerceError } from '@brokkr/errors';
-import { createLogger, type Logger } from '@brokkr/logger';
+import type { Logger } from '@brokkr/logger';
 import { createDb, ensureSchema, type Db } from '@brokkr/db';
 import { connectBus, ensureStreams, type Bus } from '@brokkr/bus';
 import { startHealthServer, pgCheck, natsCheck } from '@brokkr/health';
 import { createMetricsRegistry, startTelemetry } from '@brokkr/telemetry';
 import type { Registry } from 'prom-client';
-import { onTerminationSignal } from './shutdown.ts';
+import { runService, type RunningWork } from './service.ts';
 
 /** The settings every hub service without an HTTP API shares (see shared/config fields). */
 export interface HubConfig {
@@ -32,11 +31,6 @@ export interface HubContext<C> {
   metrics: Registry;
 }
 
-/** What a service's domain work returns: stop() must stop taking work and finish what is in flight. */
-export interface RunningWork {
-  stop(): Promise<void>;
-}
-
 export interface HubServiceDefinition<S extends z.ZodType> {
   name: string;
   schema: S;
@@ -44,56 +38,46 @@ export interface HubServiceDefinition<S extends z.ZodType> {
 }
 
 /**
- * The common life of a hub service: config (fail fast), logger, telemetry, Postgres, NATS, health
- * server, the service's own work, and an ordered shutdown on SIGTERM/SIGINT (work → health →
- * NATS drain → pool → telemetry).
+ * The common life of a hub service (runService, plus its dependencies): telemetry, Postgres, NATS,
+ * the service's own work, a health server, and on SIGTERM/SIGINT the reverse order (work → health
+ * → NATS drain → pool → telemetry).
  */
 export async function runHubService<S extends z.ZodType>(definition: HubServiceDefinition<S>): Promise<void> {
-  const config = loadConfigOrExit(definition.name, definition.schema) as z.output<S> & HubConfig;
-  const logger = createLogger({ service: definition.name, level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT });
-  try {
-    const telemetry = await startTelemetry({
-      serviceName: `brokkr-${definition.name}`,
-      enabled: config.BROKKR__TELEMETRY__ENABLED,
-      otlpEndpoint: config.BROKKR__TELEMETRY__OTLP_ENDPOINT,
-      samplingRate: config.BROKKR__TELEMETRY__SAMPLING_RATE,
-    });
-    const db = createDb({ url: config.BROKKR__DATABASE__URL, schema: config.BROKKR__DATABASE__SCHEMA, poolSize: config.BROKKR__DATABASE__POOL_SIZE, applicationName: `brokkr-${definition.name}` });
-    await ensureSchema(db);
-    const bus = await connectBus({ url: config.BROKKR__NATS__URL, name: `brokkr-${definition.name}`, logger });
-    await ensureStreams(bus.jsm);
-    const metrics = createMetricsRegistry({ service: definition.name });
-    const work = await definition.start({ name: definition.name, config, logger, db, bus, metrics });
-    const health = await startHealthServer({
-      port: config.BROKKR__HEALTH__PORT,
-      registry: metrics,
-      checks: { postgres: pgCheck(db.pool), nats: natsCheck(bus.nc) },
-      logger,
-    });
-    logger.info({ port: health.port }, `${definition.name} started; health on http://0.0.0.0:${health.port}`);
-    onTerminationSignal(logger, async () => {
+  await runService({
+    name: definition.name,
+    loadConfig: () => parseEnv(definition.schema) as z.output<S> & HubConfig,
+    log: (config) => ({ level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT }),
+    start: (config, logger) => startHub(definition, config, logger),
+  });
+}
+
+async function startHub<S extends z.ZodType>(definition: HubServiceDefinition<S>, config: z.output<S> & HubConfig, logger: Logger): Promise<RunningWork> {
+  const telemetry = await startTelemetry({
+    serviceName: `brokkr-${definition.name}`,
+    enabled: config.BROKKR__TELEMETRY__ENABLED,
+    otlpEndpoint: config.BROKKR__TELEMETRY__OTLP_ENDPOINT,
+    samplingRate: config.BROKKR__TELEMETRY__SAMPLING_RATE,
+  });
+  const db = createDb({ url: config.BROKKR__DATABASE__URL, schema: config.BROKKR__DATABASE__SCHEMA, poolSize: config.BROKKR__DATABASE__POOL_SIZE, applicationName: `brokkr-${definition.name}` });
+  await ensureSchema(db);
+  const bus = await connectBus({ url: config.BROKKR__NATS__URL, name: `brokkr-${definition.name}`, logger });
+  await ensureStreams(bus.jsm);
+  const metrics = createMetricsRegistry({ service: definition.name });
+  const work = await definition.start({ name: definition.name, config, logger, db, bus, metrics });
+  const health = await startHealthServer({
+    port: config.BROKKR__HEALTH__PORT,
+    registry: metrics,
+    checks: { postgres: pgCheck(db.pool), nats: natsCheck(bus.nc) },
+    logger,
+  });
+  logger.info({ port: health.port }, `${definition.name} started; health on http://0.0.0.0:${health.port}`);
+  return {
+    async stop() {
       await work.stop();
       await health.close();
       await bus.close();
       await db.close();
       await telemetry.shutdown();
-    });
-  } catch (err) {
-    logger.fatal({ err: coerceError(err) }, `${definition.name} failed to start`);
-    logger.flush?.();
-    process.exitCode = 1;
-    setTimeout(() => process.exit(1), 100).unref();
-  }
-}
-
-function loadConfigOrExit<S extends z.ZodType>(name: string, schema: S): z.output<S> {
-  try {
-    return parseEnv(schema);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${name}: ${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+    },
+  };
 }

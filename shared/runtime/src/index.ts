@@ -1,2 +1,3 @@
-export { runHubService, type HubContext, type HubConfig, type HubServiceDefinition, type RunningWork } from './hub-service.ts';
+export { runService, type RunningWork, type ServiceDefinition } from './service.ts';
+export { runHubService, type HubContext, type HubConfig, type HubServiceDefinition } from './hub-service.ts';
 export { onTerminationSignal } from './shutdown.ts';

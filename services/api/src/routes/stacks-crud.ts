@@ -2,6 +2,7 @@ import { badRequest, forbidden, unprocessable } from '../http/api-error.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { fetchOwnedStack } from './stacks-access.ts';
+import { auditDeniedOwnerChange, requireOwnerKept, stackUpdatedDetails } from './stacks-owner.ts';
 import { newStackSchema, stackSchema, stackUpdateSchema } from './stacks-schemas.ts';
 import { insertStack, listLiveStacks, softDeleteStack, updateStack } from './stacks-sql.ts';
 import { wakeStackAgents } from './stacks-wake.ts';
@@ -79,16 +80,17 @@ export const stackCrudRoutes: AnyRoute[] = [
   defineRoute({
     method: 'put',
     path: '/stacks/:id',
-    summary: 'Update a stack (full object; name, description and generator_id are written)',
+    summary: 'Update a stack (full object; name, description and generator_id are written; only an admin may change generator_id)',
     tags,
     access: 'any',
     params: idParams,
     body: stackUpdateSchema,
     responses: { 200: { description: 'The updated stack', schema: stackSchema } },
     async handler({ params, body, identity, ctx, clientIp, userAgent }) {
-      const stack = await ctx.transact(async (tx) => {
+      const { stack, oldOwner } = await ctx.transact(async (tx) => {
         const current = await fetchOwnedStack(tx.client, identity, params.id, 'update');
         if (body.id !== params.id) throw badRequest('stack_id_mismatch', 'Stack id in the body does not match the path');
+        requireOwnerKept(identity, current.generator_id, body.generator_id);
         const fields = { name: body.name, description: body.description ?? null, generatorId: body.generator_id };
         const updated = await updateStack(tx.client, params.id, fields);
         if (!updated) throw unknownGenerator();
@@ -96,14 +98,14 @@ export const stackCrudRoutes: AnyRoute[] = [
         if (updated.generator_id !== current.generator_id) {
           await wakeStackAgents(tx, params.id, { generatorIds: [current.generator_id] });
         }
-        return updated;
-      });
+        return { stack: updated, oldOwner: current.generator_id };
+      }).catch((err: unknown) => auditDeniedOwnerChange(ctx, err, { identity, stackId: params.id, clientIp, userAgent }));
       await ctx.audit({
         actor: identity,
         action: 'stack.updated',
         resourceType: 'stack',
         resourceId: stack.id,
-        details: { name: stack.name },
+        details: stackUpdatedDetails(stack.name, oldOwner, stack.generator_id),
         ipAddress: clientIp,
         userAgent,
       });

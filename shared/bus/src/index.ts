@@ -16,12 +16,6 @@ export {
   TRACEPARENT,
   TRACESTATE,
 } from './trace.ts';
-export {
-  consumeDurable,
-  type ConsumeDurableOptions,
-  type DurableConsumerHandle,
-  type MessageHandler,
-} from './consume.ts';
 export { ensureDurable, type DurableSpec } from './consumer-config.ts';
 export type { JsMsg, PubAck, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 export type { NatsConnection, Msg, MsgHdrs } from '@nats-io/transport-node';

@@ -1,5 +1,4 @@
 import pg from 'pg';
-import knexFactory, { type Knex } from 'knex';
 import { ConfigError } from '@brokkr/errors';
 
 export interface DbSettings {
@@ -29,15 +28,13 @@ export function prepared(name: string, text: string): (values: unknown[]) => pg.
 }
 
 export interface Db {
-  /** Raw pg pool: the hot paths (auth, target state, claims) use hand-written SQL. */
+  /** Raw pg pool: every query is hand-written SQL (knex is for migrations only; ADR 0008). */
   pool: pg.Pool;
-  /** Query builder for CRUD; shares nothing with `pool` but the settings. */
-  knex: Knex;
   schema: string | undefined;
   query: Queryable['query'];
   /** Runs `fn` in one transaction on one client: commit on resolve, rollback on throw. */
   transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
-  /** Ends both pools; waits for checked-out clients to be released. */
+  /** Ends the pool; waits for checked-out clients to be released. */
   close(): Promise<void>;
 }
 
@@ -61,13 +58,6 @@ export function createDb(settings: DbSettings): Db {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const knex = knexFactory({
-    client: 'pg',
-    connection: { connectionString: settings.url, application_name: settings.applicationName ?? 'brokkr' },
-    searchPath: schema ? [schema, 'public'] : undefined,
-    pool: { min: 0, max: Math.max(2, Math.ceil((settings.poolSize ?? 20) / 2)) },
-  });
-
   async function transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     try {
@@ -83,14 +73,16 @@ export function createDb(settings: DbSettings): Db {
     }
   }
 
+  let closing: Promise<void> | undefined;
   return {
     pool,
-    knex,
     schema,
     query: (textOrStatement, values) => pool.query(textOrStatement, values),
     transaction,
-    async close() {
-      await Promise.allSettled([pool.end(), knex.destroy()]);
+    close() {
+      // pg's Pool.end() throws on a second call; shutdown paths may close twice.
+      closing ??= pool.end();
+      return closing;
     },
   };
 }

@@ -49,7 +49,7 @@ describe('maintenance tasks', () => {
     return first.rows;
   }
 
-  it('returns expired delivery leases and due retries to pending, and wakes the dispatchers', async () => {
+  it('returns expired delivery leases (counting the interrupted attempt) and due retries to pending, and wakes the dispatchers', async () => {
     const sub = await insertSubscription(replica.db);
     const expired = await Promise.all(
       [1, 2, 3].map(() => insertDelivery(replica.db, sub, { status: `'acquired'`, acquired_by: `'${seed.agentId}'`, acquired_until: `now() - interval '1 second'` })),
@@ -63,7 +63,10 @@ describe('maintenance tasks', () => {
     expect(await tickTwice(deliveryLeasesTask)).to.equal(4);
 
     for (const id of expired) {
-      expect(await statusOf(replica.db, 'webhook_deliveries', id)).to.include({ status: 'pending', acquired_by: null, acquired_until: null });
+      // The attempt in flight when the lease ran out is counted (issue 11).
+      const row = await statusOf(replica.db, 'webhook_deliveries', id);
+      expect(row).to.include({ status: 'pending', acquired_by: null, acquired_until: null, attempts: 1 });
+      expect(row?.last_error).to.match(/^Request interrupted: the lease expired/);
     }
     expect(await statusOf(replica.db, 'webhook_deliveries', due)).to.include({ status: 'pending', next_retry_at: null, attempts: 1 });
     expect((await statusOf(replica.db, 'webhook_deliveries', leased))?.status).to.equal('acquired');

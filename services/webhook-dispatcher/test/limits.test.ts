@@ -81,7 +81,7 @@ describe('webhook-dispatcher limits and safety', function () {
   describe('graceful stop', () => {
     const ctx = isolated({}, 500);
 
-    it('stops claiming and releases a POST still in flight after the grace period', async () => {
+    it('stops claiming and releases a POST still in flight after the grace period (counted as an attempt)', async () => {
       const receiver = await startReceiver(() => ({ status: 200, hang: true }));
       ctx.receivers.push(receiver);
       await insertSubscription(ctx.pool, { url: receiver.url, eventTypes: ['stack.deleted'], timeoutSeconds: 30 });
@@ -90,8 +90,9 @@ describe('webhook-dispatcher limits and safety', function () {
       await eventually(() => receiver.requests.length === 1, { what: 'the POST in flight' });
       await ctx.dispatcher.stop();
       const [row] = await deliveries(ctx.pool, 'event_id = $1', [event.id]);
-      // Handed back untouched, for another replica to send at once.
-      expect(row).to.include({ status: 'pending', attempts: 0 });
+      // Handed back for another replica to send at once; the cut-short POST counts as an attempt.
+      expect(row).to.include({ status: 'pending', attempts: 1 });
+      expect(row!.last_error).to.match(/^Request interrupted: the dispatcher stopped/);
     });
   });
 });

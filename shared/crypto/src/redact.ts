@@ -52,6 +52,8 @@ const V4_WITH_PORT = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g;
 // A name with at least one letter (so a time such as 12:34:56 stays), then :port.
 const HOST_PORT = /\b(?=[a-z0-9.-]*[a-z])[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*:\d{1,5}\b/gi;
 const DNS_FAILURE = /\b(getaddrinfo|querya{0,4}|lookup) (ENOTFOUND|EAI_AGAIN|ESERVFAIL|ENODATA|ETIMEOUT) \S+/gi;
+// What is left around a replaced host: brackets and a port ("[<endpoint>]:8080", "<endpoint>:8080").
+const LEFTOVER = /\[?<endpoint>\]?(?::\d{1,5})?/g;
 
 /** An IPv6 literal, possibly followed by :port (Node prints "::1:8080"). */
 function v6Candidate(match: string): string {
@@ -68,7 +70,8 @@ export function redactEndpoints(text: string, endpoints: ReadonlyArray<string | 
     .replace(BARE_V6, v6Candidate)
     .replace(V4_WITH_PORT, ENDPOINT)
     .replace(HOST_PORT, ENDPOINT)
-    .replace(DNS_FAILURE, (_m, fn: string, code: string) => `${fn} ${code} ${ENDPOINT}`);
+    .replace(DNS_FAILURE, (_m, fn: string, code: string) => `${fn} ${code} ${ENDPOINT}`)
+    .replace(LEFTOVER, ENDPOINT);
 }
 
 /** Control (C0, DEL, C1), format (bidi overrides, zero-width) and lone surrogate code points become spaces. */

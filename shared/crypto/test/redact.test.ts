@@ -18,6 +18,8 @@ describe('error text sanitizing (no endpoint in stored errors)', () => {
     expect(redactEndpoints('dns error: failed to lookup address information for hooks.corp.example', [url]))
       .to.equal('dns error: failed to lookup address information for <endpoint>');
     expect(redactEndpoints('POST http://other.example/x failed')).to.equal('POST <url> failed');
+    expect(redactEndpoints('refused by [10.0.0.5]:8080 and 10.0.0.5', ['http://10.0.0.5:8080/x'])).to.equal('refused by <endpoint> and <endpoint>');
+    expect(redactEndpoints('refused by [fd00::2]:8080', ['http://[fd00::2]:8080/x'])).to.equal('refused by <endpoint>');
   });
 
   it('keeps ordinary text, status lines and times', () => {

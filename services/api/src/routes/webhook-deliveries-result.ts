@@ -1,3 +1,5 @@
+import { sanitizeErrorText } from '@brokkr/crypto';
+
 /**
  * How an agent's delivery report becomes a delivery state (contract §5.5, §5.6): the same
  * retry classification as the dispatcher, and Brokkr's `last_error` wording for agent reports.
@@ -23,4 +25,13 @@ export function agentFailureMessage(error: string | null | undefined, statusCode
   if (statusCode !== undefined && detail !== undefined) return detail.startsWith(`HTTP ${statusCode}`) ? detail : `HTTP ${statusCode}: ${detail}`;
   if (statusCode !== undefined) return `HTTP ${statusCode}`;
   return detail ?? 'Unknown error';
+}
+
+/**
+ * The text stored as last_error and audited: Brokkr's wording, then without the endpoint (agents
+ * report their HTTP client's message, which names the URL or host:port; the URL is encrypted at
+ * rest), control characters (a NUL cannot be stored) or unbounded length. `url` is the target.
+ */
+export function storedAgentError(error: string | null | undefined, statusCode: number | undefined, url: string | undefined): string {
+  return sanitizeErrorText(agentFailureMessage(error, statusCode), { endpoints: [url] });
 }

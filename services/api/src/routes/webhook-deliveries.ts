@@ -1,20 +1,33 @@
 import { z } from 'zod';
+import { decryptString } from '@brokkr/crypto';
 import { conflict, forbidden, notFound } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
 import { errorResponse, idParams } from '../http/schemas.ts';
 import type { ApiContext } from '../context.ts';
 import { agentMarkFailure, agentMarkSuccess, type RecordedResult } from './webhook-deliveries-agent-sql.ts';
-import { agentFailureMessage, isRetryableReport, usableStatusCode } from './webhook-deliveries-result.ts';
+import { isRetryableReport, storedAgentError, usableStatusCode } from './webhook-deliveries-result.ts';
 import { findDelivery, listDeliveries, listDeliveriesForSubscription, redeliver } from './webhook-deliveries-sql.ts';
 import { webhookNotFound } from './webhooks-crud.ts';
-import { wakeDispatchers } from './webhooks-key.ts';
+import { wakeDispatchers, webhookKey } from './webhooks-key.ts';
 import { deliveryResultBodySchema, deliveryResultSchema, webhookDeliverySchema } from './webhooks-schemas.ts';
-import { findSubscription } from './webhooks-sql.ts';
+import { findSubscription, findSubscriptionSecrets } from './webhooks-sql.ts';
 
 const tags = ['webhooks'];
 const deliveryNotFound = () => notFound('delivery_not_found', 'Delivery not found');
 const nonNegative = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const STATUSES = ['pending', 'acquired', 'success', 'failed', 'dead'] as const;
+
+/** The subscription's URL, to remove it from an agent's error text; undefined when it cannot be read. */
+async function targetUrl(ctx: ApiContext, subscriptionId: string): Promise<string | undefined> {
+  const sub = await findSubscriptionSecrets(ctx.db.pool, subscriptionId);
+  if (!sub) return undefined;
+  try {
+    return decryptString(webhookKey(ctx), sub.url_encrypted);
+  } catch {
+    // The generic patterns (URLs, addresses, host:port) still apply.
+    return undefined;
+  }
+}
 
 async function auditDead(ctx: ApiContext, r: RecordedResult & { deliveryId: string; agentId: string; error: string; statusCode?: number | undefined; retryable: boolean }) {
   await ctx.audit({
@@ -125,7 +138,7 @@ export const webhookDeliveryRoutes: AnyRoute[] = [
         return json(200, { status: 'success', delivery_id: delivery.id });
       }
       const statusCode = usableStatusCode(body.status_code);
-      const error = agentFailureMessage(body.error, statusCode);
+      const error = storedAgentError(body.error, statusCode, await targetUrl(ctx, delivery.subscription_id));
       const retryable = isRetryableReport(statusCode);
       const recorded = await agentMarkFailure(
         ctx.db.pool,

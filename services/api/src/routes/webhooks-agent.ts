@@ -74,8 +74,21 @@ async function settleUndeliverable(ctx: ApiContext, agentId: string, row: AgentC
   return undefined;
 }
 
+/** A row the claim settled dead (attempts used up, the last one interrupted): audited, not handed out. */
+async function auditSettledAtClaim(ctx: ApiContext, row: AgentClaimedDelivery): Promise<undefined> {
+  await ctx.audit({
+    actor: 'system',
+    action: 'webhook.delivery_failed',
+    resourceType: 'webhook_subscription',
+    resourceId: row.subscription_id,
+    details: { delivery_id: row.id, event_type: row.event_type, attempts: row.attempts, error: row.last_error },
+  });
+  return undefined;
+}
+
 /** Decrypts what the agent needs and signs the payload for it. */
 async function toPending(ctx: ApiContext, agentId: string, row: AgentClaimedDelivery, lookup: SecretsLookup): Promise<Pending | undefined> {
+  if (row.status === 'dead') return auditSettledAtClaim(ctx, row);
   const secrets = await signingSecrets(ctx, row.subscription_id, lookup);
   // Gone between the claim and now: its deliveries went with it (ON DELETE CASCADE).
   if (secrets === undefined) return undefined;

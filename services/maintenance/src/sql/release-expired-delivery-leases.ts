@@ -1,8 +1,14 @@
 import type { TaskClient } from './queryable.ts';
 
+/** last_error of the attempt that was in flight when its sender died. */
+const INTERRUPTED = 'Request interrupted: the lease expired before the outcome was recorded (the sender stopped or lost the database)';
+
 /**
  * Returns deliveries whose lease ran out (`acquired`, acquired_until in the past: a dispatcher
- * replica or an agent died mid-delivery) to `pending`, clearing the lease.
+ * replica or an agent died mid-delivery) to `pending`, clearing the lease. The attempt that was
+ * in flight is counted (attempts + 1, last_error says it was interrupted): nobody else will
+ * record it, and a delivery must not get more attempts than max_retries by crashing its sender.
+ * The next claim settles a row whose budget is thereby spent as `dead` instead of sending it.
  * The CTE takes row locks with SKIP LOCKED, so a row a dispatcher is settling right now (its
  * success/failure UPDATE holds the row) is left for the next tick instead of being reset under
  * it; the outer WHERE re-checks the state, so the statement is idempotent.
@@ -17,12 +23,13 @@ export async function releaseExpiredDeliveryLeases(db: TaskClient, limit: number
         FOR UPDATE SKIP LOCKED
      )
      UPDATE webhook_deliveries d
-        SET status = 'pending', acquired_by = NULL, acquired_until = NULL
+        SET status = 'pending', acquired_by = NULL, acquired_until = NULL,
+            attempts = d.attempts + 1, last_error = $2
        FROM expired
       WHERE d.id = expired.id
         AND d.status = 'acquired'
         AND d.acquired_until < now()`,
-    [limit],
+    [limit, INTERRUPTED],
   );
   return result.rowCount ?? 0;
 }

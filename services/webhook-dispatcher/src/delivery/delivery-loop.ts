@@ -10,7 +10,7 @@ import { attemptPost } from './attempt.ts';
 import type { EndpointCapacity } from './capacity.ts';
 import type { WebhookHttpClient } from './http-client.ts';
 import { prepareDelivery, requestHeaders, type PreparedDelivery } from './prepare.ts';
-import { recordDecision } from './record.ts';
+import { auditSettledAtClaim, recordDecision } from './record.ts';
 import { decide, type RetrySettings } from './retry-policy.ts';
 import { createWakeTimer } from './wake-timer.ts';
 
@@ -98,6 +98,11 @@ export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
   function startAll(rows: ClaimedDelivery[]): ClaimedDelivery[] {
     const overflow: ClaimedDelivery[] = [];
     for (const row of rows) {
+      if (row.status === 'dead') {
+        // Its budget was spent (an interrupted attempt included): the claim settled it.
+        track(auditSettledAtClaim({ logger, auditDead: o.auditDead }, row));
+        continue;
+      }
       const prepared = prepareDelivery(o.key, row);
       if (!prepared.ok) {
         if (prepared.reason === 'decrypt') o.metrics.decryptFailures.inc({ field: prepared.field, path: 'webhook-dispatcher' });
@@ -116,8 +121,9 @@ export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
     void task.finally(() => inFlight.delete(task));
   }
 
-  async function finish(row: ClaimedDelivery, decision: Parameters<typeof recordDecision>[2], outcome: string): Promise<void> {
-    const ok = await recordDecision({ db: o.db, logger, auditDead: o.auditDead, retryDueIn: (s) => timer.at(Date.now() + s * 1000) }, row, decision);
+  async function finish(row: ClaimedDelivery, decision: Parameters<typeof recordDecision>[2], outcome: string, url?: string): Promise<void> {
+    const deps = { db: o.db, logger, auditDead: o.auditDead, retryDueIn: (s: number) => timer.at(Date.now() + s * 1000) };
+    const ok = await recordDecision(deps, row, decision, url);
     o.metrics.attempts.inc({ outcome: ok ? outcome : 'lost' });
   }
 
@@ -132,13 +138,14 @@ export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
         span.end();
         if (shutdown.signal.aborted) {
           // Cut short by shutdown: not the receiver's fault, hand the row back for another replica.
-          await releaseClaims(o.db, [row]).catch((err: unknown) => logger.warn({ err, deliveryId: row.id }, 'release failed; the lease will expire'));
+          // The POST was under way (the receiver may have it), so it counts as an attempt.
+          await releaseClaims(o.db, [row], { attempted: true }).catch((err: unknown) => logger.warn({ err, deliveryId: row.id }, 'release failed; the lease will expire'));
           o.metrics.attempts.inc({ outcome: 'released' });
           return;
         }
         const decision = decide(result, row.attempts, row.max_retries, o.retry);
         o.metrics.attemptDuration.observe({ outcome: decision.kind }, (performance.now() - started) / 1000);
-        await finish(row, decision, decision.kind);
+        await finish(row, decision, decision.kind, prepared.url);
       });
     } finally {
       o.metrics.inFlight.dec();

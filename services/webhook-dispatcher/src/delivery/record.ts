@@ -1,3 +1,4 @@
+import { sanitizeErrorText } from '@brokkr/crypto';
 import type { PgPool } from '../sql/pg-pool.ts';
 import type { Logger } from '@brokkr/logger';
 import type { RecordDeliveryFailed } from '../audit.ts';
@@ -31,9 +32,23 @@ async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Writes one attempt's outcome; false when the claim was no longer ours (nothing written). */
-export async function recordDecision(deps: RecordDeps, row: ClaimedDelivery, decision: Decision): Promise<boolean> {
+/**
+ * The error text as stored and audited: without the endpoint (the URL is encrypted at rest, its
+ * host:port must not sit next to it in clear), control characters or unbounded length. A NUL
+ * from a receiver's body would otherwise make the UPDATE itself fail.
+ */
+function storable(decision: Decision, url: string | undefined): Decision {
+  if (decision.kind === 'success') return decision;
+  return { ...decision, error: sanitizeErrorText(decision.error, { endpoints: [url] }) };
+}
+
+/**
+ * Writes one attempt's outcome; false when the claim was no longer ours (nothing written).
+ * `url` is the target, removed from the stored error text.
+ */
+export async function recordDecision(deps: RecordDeps, row: ClaimedDelivery, outcome: Decision, url?: string): Promise<boolean> {
   const claim = { id: row.id, lease: row.lease };
+  const decision = storable(outcome, url);
   let written: boolean;
   try {
     written = await withRetries(async () => {
@@ -61,4 +76,24 @@ export async function recordDecision(deps: RecordDeps, row: ClaimedDelivery, dec
     });
   }
   return true;
+}
+
+/**
+ * A row the claim itself settled dead (its attempts, an interrupted one included, had reached
+ * max_retries): nothing is sent, the end is audited like any other dead delivery.
+ */
+export async function auditSettledAtClaim(deps: Pick<RecordDeps, 'logger' | 'auditDead'>, row: ClaimedDelivery): Promise<void> {
+  deps.logger.warn({ deliveryId: row.id, attempts: row.attempts }, 'delivery dead: its attempts were used up (the last one was interrupted)');
+  try {
+    await deps.auditDead({
+      subscriptionId: row.subscription_id,
+      deliveryId: row.id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      attempts: row.attempts,
+      lastError: row.last_error ?? 'attempts used up',
+    });
+  } catch (err) {
+    deps.logger.error({ err, deliveryId: row.id }, 'audit of a dead delivery failed');
+  }
 }

@@ -6,12 +6,18 @@ export interface ClaimedDelivery {
   event_id: string;
   event_type: string;
   payload: string;
-  /** Attempts recorded before this one. */
+  /**
+   * `acquired`: ours to send. `dead`: settled by the claim itself, nothing to send: its attempts
+   * (an interrupted one included) had reached max_retries.
+   */
+  status: 'acquired' | 'dead';
+  /** Attempts recorded before this one, including one interrupted by a crash (counted at reclaim). */
   attempts: number;
+  last_error: string | null;
   /**
    * The claim's fencing token: acquired_until as Postgres prints it (microseconds intact). Every
    * later write to the row requires it unchanged, so a claim that expired and was taken over by
-   * another replica can no longer be overwritten by us.
+   * another replica can no longer be overwritten by us. Null for a row the claim settled dead.
    */
   lease: string;
   url_encrypted: Buffer;
@@ -31,6 +37,9 @@ export interface ClaimOptions {
   /** Rows per subscription this replica knows nothing about yet. */
   defaultRoom: number;
 }
+
+/** last_error of an attempt whose outcome was never recorded (its claim was taken back). */
+export const INTERRUPTED = 'Request interrupted: the lease expired before the outcome was recorded (the sender stopped or lost the database)';
 
 // Due rows a claim reads (without locking), as a multiple of its limit.
 const SCAN_FACTOR = 4;
@@ -60,6 +69,11 @@ const DUE = `(w.status = 'pending'
  *    claimed and committed since `due` read it is re-checked against the WHERE and dropped.
  *    Rows are only ever claimed for an endpoint with a free slot, so none waits behind a busy
  *    receiver while its lease runs.
+ *  - A row reclaimed from an expired lease had an attempt in flight when its sender died (or
+ *    lost the database): that attempt is counted now (`lost`), with a last_error saying so, since
+ *    nobody else ever will. A row whose attempts thereby (or by a lowered max_retries) reached the
+ *    budget is settled `dead` by this statement instead of being sent again; `max_retries` is the
+ *    total number of attempts, and a delivery that keeps killing its sender must end.
  * Nothing stays locked after the statement: ownership is the lease in acquired_until, which
  * covers the subscription's timeout plus 10 s for recording the outcome, so no POST outlives its
  * claim. A named (prepared) statement: it runs for nearly every delivery, and planning it costs
@@ -83,17 +97,19 @@ const CLAIM_SQL = `WITH room AS (
        ) by_state
        ORDER BY created_at LIMIT $1 * ${SCAN_FACTOR}
      ), candidates AS (
-       SELECT ranked.subscription_id, COALESCE(room.n, $5) AS room, array_agg(ranked.id) AS ids
+       SELECT ranked.subscription_id, COALESCE(room.n, $5) AS room, ws.max_retries, array_agg(ranked.id) AS ids
          FROM (SELECT due.*, row_number() OVER (PARTITION BY due.subscription_id ORDER BY due.created_at) AS nth FROM due) ranked
          JOIN webhook_subscriptions ws ON ws.id = ranked.subscription_id AND ws.enabled
          LEFT JOIN room ON room.subscription_id = ranked.subscription_id
         WHERE ranked.nth <= COALESCE(room.n, $5) * ${CANDIDATE_FACTOR}
-        GROUP BY ranked.subscription_id, room.n
+        GROUP BY ranked.subscription_id, room.n, ws.max_retries
      ), locked AS (
-       SELECT l.id, l.created_at
+       SELECT l.id, l.created_at, l.lost, l.exhausted
          FROM candidates c
         CROSS JOIN LATERAL (
-          SELECT w.id, w.created_at FROM webhook_deliveries w
+          SELECT w.id, w.created_at, lost.n AS lost, w.attempts + lost.n >= GREATEST(c.max_retries, 1) AS exhausted
+            FROM webhook_deliveries w
+           CROSS JOIN LATERAL (SELECT (w.status = 'acquired')::int AS n) lost
            WHERE w.id = ANY(c.ids) AND ${DUE}
            ORDER BY w.created_at
            LIMIT c.room
@@ -102,13 +118,17 @@ const CLAIM_SQL = `WITH room AS (
         LIMIT $1
      )
      UPDATE webhook_deliveries d
-        SET status = 'acquired',
+        SET status = CASE WHEN l.exhausted THEN 'dead' ELSE 'acquired' END,
+            attempts = d.attempts + l.lost,
+            last_error = CASE WHEN l.lost = 1 THEN $6 ELSE d.last_error END,
+            completed_at = CASE WHEN l.exhausted THEN now() ELSE d.completed_at END,
             acquired_by = NULL,
-            acquired_until = now() + make_interval(secs => GREATEST($2::int, s.timeout_seconds + 10))
-       FROM webhook_subscriptions s
+            acquired_until = CASE WHEN l.exhausted THEN NULL
+                                  ELSE now() + make_interval(secs => GREATEST($2::int, s.timeout_seconds + 10)) END
+       FROM webhook_subscriptions s, locked l
       WHERE s.id = d.subscription_id
-        AND d.id IN (SELECT id FROM locked)
-  RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.acquired_until::text AS lease,
+        AND d.id = l.id
+  RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.payload, d.status, d.attempts, d.last_error, d.acquired_until::text AS lease,
             s.url_encrypted, s.auth_header_encrypted, s.signing_secret_encrypted,
             CASE WHEN s.previous_signing_secret_expires_at > now() THEN s.previous_signing_secret_encrypted END
               AS previous_signing_secret_encrypted,
@@ -119,7 +139,7 @@ export async function claimDeliveries(db: PgPool, options: ClaimOptions): Promis
   const { rows } = await db.query<ClaimedDelivery>({
     name: 'webhook-claim-deliveries',
     text: CLAIM_SQL,
-    values: [options.limit, options.leaseSeconds, known.map(([id]) => id), known.map(([, n]) => n), options.defaultRoom],
+    values: [options.limit, options.leaseSeconds, known.map(([id]) => id), known.map(([, n]) => n), options.defaultRoom, INTERRUPTED],
   });
   return rows;
 }

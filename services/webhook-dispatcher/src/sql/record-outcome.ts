@@ -49,18 +49,24 @@ export async function markDead(db: PgPool, claim: Claim, error: string): Promise
   return rowCount === 1;
 }
 
+const STOPPED_MID_ATTEMPT = 'Request interrupted: the dispatcher stopped before the receiver answered';
+
 /**
- * Hands claimed rows back untouched (not attempted: shutting down, or over this replica's
- * per-endpoint limit), so any replica can take them at once instead of after the lease.
+ * Hands claimed rows back, so any replica can take them at once instead of after the lease:
+ * rows over this replica's per-endpoint limit untouched (never sent), and POSTs cut short by
+ * shutdown with the attempt counted (`attempted`: the receiver may well have got it).
  */
-export async function releaseClaims(db: PgPool, claims: readonly Claim[]): Promise<number> {
+export async function releaseClaims(db: PgPool, claims: readonly Claim[], options: { attempted?: boolean } = {}): Promise<number> {
   if (claims.length === 0) return 0;
   const { rowCount } = await db.query(
     `UPDATE webhook_deliveries d
-        SET status = 'pending', acquired_until = NULL, next_retry_at = NULL
+        SET status = 'pending', acquired_until = NULL, next_retry_at = NULL,
+            attempts = d.attempts + CASE WHEN $3::boolean THEN 1 ELSE 0 END,
+            last_attempt_at = CASE WHEN $3::boolean THEN now() ELSE d.last_attempt_at END,
+            last_error = CASE WHEN $3::boolean THEN $4::text ELSE d.last_error END
        FROM unnest($1::uuid[], $2::timestamptz[]) AS r(id, lease)
       WHERE d.id = r.id AND d.status = 'acquired' AND d.acquired_by IS NULL AND d.acquired_until = r.lease`,
-    [claims.map((c) => c.id), claims.map((c) => c.lease)],
+    [claims.map((c) => c.id), claims.map((c) => c.lease), options.attempted ?? false, STOPPED_MID_ATTEMPT],
   );
   return rowCount ?? 0;
 }

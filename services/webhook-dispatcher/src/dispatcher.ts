@@ -1,5 +1,5 @@
 import { SUBJECTS, publishCore, type Bus } from '@brokkr/bus';
-import { loadWebhookKey } from '@brokkr/crypto';
+import { loadWebhookKey, requireKeyWhenSubscriptionsExist } from '@brokkr/crypto';
 import type { WebhookDispatcherConfig } from '@brokkr/config';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
@@ -9,9 +9,9 @@ import { EndpointCapacity } from './delivery/capacity.ts';
 import { startDeliveryLoop } from './delivery/delivery-loop.ts';
 import { createWebhookHttpClient } from './delivery/http-client.ts';
 import { startEventIntake } from './intake/event-intake.ts';
-import { requireKeyWhenSubscriptionsExist } from './key-guard.ts';
 import { createDispatcherMetrics } from './metrics.ts';
 import { createSubscriptionCache } from './subscriptions/cache.ts';
+import { subscriptionsExist } from './sql/subscriptions.ts';
 
 export type DispatcherSettings = Pick<
   WebhookDispatcherConfig,
@@ -46,7 +46,7 @@ const NOTIFY_MIN_GAP_MS = 20;
 export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher> {
   const { config, logger, db, bus } = deps;
   const key = loadWebhookKey(config.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY);
-  await requireKeyWhenSubscriptionsExist(db, key, logger);
+  await requireKeyWhenSubscriptionsExist(key, () => subscriptionsExist(db), logger);
   const metrics = createDispatcherMetrics(deps.metrics);
   const client = createWebhookHttpClient({
     allowPrivateNetworks: config.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS,

@@ -11,3 +11,4 @@ export { generateSigningSecret, sign, signatureHeaders, InvalidSigningSecretErro
 export { assertLiteralHostAllowed, guardedLookup, isForbiddenAddress, EgressBlockedError } from './egress-guard.ts';
 export { headerValueProblem, isValidHeaderValue, MAX_HEADER_VALUE_LENGTH } from './header-value.ts';
 export { ENDPOINT, redactEndpoints, sanitizeErrorText, stripControlCharacters, truncate, type SanitizeOptions } from './redact.ts';
+export { requireKeyWhenSubscriptionsExist, type KeyGuardLogger } from './key-guard.ts';

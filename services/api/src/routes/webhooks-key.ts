@@ -1,8 +1,7 @@
 import { publishCore, SUBJECTS } from '@brokkr/bus';
-import { loadWebhookKey, type WebhookKey } from '@brokkr/crypto';
+import { loadWebhookKey, requireKeyWhenSubscriptionsExist, type WebhookKey } from '@brokkr/crypto';
 import type { ApiConfig } from '@brokkr/config';
 import type { Queryable } from '@brokkr/db';
-import { ConfigError } from '@brokkr/errors';
 import type { Logger } from '@brokkr/logger';
 import { metricsFor, type Counter } from '@brokkr/telemetry';
 import type { ApiContext } from '../context.ts';
@@ -26,18 +25,11 @@ export function webhookKey(ctx: Pick<ApiContext, 'config'>): WebhookKey {
  * the dispatcher).
  */
 export async function requireWebhookKey(db: Queryable, config: ApiConfig, logger: Logger): Promise<void> {
-  const key = webhookKey({ config });
-  if (key.configured) {
-    logger.info({ fingerprint: key.fingerprint }, 'webhook encryption key loaded');
-    return;
-  }
-  const { rows } = await db.query<{ exists: boolean }>('SELECT EXISTS (SELECT 1 FROM webhook_subscriptions) AS exists');
-  if (rows[0]?.exists) {
-    throw new ConfigError('BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY is not set but webhook subscriptions exist: set the key they were encrypted with', [
-      'BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY',
-    ]);
-  }
-  logger.warn({ fingerprint: key.fingerprint }, 'no webhook encryption key configured; using a random per-process key (set BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY)');
+  const subscriptionsExist = async () => {
+    const { rows } = await db.query<{ exists: boolean }>('SELECT EXISTS (SELECT 1 FROM webhook_subscriptions) AS exists');
+    return rows[0]?.exists ?? false;
+  };
+  await requireKeyWhenSubscriptionsExist(webhookKey({ config }), subscriptionsExist, logger);
 }
 
 /** The SSRF guard's switch (the dispatcher reads the same variable, same default: off). */

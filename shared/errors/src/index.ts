@@ -22,9 +22,6 @@ export class ConfigError extends BrokkrError {
 /** A dependency (Postgres, NATS, Kubernetes) could not be reached or refused the request. */
 export class DependencyError extends BrokkrError {}
 
-/** The service is shutting down and refuses new work. */
-export class ShuttingDownError extends BrokkrError {}
-
 export function coerceError(value: unknown): Error {
   if (value instanceof Error) return value;
   return new BrokkrError(typeof value === 'string' ? value : JSON.stringify(value));

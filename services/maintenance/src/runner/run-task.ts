@@ -3,6 +3,7 @@ import type { JetStreamClient, NatsConnection } from '@brokkr/bus';
 import type { Logger } from '@brokkr/logger';
 import type { MaintenanceMetrics, RunOutcome } from '../metrics.ts';
 import type { Settings } from '../settings/reloadable.ts';
+import { taskSettings } from '../settings/task-settings.ts';
 import type { MaintenanceTask } from '../tasks/task.ts';
 import { withAdvisoryLock } from './advisory-lock.ts';
 
@@ -36,7 +37,7 @@ export async function runTaskTick(task: MaintenanceTask, deps: TaskRunnerDeps): 
   const started = process.hrtime.bigint();
   try {
     const locked = await withAdvisoryLock(deps.pool, deps.lockPrefix + task.name, (client) =>
-      task.run({ db: client, settings: deps.settings(), js: deps.js, nc: deps.nc, logger }),
+      task.run({ db: client, settings: taskSettings(deps.settings()), js: deps.js, nc: deps.nc, logger }),
     );
     if (!locked.acquired) {
       deps.metrics.runs.inc({ task: task.name, outcome: 'skipped' });

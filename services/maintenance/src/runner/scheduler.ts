@@ -1,5 +1,6 @@
 import type { Logger } from '@brokkr/logger';
 import type { Settings } from '../settings/reloadable.ts';
+import { taskSettings } from '../settings/task-settings.ts';
 import type { MaintenanceTask } from '../tasks/task.ts';
 
 interface Slot {
@@ -31,7 +32,7 @@ export class Scheduler {
   private stopped = false;
 
   constructor(private readonly options: SchedulerOptions) {
-    this.slots = options.tasks.map((task) => ({ task, intervalSeconds: task.intervalSeconds(options.settings()) }));
+    this.slots = options.tasks.map((task) => ({ task, intervalSeconds: task.intervalSeconds(taskSettings(options.settings())) }));
   }
 
   start(): void {
@@ -45,7 +46,7 @@ export class Scheduler {
   /** Applies changed intervals: idle tasks are re-armed from now, running ones after their tick. */
   reschedule(): void {
     for (const slot of this.slots) {
-      const seconds = slot.task.intervalSeconds(this.options.settings());
+      const seconds = slot.task.intervalSeconds(taskSettings(this.options.settings()));
       if (seconds === slot.intervalSeconds) continue;
       this.options.logger.info({ task: slot.task.name, from: slot.intervalSeconds, to: seconds }, 'task interval changed');
       slot.intervalSeconds = seconds;
@@ -77,7 +78,7 @@ export class Scheduler {
       this.options.logger.error({ err, task: slot.task.name }, 'maintenance tick failed');
     } finally {
       slot.running = undefined;
-      const seconds = slot.task.intervalSeconds(this.options.settings());
+      const seconds = slot.task.intervalSeconds(taskSettings(this.options.settings()));
       if (seconds !== slot.intervalSeconds) this.options.onInterval?.(slot.task, seconds);
       slot.intervalSeconds = seconds;
       this.arm(slot, seconds * 1000);

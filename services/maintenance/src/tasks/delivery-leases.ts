@@ -12,9 +12,9 @@ import type { MaintenanceTask } from './task.ts';
  */
 export const deliveryLeasesTask: MaintenanceTask = {
   name: 'delivery-leases',
-  intervalSeconds: (s) => s.BROKKR__BROKER__WEBHOOK_DELIVERY_INTERVAL_SECONDS,
+  intervalSeconds: (s) => s.webhookDeliveryIntervalSeconds,
   async run({ db, settings, nc, logger }) {
-    const batch = settings.BROKKR__MAINTENANCE__BATCH_SIZE;
+    const batch = settings.batchSize;
     const released = await repeatWhileFull(batch, (limit) => releaseExpiredDeliveryLeases(db, limit));
     const requeued = await repeatWhileFull(batch, (limit) => requeueDueDeliveryRetries(db, limit));
     if (released + requeued > 0) {

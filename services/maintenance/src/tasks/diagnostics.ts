@@ -10,12 +10,12 @@ import type { MaintenanceTask } from './task.ts';
  */
 export const diagnosticsTask: MaintenanceTask = {
   name: 'diagnostics',
-  intervalSeconds: (s) => s.BROKKR__BROKER__DIAGNOSTIC_CLEANUP_INTERVAL_SECONDS,
+  intervalSeconds: (s) => s.diagnosticCleanupIntervalSeconds,
   async run({ db, settings }) {
-    const batch = settings.BROKKR__MAINTENANCE__BATCH_SIZE;
+    const batch = settings.batchSize;
     const expired = await repeatWhileFull(batch, (limit) => expireUnclaimedDiagnostics(db, limit));
     const failed = await repeatWhileFull(batch, (limit) => failOverdueDiagnostics(db, limit));
-    const maxAge = settings.BROKKR__BROKER__DIAGNOSTIC_MAX_AGE_HOURS;
+    const maxAge = settings.diagnosticMaxAgeHours;
     const deleted = await repeatWhileFull(batch, (limit) => deleteFinishedDiagnostics(db, maxAge, limit));
     return expired + failed + deleted;
   },

@@ -8,7 +8,7 @@ const MAX_RELAY_BATCH = 500;
 
 /** One batch; returns how many were published and whether the tick should go on. */
 async function relayBatch(ctx: TaskContext, limit: number): Promise<{ published: number; more: boolean }> {
-  const rows = await selectUnpublishedOutbox(ctx.db, ctx.settings.BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS, limit);
+  const rows = await selectUnpublishedOutbox(ctx.db, ctx.settings.outboxRelayAfterSeconds, limit);
   if (rows.length === 0) return { published: 0, more: false };
   const { published, firstError } = await publishOutboxRows(ctx.js, rows);
   await recordRelayAttempt(
@@ -32,9 +32,9 @@ async function relayBatch(ctx: TaskContext, limit: number): Promise<{ published:
  */
 export const outboxRelayTask: MaintenanceTask = {
   name: 'outbox-relay',
-  intervalSeconds: (s) => s.BROKKR__MAINTENANCE__OUTBOX_RELAY_INTERVAL_SECONDS,
+  intervalSeconds: (s) => s.outboxRelayIntervalSeconds,
   async run(ctx) {
-    const limit = Math.min(ctx.settings.BROKKR__MAINTENANCE__BATCH_SIZE, MAX_RELAY_BATCH);
+    const limit = Math.min(ctx.settings.batchSize, MAX_RELAY_BATCH);
     let total = 0;
     for (let i = 0; i < MAX_BATCHES_PER_TICK; i++) {
       const { published, more } = await relayBatch(ctx, limit);

@@ -4,7 +4,7 @@ import { deleteOldAgentEvents } from '../sql/delete-old-agent-events.ts';
 import { deleteOldAuditLogs } from '../sql/delete-old-audit-logs.ts';
 import { prunePublishedOutbox } from '../sql/prune-published-outbox.ts';
 import type { TaskClient } from '../sql/queryable.ts';
-import type { Settings } from '../settings/reloadable.ts';
+import type { TaskSettings } from '../settings/task-settings.ts';
 import type { MaintenanceTask } from './task.ts';
 
 type Eviction = (db: TaskClient, retention: number, limit: number) => Promise<number>;
@@ -14,19 +14,19 @@ type Eviction = (db: TaskClient, retention: number, limit: number) => Promise<nu
  * from the live settings at each tick. A retention of 0 disables it (Brokkr documents that for
  * agent events; we apply it to every retention so that 0 never means "delete everything").
  */
-function retentionTask(name: string, retention: (s: Settings) => number, evict: Eviction): MaintenanceTask {
+function retentionTask(name: string, retention: (s: TaskSettings) => number, evict: Eviction): MaintenanceTask {
   return {
     name,
-    intervalSeconds: (s) => s.BROKKR__MAINTENANCE__CLEANUP_INTERVAL_SECONDS,
+    intervalSeconds: (s) => s.cleanupIntervalSeconds,
     async run({ db, settings }) {
       const keep = retention(settings);
       if (keep <= 0) return 0;
-      return repeatWhileFull(settings.BROKKR__MAINTENANCE__BATCH_SIZE, (limit) => evict(db, keep, limit));
+      return repeatWhileFull(settings.batchSize, (limit) => evict(db, keep, limit));
     },
   };
 }
 
-export const webhookCleanupTask = retentionTask('webhook-cleanup', (s) => s.BROKKR__BROKER__WEBHOOK_CLEANUP_RETENTION_DAYS, deleteFinishedDeliveries);
-export const auditRetentionTask = retentionTask('audit-retention', (s) => s.BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS, deleteOldAuditLogs);
-export const agentEventsRetentionTask = retentionTask('agent-events-retention', (s) => s.BROKKR__BROKER__AGENT_EVENTS_RETENTION_DAYS, deleteOldAgentEvents);
-export const outboxPruneTask = retentionTask('outbox-prune', (s) => s.BROKKR__MAINTENANCE__OUTBOX_RETENTION_HOURS, prunePublishedOutbox);
+export const webhookCleanupTask = retentionTask('webhook-cleanup', (s) => s.webhookCleanupRetentionDays, deleteFinishedDeliveries);
+export const auditRetentionTask = retentionTask('audit-retention', (s) => s.auditLogRetentionDays, deleteOldAuditLogs);
+export const agentEventsRetentionTask = retentionTask('agent-events-retention', (s) => s.agentEventsRetentionDays, deleteOldAgentEvents);
+export const outboxPruneTask = retentionTask('outbox-prune', (s) => s.outboxRetentionHours, prunePublishedOutbox);

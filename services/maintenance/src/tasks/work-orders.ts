@@ -6,9 +6,9 @@ import type { MaintenanceTask } from './task.ts';
 /** Brokkr's work-order maintenance (every 10 s): due retries and stale claims become PENDING. */
 export const workOrdersTask: MaintenanceTask = {
   name: 'work-orders',
-  intervalSeconds: (s) => s.BROKKR__MAINTENANCE__WORK_ORDER_INTERVAL_SECONDS,
+  intervalSeconds: (s) => s.workOrderIntervalSeconds,
   async run({ db, settings }) {
-    const batch = settings.BROKKR__MAINTENANCE__BATCH_SIZE;
+    const batch = settings.batchSize;
     const promoted = await repeatWhileFull(batch, (limit) => promoteDueWorkOrderRetries(db, limit));
     const released = await repeatWhileFull(batch, (limit) => releaseStaleWorkOrderClaims(db, limit));
     return promoted + released;

@@ -1,4 +1,4 @@
-import { forbidden } from '../http/api-error.ts';
+import { errorKind, raising } from '../http/api-error.ts';
 import type { Identity } from './identity.ts';
 
 /** Admin, or the generator itself. */
@@ -7,6 +7,8 @@ export const isAdminOrGenerator = (identity: Identity, generatorId: string) => i
 /** Admin, or the agent itself. */
 export const isAdminOrAgent = (identity: Identity, agentId: string) => identity.admin || identity.agent === agentId;
 
-export function requireAdminOrGenerator(identity: Identity, generatorId: string, code = 'generator_not_owned'): void {
-  if (!isAdminOrGenerator(identity, generatorId)) throw forbidden(code, 'Access denied to this generator');
-}
+export const generatorNotOwned = errorKind(403, 'generator_not_owned', 'Access denied to this generator');
+
+export const requireAdminOrGenerator = raising((identity: Identity, generatorId: string): void => {
+  if (!isAdminOrGenerator(identity, generatorId)) throw generatorNotOwned();
+}, generatorNotOwned);

@@ -3,11 +3,11 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { Identity } from '../auth/identity.ts';
 import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
 import type { FailedAuth } from '../auth/failed-auth-audit.ts';
-import { ApiError } from './api-error.ts';
+import { errorKind } from './api-error.ts';
 import { clientIp, userAgent } from './client-info.ts';
 
 // Brokkr answers the middleware's 401s with an empty body; we send JSON (DESIGN §4).
-const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
+export const unauthorized = errorKind(401, 'unauthorized', 'Invalid PAK');
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
@@ -21,12 +21,12 @@ export function identityOf(res: Response): Identity {
 export function authenticate(auth: Authenticator, onFailure: (failure: FailedAuth) => void): RequestHandler {
   return async (req: Request, res: Response, next) => {
     const header = req.headers.authorization;
-    if (header === undefined) throw unauthorized('Missing Authorization header');
+    if (header === undefined) throw unauthorized.with('Missing Authorization header');
     const hash = PRINTABLE_ASCII.test(header) ? hashPresentedPak(pakFromAuthorization(header)) : undefined;
     const identity = hash === undefined ? undefined : await auth.resolve(hash);
     if (!identity) {
       onFailure({ path: req.path, ipAddress: clientIp(req), userAgent: userAgent(req) });
-      throw unauthorized('Invalid PAK');
+      throw unauthorized();
     }
     res.locals.identity = identity;
     next();

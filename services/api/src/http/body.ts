@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler } from 'express';
-import { ApiError } from './api-error.ts';
+import { errorKind, raising } from './api-error.ts';
 
 /**
  * How a route takes its body:
@@ -25,6 +25,13 @@ export function isJsonMediaType(type: string): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
+export const invalidJson = errorKind(400, 'invalid_json', 'Request body is not valid JSON');
+export const unsupportedMediaType = errorKind(415, 'unsupported_media_type', 'Expected request with `Content-Type: application/json`');
+// What reading any body can end in (the error handler turns body-parser's errors into these).
+export const payloadTooLarge = errorKind(413, 'payload_too_large', 'Request body is too large');
+export const unsupportedEncoding = errorKind(415, 'unsupported_media_type', 'Unsupported content encoding or charset');
+export const unreadableBody = errorKind(400, 'invalid_request', 'The request body could not be read');
+
 /** Reads the whole body into a Buffer (every content type), enforcing the size limit (413). */
 export function readBody(limitBytes: number): RequestHandler {
   return express.raw({ type: () => true, limit: limitBytes, inflate: true });
@@ -43,19 +50,19 @@ function parseJson(bytes: Buffer): unknown {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as unknown;
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new ApiError(400, 'invalid_json', 'Request body is not valid JSON', { reason });
+    throw invalidJson({ reason });
   }
 }
 
 /** The parsed JSON body for `json` / `optional-json` routes (before schema validation). */
-export function jsonBody(req: Request, mode: 'json' | 'optional-json'): unknown {
-  const bytes = bodyBytes(req);
-  if (mode === 'optional-json' && bytes.length === 0) return undefined;
-  const type = mediaType(req);
-  if (!isJsonMediaType(type)) {
-    throw new ApiError(415, 'unsupported_media_type', 'Expected request with `Content-Type: application/json`', {
-      content_type: type || null,
-    });
-  }
-  return parseJson(bytes);
-}
+export const jsonBody = raising(
+  function jsonBody(req: Request, mode: 'json' | 'optional-json'): unknown {
+    const bytes = bodyBytes(req);
+    if (mode === 'optional-json' && bytes.length === 0) return undefined;
+    const type = mediaType(req);
+    if (!isJsonMediaType(type)) throw unsupportedMediaType({ content_type: type || null });
+    return parseJson(bytes);
+  },
+  unsupportedMediaType,
+  invalidJson,
+);

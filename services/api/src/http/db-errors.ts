@@ -1,5 +1,5 @@
 import { PG_ERRORS, pgErrorCode } from '@brokkr/db';
-import { ApiError } from './api-error.ts';
+import { ApiError, errorKind, type ErrorKind } from './api-error.ts';
 
 interface PgErrorFields {
   constraint?: string;
@@ -15,10 +15,18 @@ function fields(err: unknown): PgErrorFields {
 const INPUT_CLASSES = ['22']; // data exceptions: too long, invalid text representation, out of range, bad encoding …
 const PROGRAM_LIMIT_EXCEEDED = '54000'; // e.g. a value too large for an index row
 
-const CONSTRAINT_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  [PG_ERRORS.uniqueViolation]: { status: 409, code: 'unique_violation', message: 'A record with these values already exists' },
-  [PG_ERRORS.foreignKeyViolation]: { status: 422, code: 'foreign_key_violation', message: 'A referenced record does not exist' },
-  [PG_ERRORS.checkViolation]: { status: 422, code: 'check_violation', message: 'A value violates a check constraint' },
+/** The constraint errors a route declares where its writes can break one (a unique name, a reference). */
+export const uniqueViolation = errorKind(409, 'unique_violation', 'A record with these values already exists');
+export const foreignKeyViolation = errorKind(422, 'foreign_key_violation', 'A referenced record does not exist');
+export const checkViolation = errorKind(422, 'check_violation', 'A value violates a check constraint');
+export const notNullViolation = errorKind(422, 'not_null_violation', 'A required value is missing');
+/** Any route whose client input reaches SQL can get this one (derived, see route-errors.ts). */
+export const invalidInput = errorKind(400, 'invalid_input', 'A value is not valid for its field');
+
+const CONSTRAINT_ERRORS: Record<string, ErrorKind> = {
+  [PG_ERRORS.uniqueViolation]: uniqueViolation,
+  [PG_ERRORS.foreignKeyViolation]: foreignKeyViolation,
+  [PG_ERRORS.checkViolation]: checkViolation,
 };
 
 function isInputError(code: string): boolean {
@@ -35,11 +43,9 @@ export function apiErrorFromDatabase(err: unknown): ApiError | undefined {
   if (!code || code.length !== 5) return undefined;
   const { constraint, column } = fields(err);
   const mapped = CONSTRAINT_ERRORS[code];
-  if (mapped) return new ApiError(mapped.status, mapped.code, mapped.message, { constraint: constraint ?? null });
-  if (code === PG_ERRORS.notNullViolation) {
-    return new ApiError(422, 'not_null_violation', 'A required value is missing', { column: column ?? null });
-  }
+  if (mapped) return mapped({ constraint: constraint ?? null });
+  if (code === PG_ERRORS.notNullViolation) return notNullViolation({ column: column ?? null });
   if (!isInputError(code)) return undefined;
-  const message = code === PG_ERRORS.stringTooLong ? 'A value is longer than its field allows' : 'A value is not valid for its field';
-  return new ApiError(400, 'invalid_input', message, { sqlstate: code });
+  if (code === PG_ERRORS.stringTooLong) return invalidInput.with('A value is longer than its field allows', { sqlstate: code });
+  return invalidInput({ sqlstate: code });
 }

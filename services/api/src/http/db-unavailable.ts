@@ -1,5 +1,9 @@
 import { isDatabaseUnavailable } from '@brokkr/db';
-import { ApiError } from './api-error.ts';
+import { ApiError, type ErrorSpec, type Raises } from './api-error.ts';
+
+const SPEC: ErrorSpec = { status: 503, code: 'service_unavailable' };
+/** Every route can answer it: authenticating any request may need the database (route-errors.ts). */
+export const serviceUnavailable: ErrorSpec & Raises = { ...SPEC, raises: [SPEC] };
 
 /** How long a client is asked to wait: about what a PostgreSQL restart or failover takes. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -12,7 +16,7 @@ export const RETRY_AFTER_SECONDS = 5;
 export class ServiceUnavailableError extends ApiError {
   readonly retryAfterSeconds = RETRY_AFTER_SECONDS;
   constructor() {
-    super(503, 'service_unavailable', 'The database is unavailable; retry shortly');
+    super(serviceUnavailable.status, serviceUnavailable.code, 'The database is unavailable; retry shortly');
     this.name = 'ServiceUnavailableError';
   }
 }

@@ -3,6 +3,7 @@ import type { Logger } from '@brokkr/logger';
 import { ApiError, errorBody } from './api-error.ts';
 import { apiErrorFromDatabase } from './db-errors.ts';
 import { apiErrorFromUnavailableDatabase, ServiceUnavailableError } from './db-unavailable.ts';
+import { payloadTooLarge, unreadableBody, unsupportedEncoding } from './body.ts';
 
 interface HttpErrorLike {
   status?: number;
@@ -15,13 +16,13 @@ interface HttpErrorLike {
 function apiErrorFromHttp(err: HttpErrorLike): ApiError | undefined {
   switch (err.type) {
     case 'entity.too.large':
-      return new ApiError(413, 'payload_too_large', 'Request body is too large');
+      return payloadTooLarge();
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new ApiError(415, 'unsupported_media_type', 'Unsupported content encoding or charset');
+      return unsupportedEncoding();
     case 'request.aborted':
     case 'request.size.invalid':
-      return new ApiError(400, 'invalid_request', 'The request body could not be read');
+      return unreadableBody();
   }
   const status = err.status ?? err.statusCode;
   if (status !== undefined && status >= 400 && status < 500) return new ApiError(status, 'invalid_request', 'The request could not be processed');

@@ -3,6 +3,7 @@ import { adminRequired, errorBody } from './api-error.ts';
 import { jsonBody, rawBody, readBody } from './body.ts';
 import { clientIp, userAgent } from './client-info.ts';
 import type { AnyRoute, Reply } from './route.ts';
+import { takesBody } from './route-errors.ts';
 import { validatePart } from './validate.ts';
 import { identityOf } from './authenticate.ts';
 import { withRequestContext } from './tracing.ts';
@@ -46,10 +47,6 @@ function handle(route: AnyRoute, ctx: ApiContext): RequestHandler {
     if (reply) send(res, reply);
     else if (!res.headersSent) throw new Error(`handler for ${route.method.toUpperCase()} ${route.path} sent no response`);
   };
-}
-
-function takesBody(route: AnyRoute): boolean {
-  return route.body !== undefined || route.bodyMode === 'raw';
 }
 
 /**

@@ -1,7 +1,9 @@
+import { STATUS_CODES } from 'node:http';
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { API_PREFIX } from './mount-routes.ts';
 import type { AnyRoute, ResponseSpec } from './route.ts';
+import { errorsByStatus } from './route-errors.ts';
 import { errorResponse } from './schemas.ts';
 
 type Parameters = NonNullable<RouteConfig['request']>['params'];
@@ -21,7 +23,11 @@ function response(spec: ResponseSpec): ResponseConfig {
   return Object.keys(content).length > 0 ? { description: spec.description, content } : { description: spec.description };
 }
 
-const errorRef = (description: string): ResponseConfig => ({ description, content: { 'application/json': { schema: errorResponse } } });
+/** One response per error status, naming every `code` the route can answer with under it. */
+function errorResponseFor(status: number, codes: readonly string[]): ResponseConfig {
+  const description = `${STATUS_CODES[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}`;
+  return { description, content: { 'application/json': { schema: errorResponse } } };
+}
 
 function requestBody(route: AnyRoute): NonNullable<RouteConfig['request']>['body'] {
   const content: Record<string, { schema: z.ZodType }> = {};
@@ -31,13 +37,11 @@ function requestBody(route: AnyRoute): NonNullable<RouteConfig['request']>['body
   return { content, required: route.bodyMode !== 'optional-json' };
 }
 
+/** The route's own responses, then every error status it can produce (route-errors.ts); its own wording wins. */
 function responses(route: AnyRoute): RouteConfig['responses'] {
   const out: RouteConfig['responses'] = {};
   for (const [status, spec] of Object.entries(route.responses)) out[status] = response(spec);
-  out['401'] ??= errorRef('Missing or invalid PAK (`unauthorized`)');
-  if (route.access === 'admin') out['403'] ??= errorRef('Not an admin (`admin_required`)');
-  if (route.params) out['400'] ??= errorRef('Invalid path parameter (`invalid_id`) or query');
-  if (route.body) out['422'] ??= errorRef('Body does not match the schema (`invalid_request_body`)');
+  for (const [status, codes] of errorsByStatus(route)) out[String(status)] ??= errorResponseFor(status, codes);
   return out;
 }
 

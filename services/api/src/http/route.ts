@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
+import type { Raises } from './api-error.ts';
 import type { BodyMode, RawBody } from './body.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -59,7 +60,14 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   bodyMode?: BodyMode;
   /** Extra request media types for the OpenAPI document (raw routes). */
   requestContent?: Record<string, z.ZodType>;
+  /** Success (and other non-error) responses; error responses come from `errors` and the declaration. */
   responses: Record<number, ResponseSpec>;
+  /**
+   * What the handler raises beyond what the declaration implies (route-errors.ts derives 401 and
+   * 503 everywhere, `admin` 403, validation 400/422, body 400/413/415): error kinds, and helpers
+   * (guards, lookups, parsers) that carry the kinds they throw. Documented as the operation's responses.
+   */
+  errors?: readonly Raises[];
   // Method syntax on purpose: routes with different schemas must fit in one array.
   handler(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<Reply | undefined> | Reply | undefined;
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from './api-error.ts';
+import { errorKind, type ErrorKind } from './api-error.ts';
 
 export interface IssueSummary {
   path: string;
@@ -13,10 +13,14 @@ export function summarizeIssues(error: z.ZodError): IssueSummary[] {
 
 type Part = 'params' | 'query' | 'body';
 
-const FAILURE: Record<Part, { status: number; code: string; message: string }> = {
-  params: { status: 400, code: 'invalid_id', message: 'Invalid path parameter' },
-  query: { status: 400, code: 'invalid_query', message: 'Invalid query parameter' },
-  body: { status: 422, code: 'invalid_request_body', message: 'Request body does not match the expected schema' },
+export const invalidPathParameter = errorKind(400, 'invalid_id', 'Invalid path parameter');
+export const invalidQuery = errorKind(400, 'invalid_query', 'Invalid query parameter');
+export const invalidRequestBody = errorKind(422, 'invalid_request_body', 'Request body does not match the expected schema');
+
+const FAILURE: Record<Part, { kind: ErrorKind; message: string }> = {
+  params: { kind: invalidPathParameter, message: 'Invalid path parameter' },
+  query: { kind: invalidQuery, message: 'Invalid query parameter' },
+  body: { kind: invalidRequestBody, message: 'Request body does not match the expected schema' },
 };
 
 /** Parses one part of the request; a failure becomes the part's JSON error with `details.issues`. */
@@ -27,5 +31,5 @@ export function validatePart<S extends z.ZodType>(part: Part, schema: S, value: 
   const issues = summarizeIssues(result.error);
   const first = issues[0];
   const message = first ? `${failure.message}: ${first.path ? `${first.path}: ` : ''}${first.message}` : failure.message;
-  throw new ApiError(failure.status, failure.code, message, { issues });
+  throw failure.kind.with(message, { issues });
 }

@@ -1,5 +1,6 @@
 import { generatePak } from '@brokkr/pak';
 import type { RawBody } from '../http/body.ts';
+import { foreignKeyViolation } from '../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { queryAgentStacks } from '../targeting/index.ts';
@@ -38,6 +39,7 @@ export const agentActivityRoutes: AnyRoute[] = [
     body: heartbeatSchema,
     bodyMode: 'raw',
     responses: { 204: { description: 'Recorded' } },
+    errors: [requireSelf],
     async handler({ params, raw, identity, ctx }) {
       requireSelf(identity, params.id);
       await recordHeartbeat(ctx.db.pool, params.id, k8sReport(raw));
@@ -53,6 +55,7 @@ export const agentActivityRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'Events', schema: agentEventSchema.array() } },
+    errors: [requireAdminOrSelf],
     async handler({ params, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       return json(200, await listAgentEvents(ctx.db.pool, params.id));
@@ -69,6 +72,8 @@ export const agentActivityRoutes: AnyRoute[] = [
     params: idParams,
     body: newAgentEventSchema,
     responses: { 201: { description: 'The event', schema: agentEventSchema } },
+    // An unknown deployment object breaks the events → deployment_objects reference.
+    errors: [requireAdminOrSelf, requireSameAgent, foreignKeyViolation],
     async handler({ params, body, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       requireSameAgent(params.id, body.agent_id);
@@ -106,6 +111,7 @@ export const agentActivityRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'Stacks', schema: stackSchema.array() } },
+    errors: [requireAdminOrSelf],
     async handler({ params, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       return json(200, await queryAgentStacks(ctx.db.pool, params.id));
@@ -120,6 +126,7 @@ export const agentActivityRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'The agent and its new PAK', schema: rotateAgentPakResponseSchema } },
+    errors: [requireAdminOrSelf, agentNotFound],
     async handler({ params, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       const { pak, hash } = generatePak();
@@ -143,6 +150,7 @@ export const agentActivityRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'Registrations', schema: registrationSchema.array() } },
+    errors: [requireAdminOrSelf, agentNotFound],
     async handler({ params, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       if (!(await findAgent(ctx.db.pool, params.id))) throw agentNotFound();

@@ -1,10 +1,11 @@
 import type { Identity } from '../auth/identity.ts';
 import { generatePak } from '@brokkr/pak';
 import type { ApiContext } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../http/api-error.ts';
+import { errorKind, raising } from '../http/api-error.ts';
+import { uniqueViolation } from '../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
-import { agentNotFound, asString, requireAdminOrSelf } from './agents-access.ts';
+import { agentNotFound, asString, invalidAgent, requireAdminOrSelf } from './agents-access.ts';
 import { agentSchema, agentSearchQuery, createAgentResponseSchema, newAgentSchema } from './agents-schemas.ts';
 import {
   findAgent,
@@ -21,16 +22,26 @@ import {
 import { agentUpdateRoute } from './agents-update.ts';
 
 const tags = ['agents'];
+const generatorRequired = errorKind(403, 'generator_required', 'Only an admin or a generator may list agents');
+const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
+const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator has no tenant view');
+const invalidGeneratorId = errorKind(400, 'invalid_generator_id', 'A generator does not exist');
+const nameAndClusterRequired = errorKind(400, 'name_and_cluster_required', 'Both name and cluster_name query parameters are required');
 
 /** Admin: every live agent. Generator: its tenants (the agents registered with it). Agents: refused. */
-async function visibleAgents(ctx: ApiContext, identity: Identity): Promise<AgentRow[]> {
-  if (identity.admin) return listAgents(ctx.db.pool);
-  if (!identity.generator) throw forbidden('generator_required', 'Only an admin or a generator may list agents');
-  const generator = await findGenerator(ctx.db.pool, identity.generator);
-  if (!generator) throw notFound('generator_not_found', 'Generator not found');
-  if (generator.is_system) throw forbidden('system_generator_not_a_tenant', 'The system generator has no tenant view');
-  return listAgentsOfGenerator(ctx.db.pool, identity.generator);
-}
+const visibleAgents = raising(
+  async (ctx: ApiContext, identity: Identity): Promise<AgentRow[]> => {
+    if (identity.admin) return listAgents(ctx.db.pool);
+    if (!identity.generator) throw generatorRequired();
+    const generator = await findGenerator(ctx.db.pool, identity.generator);
+    if (!generator) throw generatorNotFound();
+    if (generator.is_system) throw systemGeneratorNotATenant();
+    return listAgentsOfGenerator(ctx.db.pool, identity.generator);
+  },
+  generatorRequired,
+  generatorNotFound,
+  systemGeneratorNotATenant,
+);
 
 
 export const agentCrudRoutes: AnyRoute[] = [
@@ -41,6 +52,7 @@ export const agentCrudRoutes: AnyRoute[] = [
     tags,
     access: 'any',
     responses: { 200: { description: 'Agents', schema: agentSchema.array() } },
+    errors: [visibleAgents],
     handler: async ({ identity, ctx }) => json(200, await visibleAgents(ctx, identity)),
   }),
 
@@ -52,15 +64,14 @@ export const agentCrudRoutes: AnyRoute[] = [
     access: 'admin',
     body: newAgentSchema,
     responses: { 201: { description: 'The agent and its PAK (shown once)', schema: createAgentResponseSchema } },
+    errors: [invalidGeneratorId, invalidAgent, uniqueViolation],
     async handler({ body, identity, ctx }) {
       const generatorIds = [...new Set(body.generator_ids ?? [])];
       const unknown = await unknownGeneratorIds(ctx.db.pool, generatorIds);
       if (unknown.length > 0) {
-        throw badRequest('invalid_generator_id', `Generator ${unknown[0]} does not exist`, { generator_ids: unknown });
+        throw invalidGeneratorId.with(`Generator ${unknown[0]} does not exist`, { generator_ids: unknown });
       }
-      if (body.name.trim() === '' || body.cluster_name.trim() === '') {
-        throw badRequest('invalid_agent', 'name and cluster_name must not be blank');
-      }
+      if (body.name.trim() === '' || body.cluster_name.trim() === '') throw invalidAgent();
       const { pak, hash } = generatePak();
       const agent = await ctx.transact(async (tx) => {
         const row = await insertAgent(tx.client, { name: body.name, clusterName: body.cluster_name, pakHash: hash });
@@ -90,11 +101,12 @@ export const agentCrudRoutes: AnyRoute[] = [
     access: 'any',
     query: agentSearchQuery,
     responses: { 200: { description: 'The agent', schema: agentSchema } },
+    errors: [nameAndClusterRequired, agentNotFound, requireAdminOrSelf],
     async handler({ query, identity, ctx }) {
       const name = asString(query.name);
       const clusterName = asString(query.cluster_name);
       if (name === undefined || clusterName === undefined) {
-        throw badRequest('name_and_cluster_required', 'Both name and cluster_name query parameters are required');
+        throw nameAndClusterRequired();
       }
       const agent = await findAgentByName(ctx.db.pool, name, clusterName);
       if (!agent) throw agentNotFound();
@@ -111,6 +123,7 @@ export const agentCrudRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'The agent', schema: agentSchema } },
+    errors: [requireAdminOrSelf, agentNotFound],
     async handler({ params, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       const agent = await findAgent(ctx.db.pool, params.id);

@@ -1,4 +1,5 @@
-import { badRequest, notFound } from '../http/api-error.ts';
+import { errorKind, raising } from '../http/api-error.ts';
+import { foreignKeyViolation, uniqueViolation } from '../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { requireAdminOrSelf } from './agents-access.ts';
@@ -27,9 +28,16 @@ import {
 
 const tags = ['agents'];
 
-export function requireSameAgent(pathId: string, bodyId: string): void {
-  if (pathId !== bodyId) throw badRequest('agent_id_mismatch', 'agent_id in the body does not match the path', { path: pathId, body: bodyId });
-}
+const agentIdMismatch = errorKind(400, 'agent_id_mismatch', 'agent_id in the body does not match the path');
+const labelNotFound = errorKind(404, 'agent_label_not_found', 'Agent label not found');
+const annotationNotFound = errorKind(404, 'agent_annotation_not_found', 'Agent annotation not found');
+
+export const requireSameAgent = raising((pathId: string, bodyId: string): void => {
+  if (pathId !== bodyId) throw agentIdMismatch({ path: pathId, body: bodyId });
+}, agentIdMismatch);
+
+/** Adding a label or annotation: a duplicate (409), or an agent id that was never an agent (422). */
+const insertErrors = [requireSameAgent, uniqueViolation, foreignKeyViolation];
 
 export const agentMetadataRoutes: AnyRoute[] = [
   defineRoute({
@@ -40,6 +48,7 @@ export const agentMetadataRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'Labels', schema: agentLabelSchema.array() } },
+    errors: [requireAdminOrSelf],
     async handler({ params, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       return json(200, await listLabels(ctx.db.pool, params.id));
@@ -55,6 +64,7 @@ export const agentMetadataRoutes: AnyRoute[] = [
     params: idParams,
     body: newAgentLabelSchema,
     responses: { 201: { description: 'The label', schema: agentLabelSchema } },
+    errors: insertErrors,
     async handler({ params, body, ctx }) {
       requireSameAgent(params.id, body.agent_id);
       const label = await ctx.transact(async (tx) => {
@@ -73,12 +83,13 @@ export const agentMetadataRoutes: AnyRoute[] = [
     access: 'admin',
     params: agentLabelParams,
     responses: { 204: { description: 'Removed' } },
+    errors: [labelNotFound],
     async handler({ params, ctx }) {
       const removed = await ctx.transact(async (tx) => {
         tx.notifyAgents([params.id]);
         return deleteLabel(tx.client, params.id, params.label);
       });
-      if (!removed) throw notFound('agent_label_not_found', 'Agent label not found');
+      if (!removed) throw labelNotFound();
       return noContent();
     },
   }),
@@ -91,6 +102,7 @@ export const agentMetadataRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'Annotations', schema: agentAnnotationSchema.array() } },
+    errors: [requireAdminOrSelf],
     async handler({ params, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       return json(200, await listAnnotations(ctx.db.pool, params.id));
@@ -106,6 +118,7 @@ export const agentMetadataRoutes: AnyRoute[] = [
     params: idParams,
     body: newAgentAnnotationSchema,
     responses: { 201: { description: 'The annotation', schema: agentAnnotationSchema } },
+    errors: insertErrors,
     async handler({ params, body, ctx }) {
       requireSameAgent(params.id, body.agent_id);
       const annotation = await ctx.transact(async (tx) => {
@@ -124,12 +137,13 @@ export const agentMetadataRoutes: AnyRoute[] = [
     access: 'admin',
     params: agentAnnotationParams,
     responses: { 204: { description: 'Removed' } },
+    errors: [annotationNotFound],
     async handler({ params, ctx }) {
       const removed = await ctx.transact(async (tx) => {
         tx.notifyAgents([params.id]);
         return deleteAnnotation(tx.client, params.id, params.key);
       });
-      if (!removed) throw notFound('agent_annotation_not_found', 'Agent annotation not found');
+      if (!removed) throw annotationNotFound();
       return noContent();
     },
   }),

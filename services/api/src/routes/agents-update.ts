@@ -1,7 +1,7 @@
-import { badRequest } from '../http/api-error.ts';
+import { uniqueViolation } from '../http/db-errors.ts';
 import { defineRoute, json } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
-import { agentNotFound, asString, requireAdminOrSelf } from './agents-access.ts';
+import { agentNotFound, asString, invalidAgent, requireAdminOrSelf } from './agents-access.ts';
 import { agentSchema, agentUpdateSchema } from './agents-schemas.ts';
 import { updateAgent, type AgentChanges } from './agents-sql.ts';
 
@@ -17,9 +17,9 @@ function changesFrom(body: Record<string, unknown>): AgentChanges {
   if (clusterName !== undefined) changes.cluster_name = clusterName;
   if (status !== undefined) changes.status = status;
   if (status !== undefined && !(AGENT_STATUSES as readonly string[]).includes(status)) {
-    throw badRequest('invalid_agent', `status must be one of ${AGENT_STATUSES.join(', ')}`, { status });
+    throw invalidAgent.with(`status must be one of ${AGENT_STATUSES.join(', ')}`, { status });
   }
-  if (name?.trim() === '' || clusterName?.trim() === '') throw badRequest('invalid_agent', 'name and cluster_name must not be blank');
+  if (name?.trim() === '' || clusterName?.trim() === '') throw invalidAgent();
   return changes;
 }
 
@@ -33,6 +33,7 @@ export const agentUpdateRoute = defineRoute({
   params: idParams,
   body: agentUpdateSchema,
   responses: { 200: { description: 'The updated agent', schema: agentSchema } },
+  errors: [requireAdminOrSelf, invalidAgent, agentNotFound, uniqueViolation],
   async handler({ params, body, identity, ctx }) {
     requireAdminOrSelf(identity, params.id);
     const changes = changesFrom(body);

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { badRequest, forbidden, notFound } from '../http/api-error.ts';
+import { errorKind, raising } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import type { Identity } from '../auth/identity.ts';
@@ -18,17 +18,21 @@ import { fetchOwnedStack, stackNotFound } from './stacks-access.ts';
 import { agentHasHardTarget } from './stacks-sql.ts';
 
 const tags = ['deployment-objects'];
+const invalidDeploymentObject = errorKind(400, 'invalid_deployment_object', 'Invalid deployment object');
+const objectNotFound = errorKind(404, 'deployment_object_not_found', 'Deployment object not found');
+const generatorNotAssociated = errorKind(403, 'generator_not_associated', 'Generator is not associated with this deployment object');
+const agentNotAssociated = errorKind(403, 'agent_not_associated', 'Agent is not associated with this deployment object');
 
 /** Admin; the generator owning the stack; an agent with an explicit target on the stack. */
-async function requireObjectReader(db: Queryable, identity: Identity, found: DeploymentObjectWithStack): Promise<void> {
-  if (identity.admin) return;
-  if (identity.generator !== null && identity.generator !== found.stackGeneratorId) {
-    throw forbidden('generator_not_associated', 'Generator is not associated with this deployment object');
-  }
-  if (identity.agent !== null && !(await agentHasHardTarget(db, identity.agent, found.object.stack_id))) {
-    throw forbidden('agent_not_associated', 'Agent is not associated with this deployment object');
-  }
-}
+const requireObjectReader = raising(
+  async (db: Queryable, identity: Identity, found: DeploymentObjectWithStack): Promise<void> => {
+    if (identity.admin) return;
+    if (identity.generator !== null && identity.generator !== found.stackGeneratorId) throw generatorNotAssociated();
+    if (identity.agent !== null && !(await agentHasHardTarget(db, identity.agent, found.object.stack_id))) throw agentNotAssociated();
+  },
+  generatorNotAssociated,
+  agentNotAssociated,
+);
 
 export const deploymentObjectRoutes: AnyRoute[] = [
   defineRoute({
@@ -39,6 +43,7 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'Deployment objects (sequence_id DESC)', schema: deploymentObjectSchema.array() } },
+    errors: [fetchOwnedStack],
     async handler({ params, identity, ctx }) {
       await fetchOwnedStack(ctx.db.pool, identity, params.id);
       return json(200, await listStackDeploymentObjects(ctx.db.pool, params.id));
@@ -60,13 +65,14 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     bodyMode: 'raw',
     requestContent: yamlRequestContent,
     responses: { 201: { description: 'The deployment object', schema: deploymentObjectSchema } },
+    errors: [fetchOwnedStack, invalidDeploymentObject],
     async handler({ params, query, raw, identity, ctx }) {
       // Parsed before the transaction (no connection held while parsing) but reported after
       // the 404/403 checks, which come first.
       const parsed = await readDeploymentObjectInput(raw, query.deletion_marker, ctx.yaml);
       const created = await ctx.transact(async (tx) => {
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
-        if (!parsed.ok) throw badRequest('invalid_deployment_object', `Invalid deployment object: ${parsed.reason}`, parsed.details);
+        if (!parsed.ok) throw invalidDeploymentObject.with(`Invalid deployment object: ${parsed.reason}`, parsed.details);
         return storeDeploymentObject(tx, { stackId: params.id, ...parsed.input });
       });
       return json(201, created);
@@ -83,9 +89,10 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     responses: {
       200: { description: 'The deployment object', schema: deploymentObjectSchema, content: yamlResponseContent },
     },
+    errors: [objectNotFound, requireObjectReader, stackNotFound],
     async handler({ params, identity, ctx, req }): Promise<Reply> {
       const found = await findDeploymentObject(ctx.db.pool, params.id);
-      if (!found) throw notFound('deployment_object_not_found', 'Deployment object not found');
+      if (!found) throw objectNotFound();
       await requireObjectReader(ctx.db.pool, identity, found);
       if (found.stackDeleted) throw stackNotFound();
       if (!acceptsYaml(req.headers.accept)) return json(200, found.object);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isAdminOrGenerator } from '../auth/guards.ts';
 import type { Identity } from '../auth/identity.ts';
-import { badRequest, conflict, forbidden, notFound } from '../http/api-error.ts';
+import { errorKind, raising } from '../http/api-error.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { findLiveGenerator } from '../sql/generators.ts';
@@ -11,19 +11,34 @@ import { registrationBodySchema, registrationSchema } from './generator-schemas.
 
 const tags = ['generators'];
 type RegistrationBody = z.output<typeof registrationBodySchema>;
+const registrationForbidden = errorKind(403, 'forbidden', 'Only an admin or the agent itself can change registrations');
+const missingAgentId = errorKind(400, 'missing_agent_id', 'agent_id is required when an admin changes a registration');
+const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
+const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
+const alreadyRegistered = errorKind(409, 'already_registered', 'The agent is already registered with this generator');
+const notAuthorized = errorKind(403, 'not_authorized', 'Access denied to this generator');
+const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator is not a tenant');
 
 /** An agent registers itself (body ignored); an admin names the agent; a generator may not. */
-function agentToRegister(identity: Identity, body: RegistrationBody): string {
-  if (identity.agent) return identity.agent;
-  if (!identity.admin) throw forbidden('forbidden', 'Only an admin or the agent itself can change registrations');
-  if (!body?.agent_id) throw badRequest('missing_agent_id', 'agent_id is required when an admin changes a registration');
-  return body.agent_id;
-}
+const agentToRegister = raising(
+  (identity: Identity, body: RegistrationBody): string => {
+    if (identity.agent) return identity.agent;
+    if (!identity.admin) throw registrationForbidden();
+    if (!body?.agent_id) throw missingAgentId();
+    return body.agent_id;
+  },
+  registrationForbidden,
+  missingAgentId,
+);
 
-async function requireLive(db: Queryable, generatorId: string, agentId: string): Promise<void> {
-  if (!(await findLiveGenerator(db, generatorId))) throw notFound('generator_not_found', 'Generator not found');
-  if (!(await liveAgentExists(db, agentId))) throw notFound('agent_not_found', 'Agent not found');
-}
+const requireLive = raising(
+  async (db: Queryable, generatorId: string, agentId: string): Promise<void> => {
+    if (!(await findLiveGenerator(db, generatorId))) throw generatorNotFound();
+    if (!(await liveAgentExists(db, agentId))) throw agentNotFound();
+  },
+  generatorNotFound,
+  agentNotFound,
+);
 
 export const generatorRegistrationRoutes: AnyRoute[] = [
   defineRoute({
@@ -36,12 +51,13 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
     body: registrationBodySchema,
     bodyMode: 'optional-json',
     responses: { 201: { description: 'The registration', schema: registrationSchema } },
+    errors: [agentToRegister, requireLive, alreadyRegistered],
     async handler({ params, body, identity, ctx }) {
       const agentId = agentToRegister(identity, body);
       const registration = await ctx.transact(async (tx) => {
         await requireLive(tx.client, params.id, agentId);
         const row = await insertRegistration(tx.client, agentId, params.id);
-        if (!row) throw conflict('already_registered', 'The agent is already registered with this generator');
+        if (!row) throw alreadyRegistered();
         tx.notifyAgents([agentId]);
         return row;
       });
@@ -60,10 +76,11 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
     body: registrationBodySchema,
     bodyMode: 'optional-json',
     responses: { 204: { description: 'Not registered any more (idempotent)' } },
+    errors: [agentToRegister, generatorNotFound],
     async handler({ params, body, identity, ctx }) {
       const agentId = agentToRegister(identity, body);
       const removed = await ctx.transact(async (tx) => {
-        if (!(await findLiveGenerator(tx.client, params.id))) throw notFound('generator_not_found', 'Generator not found');
+        if (!(await findLiveGenerator(tx.client, params.id))) throw generatorNotFound();
         const existed = await deleteRegistration(tx.client, agentId, params.id);
         if (existed) tx.notifyAgents([agentId]);
         return existed;
@@ -83,13 +100,12 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'Registrations', schema: registrationSchema.array() } },
+    errors: [notAuthorized, generatorNotFound, systemGeneratorNotATenant],
     async handler({ params, identity, ctx }) {
-      if (!isAdminOrGenerator(identity, params.id)) throw forbidden('not_authorized', 'Access denied to this generator');
+      if (!isAdminOrGenerator(identity, params.id)) throw notAuthorized();
       const generator = await findLiveGenerator(ctx.db.pool, params.id);
-      if (!generator) throw notFound('generator_not_found', 'Generator not found');
-      if (generator.is_system && !identity.admin) {
-        throw forbidden('system_generator_not_a_tenant', 'The system generator is not a tenant');
-      }
+      if (!generator) throw generatorNotFound();
+      if (generator.is_system && !identity.admin) throw systemGeneratorNotATenant();
       return json(200, await listRegistrations(ctx.db.pool, params.id));
     },
   }),

@@ -1,6 +1,7 @@
 import { generatePak } from '@brokkr/pak';
 import { requireAdminOrGenerator } from '../auth/guards.ts';
-import { forbidden, notFound } from '../http/api-error.ts';
+import { errorKind } from '../http/api-error.ts';
+import { uniqueViolation } from '../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import {
@@ -15,7 +16,10 @@ import {
 import { generatorSchema, generatorUpdateSchema, generatorWithPakSchema, newGeneratorSchema } from './generator-schemas.ts';
 
 const tags = ['generators'];
-const generatorNotFound = () => notFound('generator_not_found', 'Generator not found');
+const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
+// Brokkr's update answers a missing generator with the generic diesel NotFound code.
+const updateNotFound = errorKind(404, 'not_found', 'Generator not found');
+const cannotDeleteSystem = errorKind(403, 'cannot_delete_system_generator', 'The system generator cannot be deleted');
 
 export const generatorRoutes: AnyRoute[] = [
   defineRoute({
@@ -36,6 +40,7 @@ export const generatorRoutes: AnyRoute[] = [
     access: 'admin',
     body: newGeneratorSchema,
     responses: { 201: { description: 'The generator and its PAK (shown once)', schema: generatorWithPakSchema } },
+    errors: [uniqueViolation],
     async handler({ body, identity, ctx }) {
       const { pak, hash } = generatePak();
       const generator = await ctx.transact(({ client }) =>
@@ -56,6 +61,7 @@ export const generatorRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'The generator', schema: generatorSchema } },
+    errors: [requireAdminOrGenerator, generatorNotFound],
     async handler({ params, identity, ctx }) {
       requireAdminOrGenerator(identity, params.id);
       const generator = await findLiveGenerator(ctx.db.pool, params.id);
@@ -73,6 +79,7 @@ export const generatorRoutes: AnyRoute[] = [
     params: idParams,
     body: generatorUpdateSchema,
     responses: { 200: { description: 'The updated generator', schema: generatorSchema } },
+    errors: [requireAdminOrGenerator, updateNotFound, uniqueViolation],
     async handler({ params, body, identity, ctx }) {
       requireAdminOrGenerator(identity, params.id);
       const generator = await ctx.transact(({ client }) =>
@@ -83,7 +90,7 @@ export const generatorRoutes: AnyRoute[] = [
           last_active_at: body.last_active_at ?? null,
         }),
       );
-      if (!generator) throw notFound('not_found', 'Generator not found');
+      if (!generator) throw updateNotFound();
       await ctx.audit({ actor: identity, action: 'generator.updated', resourceType: 'generator', resourceId: generator.id, details: { name: generator.name } });
       return json(200, generator);
     },
@@ -97,12 +104,13 @@ export const generatorRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 204: { description: 'Deleted' } },
+    errors: [requireAdminOrGenerator, generatorNotFound, cannotDeleteSystem],
     async handler({ params, identity, ctx }) {
       requireAdminOrGenerator(identity, params.id);
       await ctx.transact(async (tx) => {
         const generator = await findLiveGenerator(tx.client, params.id);
         if (!generator) throw generatorNotFound();
-        if (generator.is_system) throw forbidden('cannot_delete_system_generator', 'The system generator cannot be deleted');
+        if (generator.is_system) throw cannotDeleteSystem();
         tx.notifyAgents(await agentsAffectedByGenerator(tx.client, params.id));
         const deleted = await softDeleteGenerator(tx.client, params.id);
         if (!deleted) throw generatorNotFound();
@@ -122,6 +130,7 @@ export const generatorRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 201: { description: 'The generator and its new PAK', schema: generatorWithPakSchema } },
+    errors: [requireAdminOrGenerator, generatorNotFound],
     async handler({ params, identity, ctx }) {
       requireAdminOrGenerator(identity, params.id);
       const { pak, hash } = generatePak();

@@ -1,4 +1,5 @@
-import { unprocessable } from '../http/api-error.ts';
+import { errorKind } from '../http/api-error.ts';
+import { foreignKeyViolation } from '../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { requireAdminOrSelf } from './agents-access.ts';
@@ -14,14 +15,13 @@ import { healthOfDeploymentObject, healthOfStack, upsertHealth, type HealthInput
 
 const tags = ['health'];
 const isStatus = (s: string) => (HEALTH_STATUSES as readonly string[]).includes(s);
+const invalidHealthRecord = errorKind(422, 'invalid_health_record', 'Invalid health status');
 
 /** Validates the batch as a whole (one bad status rejects it) and keeps the last report per object. */
 function healthInputs(body: HealthUpdate): HealthInput[] {
   const bad = body.deployment_objects.find((r) => !isStatus(r.status));
   if (bad) {
-    throw unprocessable('invalid_health_record', `invalid health status '${bad.status}' for deployment object ${bad.id}`, {
-      allowed: [...HEALTH_STATUSES],
-    });
+    throw invalidHealthRecord.with(`invalid health status '${bad.status}' for deployment object ${bad.id}`, { allowed: [...HEALTH_STATUSES] });
   }
   const byId = new Map<string, HealthInput>();
   for (const r of body.deployment_objects) {
@@ -53,6 +53,8 @@ export const healthRoutes: AnyRoute[] = [
     params: idParams,
     body: healthUpdateSchema,
     responses: { 200: { description: 'Recorded (empty body)' } },
+    // An unknown deployment object breaks the health → deployment_objects reference.
+    errors: [requireAdminOrSelf, invalidHealthRecord, foreignKeyViolation],
     async handler({ params, body, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       await upsertHealth(ctx.db.pool, params.id, healthInputs(body));

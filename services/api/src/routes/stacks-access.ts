@@ -1,39 +1,43 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../auth/identity.ts';
-import { forbidden, notFound } from '../http/api-error.ts';
+import { errorKind, raising } from '../http/api-error.ts';
 import { agentHasHardTarget, findLiveStack, type StackRow } from './stacks-sql.ts';
 
-export const stackNotFound = () => notFound('stack_not_found', 'Stack not found');
+export const stackNotFound = errorKind(404, 'stack_not_found', 'Stack not found');
+const stackNotOwned = errorKind(403, 'stack_not_owned', 'Access denied to this stack');
+const stackNotAccessible = errorKind(403, 'stack_not_accessible', 'Access denied to this stack');
+export const stackIdMismatch = errorKind(400, 'stack_id_mismatch', 'Stack id in the body does not match the path');
 
 /**
  * Brokkr's `fetch_owned_stack`: the stack must be live (404 `stack_not_found`), then the caller
  * must be an admin or the generator owning it (403 `stack_not_owned`; agents always fail).
  * Inside a transaction, pass `lock` so the stack cannot be deleted or changed before commit.
  */
-export async function fetchOwnedStack(
-  db: Queryable,
-  identity: Identity,
-  stackId: string,
-  lock?: 'share' | 'update',
-): Promise<StackRow> {
-  const stack = await findLiveStack(db, stackId, lock);
-  if (!stack) throw stackNotFound();
-  if (!identity.admin && identity.generator !== stack.generator_id) {
-    throw forbidden('stack_not_owned', 'Access denied to this stack');
-  }
-  return stack;
-}
+export const fetchOwnedStack = raising(
+  async (db: Queryable, identity: Identity, stackId: string, lock?: 'share' | 'update'): Promise<StackRow> => {
+    const stack = await findLiveStack(db, stackId, lock);
+    if (!stack) throw stackNotFound();
+    if (!identity.admin && identity.generator !== stack.generator_id) throw stackNotOwned();
+    return stack;
+  },
+  stackNotFound,
+  stackNotOwned,
+);
 
 /**
  * Read access to a stack's labels and annotations: an admin (without any existence check, so an
  * unknown stack simply has no labels), the owning generator, or an agent with an explicit
  * target on the stack (a label or annotation match is not enough).
  */
-export async function requireStackMetadataReader(db: Queryable, identity: Identity, stackId: string): Promise<void> {
-  if (identity.admin) return;
-  const stack = await findLiveStack(db, stackId);
-  if (!stack) throw stackNotFound();
-  if (identity.generator !== null && identity.generator === stack.generator_id) return;
-  if (identity.agent !== null && (await agentHasHardTarget(db, identity.agent, stackId))) return;
-  throw forbidden('stack_not_accessible', 'Access denied to this stack');
-}
+export const requireStackMetadataReader = raising(
+  async (db: Queryable, identity: Identity, stackId: string): Promise<void> => {
+    if (identity.admin) return;
+    const stack = await findLiveStack(db, stackId);
+    if (!stack) throw stackNotFound();
+    if (identity.generator !== null && identity.generator === stack.generator_id) return;
+    if (identity.agent !== null && (await agentHasHardTarget(db, identity.agent, stackId))) return;
+    throw stackNotAccessible();
+  },
+  stackNotFound,
+  stackNotAccessible,
+);

@@ -1,13 +1,16 @@
-import { badRequest, notFound } from '../http/api-error.ts';
+import { errorKind } from '../http/api-error.ts';
+import { uniqueViolation } from '../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
-import { fetchOwnedStack, requireStackMetadataReader } from './stacks-access.ts';
+import { fetchOwnedStack, requireStackMetadataReader, stackIdMismatch } from './stacks-access.ts';
 import { newStackAnnotationSchema, stackAnnotationParams, stackAnnotationSchema } from './stacks-schemas.ts';
 import { deleteStackAnnotation, insertStackAnnotation, listStackAnnotations } from './stacks-sql.ts';
 import { wakeStackAgents } from './stacks-wake.ts';
 
 const tags = ['stacks'];
 const MAX_ANNOTATION_LENGTH = 64;
+const invalidAnnotation = errorKind(400, 'invalid_annotation', 'Invalid annotation');
+const annotationNotFound = errorKind(404, 'stack_annotation_not_found', 'Annotation not found on this stack');
 
 /**
  * Brokkr validates nothing here and answers an over-long key or value with a 500 from the
@@ -30,6 +33,7 @@ export const stackAnnotationRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'Annotations', schema: stackAnnotationSchema.array() } },
+    errors: [requireStackMetadataReader],
     async handler({ params, identity, ctx }) {
       await requireStackMetadataReader(ctx.db.pool, identity, params.id);
       return json(200, await listStackAnnotations(ctx.db.pool, params.id));
@@ -45,12 +49,13 @@ export const stackAnnotationRoutes: AnyRoute[] = [
     params: idParams,
     body: newStackAnnotationSchema,
     responses: { 201: { description: 'The annotation', schema: stackAnnotationSchema } },
+    errors: [fetchOwnedStack, stackIdMismatch, invalidAnnotation, uniqueViolation],
     async handler({ params, body, identity, ctx }) {
       const annotation = await ctx.transact(async (tx) => {
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
-        if (body.stack_id !== params.id) throw badRequest('stack_id_mismatch', 'Stack id in the body does not match the path');
+        if (body.stack_id !== params.id) throw stackIdMismatch();
         const problem = annotationProblem(body.key, body.value);
-        if (problem) throw badRequest('invalid_annotation', problem);
+        if (problem) throw invalidAnnotation.with(problem);
         const row = await insertStackAnnotation(tx.client, params.id, body.key, body.value);
         await wakeStackAgents(tx, params.id);
         return row;
@@ -67,11 +72,12 @@ export const stackAnnotationRoutes: AnyRoute[] = [
     access: 'any',
     params: stackAnnotationParams,
     responses: { 204: { description: 'Removed' } },
+    errors: [fetchOwnedStack, annotationNotFound],
     async handler({ params, identity, ctx }) {
       await ctx.transact(async (tx) => {
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
         const value = await deleteStackAnnotation(tx.client, params.id, params.key);
-        if (value === undefined) throw notFound('stack_annotation_not_found', 'Annotation not found on this stack');
+        if (value === undefined) throw annotationNotFound();
         await wakeStackAgents(tx, params.id, { annotations: [[params.key, value]] });
       });
       return noContent();

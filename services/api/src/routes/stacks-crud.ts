@@ -1,8 +1,9 @@
-import { badRequest, forbidden, unprocessable } from '../http/api-error.ts';
+import { errorKind } from '../http/api-error.ts';
+import { foreignKeyViolation, uniqueViolation } from '../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
-import { fetchOwnedStack } from './stacks-access.ts';
-import { auditDeniedOwnerChange, requireOwnerKept, stackUpdatedDetails } from './stacks-owner.ts';
+import { fetchOwnedStack, stackIdMismatch } from './stacks-access.ts';
+import { auditDeniedOwnerChange, requireOwnerKept, stackOwnerChangeDenied, stackUpdatedDetails } from './stacks-owner.ts';
 import { newStackSchema, stackSchema, stackUpdateSchema } from './stacks-schemas.ts';
 import { insertStack, listLiveStacks, softDeleteStack, updateStack } from './stacks-sql.ts';
 import { wakeStackAgents } from './stacks-wake.ts';
@@ -10,8 +11,10 @@ import { wakeStackAgents } from './stacks-wake.ts';
 const tags = ['stacks'];
 
 // The stacks → generators foreign key; a deleted generator is reported as if it did not exist.
-const unknownGenerator = () =>
-  unprocessable('foreign_key_violation', 'The generator does not exist', { constraint: 'stacks_generator_id_fkey' });
+const unknownGenerator = () => foreignKeyViolation.with('The generator does not exist', { constraint: 'stacks_generator_id_fkey' });
+const stacksListDenied = errorKind(403, 'stacks_list_denied', 'Agents cannot list stacks');
+const stackCreateDenied = errorKind(403, 'stack_create_denied', 'Agents cannot create stacks');
+const stackGeneratorMismatch = errorKind(403, 'stack_generator_mismatch', 'A generator can only create stacks for itself');
 
 export const stackCrudRoutes: AnyRoute[] = [
   defineRoute({
@@ -21,8 +24,9 @@ export const stackCrudRoutes: AnyRoute[] = [
     tags,
     access: 'any',
     responses: { 200: { description: 'Live stacks', schema: stackSchema.array() } },
+    errors: [stacksListDenied],
     async handler({ identity, ctx }) {
-      if (!identity.admin && identity.generator === null) throw forbidden('stacks_list_denied', 'Agents cannot list stacks');
+      if (!identity.admin && identity.generator === null) throw stacksListDenied();
       return json(200, await listLiveStacks(ctx.db.pool, identity.admin ? null : identity.generator));
     },
   }),
@@ -35,12 +39,11 @@ export const stackCrudRoutes: AnyRoute[] = [
     access: 'any',
     body: newStackSchema,
     responses: { 201: { description: 'The stack', schema: stackSchema } },
+    errors: [stackCreateDenied, stackGeneratorMismatch, foreignKeyViolation, uniqueViolation],
     async handler({ body, identity, ctx, clientIp, userAgent }) {
       if (!identity.admin) {
-        if (identity.generator === null) throw forbidden('stack_create_denied', 'Agents cannot create stacks');
-        if (identity.generator !== body.generator_id) {
-          throw forbidden('stack_generator_mismatch', 'A generator can only create stacks for itself');
-        }
+        if (identity.generator === null) throw stackCreateDenied();
+        if (identity.generator !== body.generator_id) throw stackGeneratorMismatch();
       }
       const stack = await ctx.transact(async (tx) => {
         const row = await insertStack(tx.client, { name: body.name, description: body.description ?? null, generatorId: body.generator_id });
@@ -74,6 +77,7 @@ export const stackCrudRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'The stack', schema: stackSchema } },
+    errors: [fetchOwnedStack],
     handler: async ({ params, identity, ctx }) => json(200, await fetchOwnedStack(ctx.db.pool, identity, params.id)),
   }),
 
@@ -86,10 +90,11 @@ export const stackCrudRoutes: AnyRoute[] = [
     params: idParams,
     body: stackUpdateSchema,
     responses: { 200: { description: 'The updated stack', schema: stackSchema } },
+    errors: [fetchOwnedStack, stackIdMismatch, stackOwnerChangeDenied, foreignKeyViolation, uniqueViolation],
     async handler({ params, body, identity, ctx, clientIp, userAgent }) {
       const { stack, oldOwner } = await ctx.transact(async (tx) => {
         const current = await fetchOwnedStack(tx.client, identity, params.id, 'update');
-        if (body.id !== params.id) throw badRequest('stack_id_mismatch', 'Stack id in the body does not match the path');
+        if (body.id !== params.id) throw stackIdMismatch();
         requireOwnerKept(identity, current.generator_id, body.generator_id);
         const fields = { name: body.name, description: body.description ?? null, generatorId: body.generator_id };
         const updated = await updateStack(tx.client, params.id, fields);
@@ -121,6 +126,7 @@ export const stackCrudRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 204: { description: 'Deleted' } },
+    errors: [fetchOwnedStack],
     async handler({ params, identity, ctx, clientIp, userAgent }) {
       await ctx.transact(async (tx) => {
         await fetchOwnedStack(tx.client, identity, params.id, 'update');

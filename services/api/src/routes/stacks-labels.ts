@@ -1,4 +1,5 @@
-import { badRequest, notFound } from '../http/api-error.ts';
+import { errorKind } from '../http/api-error.ts';
+import { uniqueViolation } from '../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { fetchOwnedStack, requireStackMetadataReader } from './stacks-access.ts';
@@ -8,6 +9,8 @@ import { wakeStackAgents } from './stacks-wake.ts';
 
 const tags = ['stacks'];
 export const MAX_LABEL_LENGTH = 64;
+const invalidLabel = errorKind(400, 'invalid_label', 'Invalid label');
+const labelNotFound = errorKind(404, 'stack_label_not_found', 'Label not found on this stack');
 
 /** Brokkr's stack-label rule: not blank, at most 64 characters, no whitespace anywhere. */
 export function labelProblem(label: string): string | undefined {
@@ -26,6 +29,7 @@ export const stackLabelRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'Labels', schema: stackLabelSchema.array() } },
+    errors: [requireStackMetadataReader],
     async handler({ params, identity, ctx }) {
       await requireStackMetadataReader(ctx.db.pool, identity, params.id);
       return json(200, await listStackLabels(ctx.db.pool, params.id));
@@ -41,11 +45,12 @@ export const stackLabelRoutes: AnyRoute[] = [
     params: idParams,
     body: newStackLabelSchema,
     responses: { 201: { description: 'The label', schema: stackLabelSchema } },
+    errors: [fetchOwnedStack, invalidLabel, uniqueViolation],
     async handler({ params, body, identity, ctx }) {
       const label = await ctx.transact(async (tx) => {
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
         const problem = labelProblem(body);
-        if (problem) throw badRequest('invalid_label', problem);
+        if (problem) throw invalidLabel.with(problem);
         const row = await insertStackLabel(tx.client, params.id, body);
         await wakeStackAgents(tx, params.id);
         return row;
@@ -62,12 +67,11 @@ export const stackLabelRoutes: AnyRoute[] = [
     access: 'any',
     params: stackLabelParams,
     responses: { 204: { description: 'Removed' } },
+    errors: [fetchOwnedStack, labelNotFound],
     async handler({ params, identity, ctx }) {
       await ctx.transact(async (tx) => {
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
-        if (!(await deleteStackLabel(tx.client, params.id, params.label))) {
-          throw notFound('stack_label_not_found', 'Label not found on this stack');
-        }
+        if (!(await deleteStackLabel(tx.client, params.id, params.label))) throw labelNotFound();
         await wakeStackAgents(tx, params.id, { labels: [params.label] });
       });
       return noContent();

@@ -49,6 +49,7 @@ export const targetStateRoutes: AnyRoute[] = [
       200: { description: 'Deployment objects (header `ETag`)', schema: deploymentObjectSchema.array() },
       304: { description: 'Unchanged since If-None-Match (header `ETag`)' },
     },
+    errors: [requireAdminOrSelf],
     async handler({ params, query, identity, ctx, req, res }) {
       requireAdminOrSelf(identity, params.id);
       const ifNoneMatch = req.get('if-none-match');

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { decryptString } from '@brokkr/crypto';
-import { conflict, forbidden, notFound } from '../http/api-error.ts';
+import { errorKind } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { errorResponse, idParams } from '../http/schemas.ts';
+import { idParams } from '../http/schemas.ts';
 import type { ApiContext } from '../context.ts';
 import { agentMarkFailure, agentMarkSuccess, type RecordedResult } from './webhook-deliveries-agent-sql.ts';
 import { isRetryableReport, storedAgentError, usableStatusCode } from './webhook-deliveries-result.ts';
@@ -13,7 +13,10 @@ import { deliveryResultBodySchema, deliveryResultSchema, webhookDeliverySchema }
 import { findSubscription, findSubscriptionSecrets } from './webhooks-sql.ts';
 
 const tags = ['webhooks'];
-const deliveryNotFound = () => notFound('delivery_not_found', 'Delivery not found');
+const deliveryNotFound = errorKind(404, 'delivery_not_found', 'Delivery not found');
+const deliveryNotFinished = errorKind(409, 'delivery_not_finished', 'Only dead or successful deliveries can be redelivered');
+const agentPakRequired = errorKind(403, 'agent_pak_required', 'Agent authentication required');
+const notAcquiredByAgent = errorKind(403, 'delivery_not_acquired_by_agent', 'Delivery not acquired by this agent');
 const nonNegative = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const STATUSES = ['pending', 'acquired', 'success', 'failed', 'dead'] as const;
 
@@ -55,7 +58,8 @@ export const webhookDeliveryRoutes: AnyRoute[] = [
     access: 'admin',
     params: idParams,
     query: z.object({ status: z.string().optional(), limit: nonNegative(50), offset: nonNegative(0) }),
-    responses: { 200: { description: 'Deliveries', schema: webhookDeliverySchema.array() }, 404: { description: 'webhook_not_found', schema: errorResponse } },
+    responses: { 200: { description: 'Deliveries', schema: webhookDeliverySchema.array() } },
+    errors: [webhookNotFound],
     async handler({ params, query, ctx }) {
       if (!(await findSubscription(ctx.db.pool, params.id))) throw webhookNotFound();
       return json(200, await listDeliveriesForSubscription(ctx.db.pool, params.id, query));
@@ -85,17 +89,15 @@ export const webhookDeliveryRoutes: AnyRoute[] = [
     tags,
     access: 'admin',
     params: idParams,
-    responses: {
-      200: { description: 'The delivery, pending again', schema: webhookDeliverySchema },
-      404: { description: 'delivery_not_found', schema: errorResponse },
-      409: { description: 'delivery_not_finished: it is still pending, in flight or waiting for a retry', schema: errorResponse },
-    },
+    responses: { 200: { description: 'The delivery, pending again', schema: webhookDeliverySchema } },
+    // 409: it is still pending, in flight or waiting for a retry.
+    errors: [deliveryNotFound, deliveryNotFinished],
     async handler({ params, identity, ctx }) {
       const row = await redeliver(ctx.db.pool, params.id);
       if (!row) {
         const current = await findDelivery(ctx.db.pool, params.id);
         if (!current) throw deliveryNotFound();
-        throw conflict('delivery_not_finished', `Delivery is ${current.status}; only dead or successful deliveries can be redelivered`, { status: current.status });
+        throw deliveryNotFinished.with(`Delivery is ${current.status}; only dead or successful deliveries can be redelivered`, { status: current.status });
       }
       wakeDispatchers(ctx);
       await ctx.audit({
@@ -117,24 +119,21 @@ export const webhookDeliveryRoutes: AnyRoute[] = [
     access: 'any',
     params: idParams,
     body: deliveryResultBodySchema,
-    responses: {
-      200: { description: 'Recorded', schema: deliveryResultSchema },
-      403: { description: 'agent_pak_required, delivery_not_acquired_by_agent', schema: errorResponse },
-      404: { description: 'delivery_not_found', schema: errorResponse },
-    },
+    responses: { 200: { description: 'Recorded', schema: deliveryResultSchema } },
+    errors: [agentPakRequired, deliveryNotFound, notAcquiredByAgent],
     async handler({ params, body, identity, ctx }) {
       const agentId = identity.agent;
-      if (!agentId) throw forbidden('agent_pak_required', 'Agent authentication required');
+      if (!agentId) throw agentPakRequired();
       const delivery = await findDelivery(ctx.db.pool, params.id);
       if (!delivery) throw deliveryNotFound();
-      if (delivery.acquired_by !== agentId) throw forbidden('delivery_not_acquired_by_agent', 'Delivery not acquired by this agent');
+      if (delivery.acquired_by !== agentId) throw notAcquiredByAgent();
       if (delivery.status === 'success' || delivery.status === 'dead') {
         // A repeated report (the first answer was lost): the outcome is already recorded.
         return json(200, { status: delivery.status, delivery_id: delivery.id, attempts: delivery.attempts, next_retry_at: delivery.next_retry_at });
       }
       if (body.success) {
         const done = await agentMarkSuccess(ctx.db.pool, delivery.id, agentId);
-        if (!done) throw forbidden('delivery_not_acquired_by_agent', 'Delivery not acquired by this agent');
+        if (!done) throw notAcquiredByAgent();
         return json(200, { status: 'success', delivery_id: delivery.id });
       }
       const statusCode = usableStatusCode(body.status_code);
@@ -145,7 +144,7 @@ export const webhookDeliveryRoutes: AnyRoute[] = [
         { id: delivery.id, agentId },
         { error, maxRetries: delivery.max_retries ?? 5, terminal: !retryable },
       );
-      if (!recorded) throw forbidden('delivery_not_acquired_by_agent', 'Delivery not acquired by this agent');
+      if (!recorded) throw notAcquiredByAgent();
       if (recorded.status === 'dead') await auditDead(ctx, { ...recorded, deliveryId: delivery.id, agentId, error, statusCode, retryable });
       return json(200, { status: recorded.status, delivery_id: delivery.id, attempts: recorded.attempts, next_retry_at: recorded.next_retry_at });
     },

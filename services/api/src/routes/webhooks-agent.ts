@@ -1,8 +1,8 @@
 import { decryptString, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
 import { z } from 'zod';
-import { forbidden, notFound } from '../http/api-error.ts';
+import { errorKind } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { errorResponse, uuid } from '../http/schemas.ts';
+import { uuid } from '../http/schemas.ts';
 import type { ApiContext } from '../context.ts';
 import { agentMarkDead, claimForAgent, type AgentClaimedDelivery } from './webhook-deliveries-agent-sql.ts';
 import { decryptFailures, webhookKey } from './webhooks-key.ts';
@@ -10,6 +10,8 @@ import { pendingDeliverySchema } from './webhooks-schemas.ts';
 import { findSubscriptionSecrets } from './webhooks-sql.ts';
 
 const CLAIM_LIMIT = 10;
+const agentPakMismatch = errorKind(403, 'agent_pak_mismatch', 'Must be the agent or an admin');
+const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 
 type Pending = z.output<typeof pendingDeliverySchema>;
 type SecretField = 'url' | 'auth_header' | 'signing_secret' | 'previous_signing_secret';
@@ -129,17 +131,14 @@ export const webhookAgentRoutes: AnyRoute[] = [
     tags: ['webhooks'],
     access: 'any',
     params: z.object({ agent_id: uuid() }),
-    responses: {
-      200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: pendingDeliverySchema.array() },
-      403: { description: 'agent_pak_mismatch', schema: errorResponse },
-      404: { description: 'agent_not_found', schema: errorResponse },
-    },
+    responses: { 200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: pendingDeliverySchema.array() } },
+    errors: [agentPakMismatch, agentNotFound],
     async handler({ params, identity, ctx }) {
       const agentId = params.agent_id;
-      if (!identity.admin && identity.agent !== agentId) throw forbidden('agent_pak_mismatch', 'Must be the agent or an admin');
+      if (!identity.admin && identity.agent !== agentId) throw agentPakMismatch();
       const { rows } = await ctx.db.pool.query<{ status: string }>('SELECT status FROM agents WHERE id = $1 AND deleted_at IS NULL', [agentId]);
       const agent = rows[0];
-      if (!agent) throw notFound('agent_not_found', 'Agent not found');
+      if (!agent) throw agentNotFound();
       // Inactive agents get no work (DESIGN §4); their deliveries wait for an active agent.
       if (agent.status !== 'ACTIVE') return json(200, []);
       const claimed = await claimForAgent(ctx.db.pool, agentId, CLAIM_LIMIT);

@@ -1,8 +1,8 @@
 import { encrypt, generateSigningSecret } from '@brokkr/crypto';
-import { notFound } from '../http/api-error.ts';
+import { errorKind } from '../http/api-error.ts';
 import { jsonBody } from '../http/body.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { errorResponse, idParams } from '../http/schemas.ts';
+import { idParams } from '../http/schemas.ts';
 import type { ApiContext } from '../context.ts';
 import type { Identity } from '../auth/identity.ts';
 import { checkUpdateWebhook, parseCreateWebhook, parseUpdateWebhook } from './webhooks-input.ts';
@@ -12,8 +12,7 @@ import { filtersForStorage, webhookResponse } from './webhooks-serialize.ts';
 import { deleteSubscription, findSubscription, insertSubscription, listSubscriptions, updateSubscription, type SubscriptionChanges } from './webhooks-sql.ts';
 
 const tags = ['webhooks'];
-export const webhookNotFound = () => notFound('webhook_not_found', 'Webhook subscription not found');
-const errors = (description: string) => ({ description, schema: errorResponse });
+export const webhookNotFound = errorKind(404, 'webhook_not_found', 'Webhook subscription not found');
 
 function changesFrom(ctx: ApiContext, body: UpdateWebhookBody): SubscriptionChanges {
   const key = webhookKey(ctx);
@@ -58,11 +57,9 @@ export const webhookCrudRoutes: AnyRoute[] = [
     access: 'admin',
     bodyMode: 'raw',
     requestContent: { 'application/json': createWebhookBodySchema },
-    responses: {
-      201: { description: 'The subscription (enabled) and its signing secret', schema: createdWebhookSchema },
-      400: errors('url_required, invalid_url_scheme, invalid_webhook'),
-      422: errors('unsupported_field, invalid_request_body, invalid_webhook (out-of-range value)'),
-    },
+    responses: { 201: { description: 'The subscription (enabled) and its signing secret', schema: createdWebhookSchema } },
+    // The body is read raw and parsed here, in Brokkr's validation order (webhooks-input.ts).
+    errors: [jsonBody, parseCreateWebhook],
     async handler({ req, identity, ctx }) {
       const body = parseCreateWebhook(jsonBody(req, 'json'));
       const key = webhookKey(ctx);
@@ -90,7 +87,8 @@ export const webhookCrudRoutes: AnyRoute[] = [
     tags,
     access: 'admin',
     params: idParams,
-    responses: { 200: { description: 'The subscription', schema: webhookSchema }, 404: errors('webhook_not_found') },
+    responses: { 200: { description: 'The subscription', schema: webhookSchema } },
+    errors: [webhookNotFound],
     async handler({ params, ctx }) {
       const row = await findSubscription(ctx.db.pool, params.id);
       if (!row) throw webhookNotFound();
@@ -107,12 +105,8 @@ export const webhookCrudRoutes: AnyRoute[] = [
     params: idParams,
     bodyMode: 'raw',
     requestContent: { 'application/json': updateWebhookBodySchema },
-    responses: {
-      200: { description: 'The updated subscription', schema: webhookSchema },
-      400: errors('url_required, invalid_url_scheme, invalid_webhook'),
-      404: errors('webhook_not_found'),
-      422: errors('unsupported_field, invalid_request_body, invalid_webhook (out-of-range value)'),
-    },
+    responses: { 200: { description: 'The updated subscription', schema: webhookSchema } },
+    errors: [jsonBody, parseUpdateWebhook, webhookNotFound, checkUpdateWebhook],
     async handler({ params, req, identity, ctx }) {
       const body = parseUpdateWebhook(jsonBody(req, 'json'));
       if (!(await findSubscription(ctx.db.pool, params.id))) throw webhookNotFound();
@@ -131,7 +125,8 @@ export const webhookCrudRoutes: AnyRoute[] = [
     tags,
     access: 'admin',
     params: idParams,
-    responses: { 204: { description: 'Deleted' }, 404: errors('webhook_not_found') },
+    responses: { 204: { description: 'Deleted' } },
+    errors: [webhookNotFound],
     async handler({ params, identity, ctx }) {
       if (!(await deleteSubscription(ctx.db.pool, params.id))) throw webhookNotFound();
       await changed(ctx, identity, 'webhook.deleted', { id: params.id });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { decryptString, encrypt, generateSigningSecret, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
-import { ApiError, badRequest } from '../http/api-error.ts';
+import { ApiError, errorKind } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { errorResponse, idParams } from '../http/schemas.ts';
+import { idParams } from '../http/schemas.ts';
 import { EVENT_TYPES } from '@brokkr/contracts';
 import type { ApiContext } from '../context.ts';
 import { webhookNotFound } from './webhooks-crud.ts';
@@ -15,6 +15,8 @@ import { sendTestWebhook } from './webhooks-test-send.ts';
 const tags = ['webhooks'];
 /** How long the replaced secret keeps signing after a rotation. */
 const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
+/** Non-2xx (details.status_code, details.body), transport error, or an auth header that cannot be sent. */
+const webhookTestFailed = errorKind(400, 'webhook_test_failed', 'The test delivery failed');
 
 function open(ctx: ApiContext, field: string, data: Buffer | null): string | null {
   if (data === null) return null;
@@ -33,7 +35,7 @@ function testRequest(ctx: ApiContext, sub: SubscriptionSecrets) {
   const auth = open(ctx, 'auth_header', sub.auth_header_encrypted);
   // Stored before create/update checked it: report it like any failed send, never a 500.
   const authProblem = auth === null ? undefined : headerValueProblem(auth);
-  if (authProblem) throw badRequest('webhook_test_failed', `the stored auth_header cannot be sent (it ${authProblem}): set a new one with PUT /webhooks/{id}`);
+  if (authProblem) throw webhookTestFailed.with(`the stored auth_header cannot be sent (it ${authProblem}): set a new one with PUT /webhooks/{id}`);
   const secrets = [open(ctx, 'signing_secret', sub.signing_secret_encrypted), open(ctx, 'previous_signing_secret', sub.previous_signing_secret_encrypted)]
     .filter((s): s is string => s !== null);
   const event = {
@@ -70,11 +72,8 @@ export const webhookOpsRoutes: AnyRoute[] = [
     tags,
     access: 'admin',
     params: idParams,
-    responses: {
-      200: { description: 'The endpoint answered 2xx', schema: testResultSchema },
-      400: { description: '`webhook_test_failed`: non-2xx (details.status_code, details.body) or transport error', schema: errorResponse },
-      404: { description: 'webhook_not_found', schema: errorResponse },
-    },
+    responses: { 200: { description: 'The endpoint answered 2xx', schema: testResultSchema } },
+    errors: [webhookNotFound, webhookTestFailed],
     async handler({ params, ctx }) {
       const sub = await findSubscriptionSecrets(ctx.db.pool, params.id);
       if (!sub) throw webhookNotFound();
@@ -84,9 +83,9 @@ export const webhookOpsRoutes: AnyRoute[] = [
         timeoutMs: Math.max(1, sub.timeout_seconds) * 1000,
         allowPrivateNetworks: allowPrivateNetworks(ctx.config),
       });
-      if (result.kind === 'error') throw badRequest('webhook_test_failed', `request failed: ${result.message}`);
+      if (result.kind === 'error') throw webhookTestFailed.with(`request failed: ${result.message}`);
       if (result.status < 200 || result.status >= 300) {
-        throw badRequest('webhook_test_failed', `endpoint returned HTTP ${result.status}`, { status_code: result.status, body: result.body });
+        throw webhookTestFailed.with(`endpoint returned HTTP ${result.status}`, { status_code: result.status, body: result.body });
       }
       return json(200, { success: true, status_code: result.status, message: 'Test delivery successful' });
     },
@@ -100,7 +99,8 @@ export const webhookOpsRoutes: AnyRoute[] = [
     tags,
     access: 'admin',
     params: idParams,
-    responses: { 200: { description: 'The new secret', schema: rotatedSecretSchema }, 404: { description: 'webhook_not_found', schema: errorResponse } },
+    responses: { 200: { description: 'The new secret', schema: rotatedSecretSchema } },
+    errors: [webhookNotFound],
     async handler({ params, identity, ctx }) {
       const secret = generateSigningSecret();
       const row = await rotateSigningSecret(ctx.db.pool, params.id, encrypt(webhookKey(ctx), secret), ROTATION_GRACE_SECONDS);

@@ -1,5 +1,16 @@
 export { createTestDatabase, createEmptyDatabase, withDatabase, type TestDatabase } from './database.ts';
 export { startTestNats } from './nats.ts';
+export type { NatsHandle } from '@brokkr/infra';
+export { useTestInfra, type TestInfra, type TestInfraOptions } from './infra.ts';
+export {
+  startWebhookReceiver,
+  type ReceivedRequest,
+  type Reply,
+  type Responder,
+  type WaitForOptions,
+  type WebhookReceiver,
+} from './webhook-receiver.ts';
+export { TestClient, type AnyJson, type ClientResponse, type RequestOptions } from './client.ts';
 export { spawnService, type RunningService, type SpawnServiceOptions } from './service.ts';
 export { eventually } from './wait.ts';
 export { freePort } from '@brokkr/infra';

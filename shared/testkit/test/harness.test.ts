@@ -5,20 +5,14 @@ import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { startPostgres, startNats } from '@brokkr/infra';
-import { createTestDatabase, startTestNats, type TestDatabase } from '../src/index.ts';
+import { createTestDatabase, useTestInfra } from '../src/index.ts';
 
 describe('test harness', () => {
-  let db: TestDatabase;
-  before(async () => {
-    db = await createTestDatabase();
-  });
-  after(async () => {
-    await db?.drop();
-  });
+  const infra = useTestInfra({ nats: true });
 
   it('gives each file a migrated database of its own', async () => {
     const other = await createTestDatabase();
-    const a = new pg.Client({ connectionString: db.url });
+    const a = new pg.Client({ connectionString: infra.db.url });
     const b = new pg.Client({ connectionString: other.url });
     await Promise.all([a.connect(), b.connect()]);
     try {
@@ -34,14 +28,14 @@ describe('test harness', () => {
   });
 
   it('eight concurrent claimers with FOR UPDATE SKIP LOCKED take every row exactly once', async () => {
-    const setup = new pg.Client({ connectionString: db.url });
+    const setup = new pg.Client({ connectionString: infra.db.url });
     await setup.connect();
     await setup.query('CREATE TABLE jobs (id serial PRIMARY KEY, claimed_by int)');
     await setup.query('INSERT INTO jobs (claimed_by) SELECT NULL FROM generate_series(1, 2000)');
     await setup.end();
 
     const claimer = async (worker: number): Promise<number[]> => {
-      const c = new pg.Client({ connectionString: db.url });
+      const c = new pg.Client({ connectionString: infra.db.url });
       await c.connect();
       const mine: number[] = [];
       for (;;) {
@@ -65,8 +59,7 @@ describe('test harness', () => {
   });
 
   it('a JetStream message published twice with the same id is stored once', async () => {
-    const nats = await startTestNats();
-    const nc = await connect({ servers: nats.url });
+    const nc = await connect({ servers: infra.nats.url });
     try {
       const jsm = await jetstreamManager(nc);
       await jsm.streams.add({ name: 'HARNESS', subjects: ['harness.>'], duplicate_window: 120_000_000_000 });
@@ -78,7 +71,6 @@ describe('test harness', () => {
       expect((await jsm.streams.info('HARNESS')).state.messages).to.equal(1);
     } finally {
       await nc.close();
-      await nats.stop();
     }
   });
 

@@ -100,6 +100,7 @@ describe('OpenAPI document: responses of every operation', () => {
     expectError(find('post', '/generators'), 409, 'unique_violation');
     expectError(find('post', '/generators/{id}/register'), 409, 'already_registered');
     expectError(find('delete', '/agents/{id}/labels/{label}'), 400, 'invalid_input');
+    expectError(find('post', '/stacks/{id}/deployment-objects'), 503, 'yaml_validator_busy');
     expectError(find('post', '/webhooks'), 400, 'invalid_url_scheme');
     expectError(find('post', '/webhooks'), 422, 'unsupported_field');
     expectError(find('put', '/webhooks/{id}'), 404, 'webhook_not_found');

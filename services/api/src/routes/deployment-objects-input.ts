@@ -1,4 +1,4 @@
-import { ApiError } from '../http/api-error.ts';
+import { errorKind } from '../http/api-error.ts';
 import type { RawBody } from '../http/body.ts';
 import { decodeUtf8, isYamlContentType, YamlValidatorBusy, type YamlValidator } from '../yaml/index.ts';
 import { newDeploymentObjectSchema } from './deployment-objects-schemas.ts';
@@ -38,8 +38,10 @@ export async function readDeploymentObjectInput(
 }
 
 // Every worker busy and the queue full: the server is overloaded, the content may be fine.
+export const yamlValidatorBusy = errorKind(503, 'yaml_validator_busy', 'Too many deployment objects are being validated; retry later');
+
 function busyToApiError(err: unknown): never {
-  if (err instanceof YamlValidatorBusy) throw new ApiError(503, 'yaml_validator_busy', 'Too many deployment objects are being validated; retry later');
+  if (err instanceof YamlValidatorBusy) throw yamlValidatorBusy();
   throw err;
 }
 

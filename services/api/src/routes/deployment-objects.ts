@@ -4,7 +4,7 @@ import { defineRoute, json, type AnyRoute, type Reply } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import type { Identity } from '../auth/identity.ts';
 import { acceptsYaml } from '../yaml/index.ts';
-import { readDeploymentObjectInput } from './deployment-objects-input.ts';
+import { readDeploymentObjectInput, yamlValidatorBusy } from './deployment-objects-input.ts';
 import {
   deploymentObjectSchema,
   newDeploymentObjectQuery,
@@ -65,7 +65,7 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     bodyMode: 'raw',
     requestContent: yamlRequestContent,
     responses: { 201: { description: 'The deployment object', schema: deploymentObjectSchema } },
-    errors: [fetchOwnedStack, invalidDeploymentObject],
+    errors: [fetchOwnedStack, invalidDeploymentObject, yamlValidatorBusy],
     async handler({ params, query, raw, identity, ctx }) {
       // Parsed before the transaction (no connection held while parsing) but reported after
       // the 404/403 checks, which come first.

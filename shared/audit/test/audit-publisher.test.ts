@@ -3,9 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { connectBus, ensureStreams, STREAMS, type Bus } from '@brokkr/bus';
 import type { AuditRecord } from '@brokkr/contracts';
 import { createDb, type Db } from '@brokkr/db';
-import type { NatsHandle } from '@brokkr/infra';
 import { createLogger } from '@brokkr/logger';
-import { createTestDatabase, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { useTestInfra } from '@brokkr/testkit';
 import { createAuditPublisher, insertAuditRecords } from '../src/index.ts';
 
 const logger = createLogger({ service: 'audit-test', level: 'silent' });
@@ -24,23 +23,18 @@ async function rowsWithId(db: Db, id: string): Promise<number> {
 
 /** Publish, else insert — against a real nats-server with JetStream and a real PostgreSQL. */
 describe('@brokkr/audit', () => {
-  let database: TestDatabase;
+  const infra = useTestInfra({ nats: true });
   let db: Db;
-  let nats: NatsHandle;
   let bus: Bus;
 
   before(async () => {
-    database = await createTestDatabase();
-    db = createDb({ url: database.url });
-    nats = await startTestNats();
-    bus = await connectBus({ url: nats.url, name: 'audit-test', logger });
+    db = createDb({ url: infra.db.url });
+    bus = await connectBus({ url: infra.nats.url, name: 'audit-test', logger });
     await ensureStreams(bus.jsm);
   });
   after(async () => {
-    await bus.close().catch(() => undefined);
-    await nats.stop();
-    await db.close();
-    await database.drop();
+    await bus?.close().catch(() => undefined);
+    await db?.close();
   });
 
   it('publishes to BROKKR_AUDIT with the entry id as Nats-Msg-Id, and writes nothing itself', async () => {
@@ -55,7 +49,7 @@ describe('@brokkr/audit', () => {
   it('inserts the entry directly when NATS does not take it, and a second copy changes nothing', async () => {
     const entry = record('pak.rotated');
     let fallbacks = 0;
-    const down = await connectBus({ url: nats.url, name: 'audit-test-closed', logger });
+    const down = await connectBus({ url: infra.nats.url, name: 'audit-test-closed', logger });
     await down.close();
     await createAuditPublisher({ js: down.js, db: db.pool, logger, onFallback: () => fallbacks++ })(entry);
     expect(fallbacks).to.equal(1);

@@ -1,23 +1,21 @@
 import { expect } from 'chai';
 import { nanos } from '@nats-io/transport-node';
 import { createLogger } from '@brokkr/logger';
-import { startTestNats } from '@brokkr/testkit';
+import { useTestInfra } from '@brokkr/testkit';
 import { connectBus, ensureStreams, publishJson, STREAMS, SUBJECTS, type Bus } from '@brokkr/bus';
 
 const logger = createLogger({ service: 'bus-test', level: 'silent' });
 
 describe('@brokkr/bus streams', () => {
-  let nats: Awaited<ReturnType<typeof startTestNats>>;
+  const infra = useTestInfra({ db: false, nats: true });
   let bus: Bus;
 
   before(async () => {
-    nats = await startTestNats();
-    bus = await connectBus({ url: nats.url, name: 'bus-streams-test', logger });
+    bus = await connectBus({ url: infra.nats.url, name: 'bus-streams-test', logger });
   });
 
   after(async () => {
     await bus?.close();
-    await nats?.stop();
   });
 
   it('provisions both streams idempotently with an explicit duplicate window', async () => {
@@ -59,7 +57,7 @@ describe('@brokkr/bus streams', () => {
   });
 
   it('close() can be called more than once', async () => {
-    const extra = await connectBus({ url: nats.url, name: 'bus-close-test', logger });
+    const extra = await connectBus({ url: infra.nats.url, name: 'bus-close-test', logger });
     await Promise.all([extra.close(), extra.close()]);
     await extra.close();
     expect(extra.nc.isClosed()).to.equal(true);

@@ -3,7 +3,7 @@ import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentele
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { createLogger } from '@brokkr/logger';
-import { startTestNats } from '@brokkr/testkit';
+import { useTestInfra } from '@brokkr/testkit';
 import { connectBus, ensureStreams, extractTraceContext, publishJson, STREAMS, SUBJECTS, type Bus } from '@brokkr/bus';
 
 const logger = createLogger({ service: 'bus-test', level: 'silent' });
@@ -11,12 +11,11 @@ const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 /** Trace context travels in the stored message's headers, from the publisher to any consumer. */
 describe('@brokkr/bus trace propagation', () => {
-  let nats: Awaited<ReturnType<typeof startTestNats>>;
+  const infra = useTestInfra({ db: false, nats: true });
   let bus: Bus;
 
   before(async () => {
-    nats = await startTestNats();
-    bus = await connectBus({ url: nats.url, name: 'bus-trace-test', logger });
+    bus = await connectBus({ url: infra.nats.url, name: 'bus-trace-test', logger });
     await ensureStreams(bus.jsm);
   });
 
@@ -24,7 +23,6 @@ describe('@brokkr/bus trace propagation', () => {
     propagation.disable();
     context.disable();
     await bus?.close();
-    await nats?.stop();
   });
 
   const stored = (subject: string) => bus.jsm.streams.getMessage(STREAMS.events, { last_by_subj: subject });

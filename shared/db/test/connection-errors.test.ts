@@ -1,19 +1,12 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { isDatabaseUnavailable } from '@brokkr/db';
-import { createTestDatabase, freePort, type TestDatabase } from '@brokkr/testkit';
+import { freePort, useTestInfra } from '@brokkr/testkit';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
 describe('@brokkr/db isDatabaseUnavailable', () => {
-  let database: TestDatabase;
-
-  before(async () => {
-    database = await createTestDatabase();
-  });
-  after(async () => {
-    await database?.drop();
-  });
+  const infra = useTestInfra();
 
   it('recognises a server that is not listening (real ECONNREFUSED, also through localhost happy eyeballs)', async () => {
     const port = await freePort();
@@ -26,12 +19,12 @@ describe('@brokkr/db isDatabaseUnavailable', () => {
   });
 
   it('recognises a backend terminated by the administrator (57P01) and the dead client afterwards', async () => {
-    const victim = new pg.Client({ connectionString: database.url });
+    const victim = new pg.Client({ connectionString: infra.db.url });
     victim.on('error', () => undefined);
     await victim.connect();
     const pid = (await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const running = victim.query('SELECT pg_sleep(30)').then(() => undefined, (e: unknown) => e);
-    const admin = new pg.Client({ connectionString: database.url });
+    const admin = new pg.Client({ connectionString: infra.db.url });
     await admin.connect();
     try {
       // Wait until the sleep is really running, so the termination hits a statement in flight.

@@ -1,26 +1,24 @@
 import { expect } from 'chai';
 import { ConfigError } from '@brokkr/errors';
 import { createDb, ensureSchema, isUniqueViolation, pgErrorCode, PG_ERRORS, type Db } from '@brokkr/db';
-import { createTestDatabase, type TestDatabase } from '@brokkr/testkit';
+import { useTestInfra } from '@brokkr/testkit';
 
 describe('@brokkr/db createDb', () => {
-  let database: TestDatabase;
+  const infra = useTestInfra();
   let db: Db;
 
   before(async () => {
-    database = await createTestDatabase();
-    db = createDb({ url: database.url, poolSize: 4, applicationName: 'db-test' });
+    db = createDb({ url: infra.db.url, poolSize: 4, applicationName: 'db-test' });
     await db.query('CREATE TABLE db_test_items (id int PRIMARY KEY, label text NOT NULL)');
   });
 
   after(async () => {
     await db?.close();
-    await database?.drop();
   });
 
   it('runs parameterised queries on the pool', async () => {
     const { rows } = await db.query<{ sum: number; name: string }>('SELECT $1::int + $2::int AS sum, current_database() AS name', [40, 2]);
-    expect(rows).to.deep.equal([{ sum: 42, name: database.name }]);
+    expect(rows).to.deep.equal([{ sum: 42, name: infra.db.name }]);
   });
 
   it('returns bigint columns as numbers', async () => {
@@ -77,7 +75,7 @@ describe('@brokkr/db createDb', () => {
   });
 
   it('closes safely more than once', async () => {
-    const extra = createDb({ url: database.url, poolSize: 1 });
+    const extra = createDb({ url: infra.db.url, poolSize: 1 });
     await extra.query('SELECT 1');
     await extra.close();
     await extra.close();
@@ -86,19 +84,17 @@ describe('@brokkr/db createDb', () => {
 });
 
 describe('@brokkr/db schema option', () => {
-  let database: TestDatabase;
+  const infra = useTestInfra();
   let db: Db;
 
   before(async () => {
-    database = await createTestDatabase();
-    db = createDb({ url: database.url, schema: 'tenant_a', poolSize: 2 });
+    db = createDb({ url: infra.db.url, schema: 'tenant_a', poolSize: 2 });
     await ensureSchema(db);
     await ensureSchema(db);
   });
 
   after(async () => {
     await db?.close();
-    await database?.drop();
   });
 
   it('puts the tenant schema first on the search_path of every pooled connection', async () => {
@@ -117,7 +113,7 @@ describe('@brokkr/db schema option', () => {
 
   it('refuses a schema name that is not a plain identifier', () => {
     for (const bad of ['Tenant', 'a-b', 'x"; DROP SCHEMA public; --', '1abc', '']) {
-      expect(() => createDb({ url: database.url, schema: bad }), bad).to.throw(ConfigError, /schema name/);
+      expect(() => createDb({ url: infra.db.url, schema: bad }), bad).to.throw(ConfigError, /schema name/);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '@brokkr/testkit';
+import { useTestInfra } from '@brokkr/testkit';
 import { migrateLatest } from '../src/index.ts';
 
 const CONTRACT_TABLES = [
@@ -41,7 +41,7 @@ async function tablesIn(client: pg.Pool, schema: string): Promise<string[]> {
 }
 
 describe('migrations', () => {
-  let db: TestDatabase;
+  const infra = useTestInfra();
   let pool: pg.Pool;
 
   async function one<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R> {
@@ -67,14 +67,12 @@ describe('migrations', () => {
       )
     ).rows;
 
-  before(async () => {
-    db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  before(() => {
+    pool = new pg.Pool({ connectionString: infra.db.url, max: 4 });
   });
 
   after(async () => {
     await pool?.end();
-    await db?.drop();
   });
 
   it('creates every table of the contract plus the outbox', async () => {
@@ -201,32 +199,30 @@ describe('migrations', () => {
 });
 
 describe('migrateLatest', () => {
-  let db: TestDatabase;
+  const infra = useTestInfra({ db: 'empty', each: true });
   let pool: pg.Pool;
 
-  beforeEach(async () => {
-    db = await createEmptyDatabase();
-    pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  beforeEach(() => {
+    pool = new pg.Pool({ connectionString: infra.db.url, max: 2 });
   });
 
   afterEach(async () => {
     await pool?.end();
-    await db?.drop();
   });
 
   it('applies every migration to an empty database once, then nothing', async () => {
-    const first = await migrateLatest({ url: db.url });
+    const first = await migrateLatest({ url: infra.db.url });
     expect(first).to.have.length.greaterThan(0);
     expect(first).to.deep.equal([...first].sort());
-    expect(await migrateLatest({ url: db.url })).to.deep.equal([]);
+    expect(await migrateLatest({ url: infra.db.url })).to.deep.equal([]);
     expect(await tablesIn(pool, 'public')).to.include.members(ALL_TABLES);
   });
 
   it('creates the tables in a named schema, whose triggers stay inside it', async () => {
-    await migrateLatest({ url: db.url, schema: 'tenant_a' });
+    await migrateLatest({ url: infra.db.url, schema: 'tenant_a' });
     expect(await tablesIn(pool, 'tenant_a')).to.include.members(ALL_TABLES);
     expect(await tablesIn(pool, 'public')).to.not.include('stacks');
-    expect(await migrateLatest({ url: db.url, schema: 'tenant_a' })).to.deep.equal([]);
+    expect(await migrateLatest({ url: infra.db.url, schema: 'tenant_a' })).to.deep.equal([]);
 
     // Fired from a session whose search_path does not name the tenant.
     const { rows } = await pool.query<{ count: number }>(`

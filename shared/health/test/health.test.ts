@@ -3,15 +3,14 @@ import { createDb, type Db } from '@brokkr/db';
 import { connectBus, type Bus } from '@brokkr/bus';
 import { createLogger } from '@brokkr/logger';
 import { createMetricsRegistry, metricsFor } from '@brokkr/telemetry';
-import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { natsCheck, pgCheck, runChecks, startHealthServer, type HealthServer } from '@brokkr/health';
 
 const logger = createLogger({ service: 'health-test', level: 'silent' });
 
 describe('@brokkr/health', () => {
-  let database: TestDatabase;
+  const infra = useTestInfra({ nats: true });
   let db: Db;
-  let nats: Awaited<ReturnType<typeof startTestNats>>;
   let bus: Bus;
   let server: HealthServer;
   let shuttingDown = false;
@@ -21,10 +20,8 @@ describe('@brokkr/health', () => {
   const get = (path: string, init?: RequestInit) => fetch(`http://127.0.0.1:${server.port}${path}`, init);
 
   before(async () => {
-    database = await createTestDatabase();
-    db = createDb({ url: database.url, poolSize: 2 });
-    nats = await startTestNats();
-    bus = await connectBus({ url: nats.url, name: 'health-test', logger, drainTimeoutMs: 500 });
+    db = createDb({ url: infra.db.url, poolSize: 2 });
+    bus = await connectBus({ url: infra.nats.url, name: 'health-test', logger, drainTimeoutMs: 500 });
     server = await startHealthServer({
       port: 0,
       host: '127.0.0.1',
@@ -39,9 +36,7 @@ describe('@brokkr/health', () => {
   after(async () => {
     await server?.close();
     await bus?.close();
-    await nats?.stop();
     await db?.close();
-    await database?.drop();
   });
 
   it('reports the port it picked', () => {
@@ -100,7 +95,7 @@ describe('@brokkr/health', () => {
 
   // Last: it takes NATS away for the rest of the file.
   it('answers 503 naming NATS once the NATS server is gone', async () => {
-    await nats.stop();
+    await infra.nats.stop();
     const body = await eventually(
       async () => {
         const res = await get('/readyz');

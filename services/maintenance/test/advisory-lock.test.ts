@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import type { NatsHandle } from '@brokkr/infra';
-import { createTestDatabase, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { useTestInfra } from '@brokkr/testkit';
 import { deliveryLeasesTask, type Maintenance, type MaintenanceTask } from '../src/index.ts';
 import { createReplica, insertDelivery, insertSubscription, manual, metricValue, type Replica } from './support.ts';
 
@@ -25,23 +24,18 @@ function gatedTask(name: string) {
 }
 
 describe('maintenance advisory locks', () => {
-  let database: TestDatabase;
-  let nats: NatsHandle;
+  const infra = useTestInfra({ nats: true });
   let replicas: Replica[];
   let instances: Maintenance[];
 
   before(async () => {
-    database = await createTestDatabase();
-    nats = await startTestNats();
     // Two replicas: separate pools and NATS connections, as two processes would have.
-    replicas = [await createReplica(database.url, nats.url), await createReplica(database.url, nats.url)];
+    replicas = [await createReplica(infra.db.url, infra.nats.url), await createReplica(infra.db.url, infra.nats.url)];
     instances = [await manual(replicas[0]!), await manual(replicas[1]!)];
   });
   after(async () => {
     for (const m of instances ?? []) await m.stop();
     for (const r of replicas ?? []) await r.close();
-    await nats?.stop();
-    await database?.drop();
   });
 
   it('lets only one replica run a task while the other skips the tick', async () => {

@@ -3,23 +3,22 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { publishCore, SUBJECTS } from '@brokkr/bus';
-import type { NatsHandle } from '@brokkr/infra';
-import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { flattenConfig } from '@brokkr/config';
-import { startMaintenance, workOrdersTask, type Maintenance } from '../src/index.ts';
+import { startMaintenance, workOrdersTask, type Maintenance, type MaintenanceTask } from '../src/index.ts';
 import { createReplica, metricValue, type Replica } from './support.ts';
 
 const AUDIT = 'BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS';
 
+/** A task on a fixed 1 s timer: its ticks show that a second has passed on the scheduler's clock. */
+const probeTask: MaintenanceTask = { name: 'probe', intervalSeconds: () => 1, run: async () => 0 };
+
 describe('maintenance configuration reload', () => {
-  let database: TestDatabase;
-  let nats: NatsHandle;
+  const infra = useTestInfra({ nats: true });
   let dir: string;
   const open: { replica: Replica; maintenance?: Maintenance }[] = [];
 
   before(async () => {
-    database = await createTestDatabase();
-    nats = await startTestNats();
     dir = await mkdtemp(path.join(os.tmpdir(), 'brokkr-config-'));
   });
   afterEach(async () => {
@@ -29,20 +28,19 @@ describe('maintenance configuration reload', () => {
     }
   });
   after(async () => {
-    await nats?.stop();
-    await database?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  async function start(file: string, env: Record<string, string> = {}) {
-    const replica = await createReplica(database.url, nats.url, { BROKKR_CONFIG_FILE: file, BROKKR_CONFIG_WATCHER_DEBOUNCE_SECONDS: '0', ...env });
+  async function start(file: string, env: Record<string, string> = {}, tasks: MaintenanceTask[] = [workOrdersTask]) {
+    const replica = await createReplica(infra.db.url, infra.nats.url, { BROKKR_CONFIG_FILE: file, BROKKR_CONFIG_WATCHER_DEBOUNCE_SECONDS: '0', ...env });
     const entry: { replica: Replica; maintenance?: Maintenance } = { replica };
     open.push(entry);
-    entry.maintenance = await startMaintenance(replica.ctx, { tasks: [workOrdersTask], env, initialJitterMs: 0 });
+    entry.maintenance = await startMaintenance(replica.ctx, { tasks, env, initialJitterMs: 0 });
     return { replica, maintenance: entry.maintenance };
   }
   const gauge = (replica: Replica, key: string) => metricValue(replica.metrics, 'brokkr_maintenance_setting', { key });
   const interval = (replica: Replica, task: string) => metricValue(replica.metrics, 'brokkr_maintenance_interval_seconds', { task });
+  const runs = (replica: Replica, task: string) => metricValue(replica.metrics, 'brokkr_maintenance_runs_total', { task, outcome: 'ok' });
 
   it('maps Brokkr TOML sections to BROKKR__SECTION__KEY names', () => {
     expect(flattenConfig({ log: { level: 'warn' }, broker: { audit_log_retention_days: 30 }, cors: { allowed_origins: ['a', 'b'] } })).to.deep.equal({
@@ -66,20 +64,25 @@ describe('maintenance configuration reload', () => {
   it('re-reads the file when it changes and applies intervals, retentions and the log level at once', async () => {
     const file = path.join(dir, 'watched.toml');
     await writeFile(file, '[maintenance]\nwork_order_interval_seconds = 1\n');
-    const { replica } = await start(file);
+    const { replica } = await start(file, {}, [workOrdersTask, probeTask]);
     // The timers really run: the task ticks every second.
-    await eventually(async () => (await metricValue(replica.metrics, 'brokkr_maintenance_runs_total', { task: 'work-orders', outcome: 'ok' })) >= 2, {
-      what: 'two scheduled ticks',
-    });
+    await eventually(async () => (await runs(replica, 'work-orders')) >= 2, { what: 'two scheduled ticks' });
     await writeFile(file, '[log]\nlevel = "error"\n[broker]\naudit_log_retention_days = 7\n[maintenance]\nwork_order_interval_seconds = 600\n');
     await eventually(async () => (await interval(replica, 'work-orders')) === 600, { what: 'the new interval' });
     expect(await gauge(replica, AUDIT)).to.equal(7);
     expect(replica.ctx.logger.level).to.equal('error');
     expect(await metricValue(replica.metrics, 'brokkr_maintenance_config_reloads_total', { trigger: 'file', outcome: 'ok' })).to.be.greaterThan(0);
-    // With a 10-minute interval, no further tick comes.
-    const runs = await metricValue(replica.metrics, 'brokkr_maintenance_runs_total', { task: 'work-orders', outcome: 'ok' });
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await metricValue(replica.metrics, 'brokkr_maintenance_runs_total', { task: 'work-orders', outcome: 'ok' })).to.equal(runs);
+    // With a 10-minute interval, no further tick comes. The probe's 1 s timer is the clock: once it
+    // has ticked (a work-orders tick in flight at the change has ended by then) and then three times
+    // more (two whole periods), a work-orders timer still on 1 s would have fired at least once.
+    const probeTicks = async (more: number) => {
+      const target = (await runs(replica, 'probe')) + more;
+      await eventually(async () => (await runs(replica, 'probe')) >= target, { what: `${more} more probe tick(s)` });
+    };
+    await probeTicks(1);
+    const workOrderRuns = await runs(replica, 'work-orders');
+    await probeTicks(3);
+    expect(await runs(replica, 'work-orders')).to.equal(workOrderRuns);
   });
 
   it('re-reads on a brokkr.config.reload broadcast (every replica) and keeps its settings when the file is invalid', async () => {

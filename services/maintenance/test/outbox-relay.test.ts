@@ -1,12 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { publishJson, STREAMS } from '@brokkr/bus';
-import type { NatsHandle } from '@brokkr/infra';
-import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { outboxRelayTask, type Maintenance } from '../src/index.ts';
 import { createReplica, manual, type Replica } from './support.ts';
 
@@ -15,27 +11,19 @@ function event(type = 'stack.created') {
 }
 
 describe('outbox relay', () => {
-  let database: TestDatabase;
-  let storeDir: string;
-  let nats: NatsHandle;
+  const infra = useTestInfra({ nats: true });
   let replica: Replica;
   let maintenance: Maintenance;
   let jsm: JetStreamManager;
 
   before(async () => {
-    database = await createTestDatabase();
-    storeDir = await mkdtemp(path.join(os.tmpdir(), 'brokkr-relay-nats-'));
-    nats = await startTestNats({ storeDir });
-    replica = await createReplica(database.url, nats.url);
+    replica = await createReplica(infra.db.url, infra.nats.url);
     maintenance = await manual(replica, { BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS: '5', BROKKR__MAINTENANCE__BATCH_SIZE: '7' });
     jsm = await jetstreamManager(replica.bus.nc);
   });
   after(async () => {
     await maintenance?.stop();
     await replica?.close();
-    await nats?.stop();
-    await database?.drop();
-    if (storeDir) await rm(storeDir, { recursive: true, force: true });
   });
 
   /** Rows committed by an api that then crashed before publishing: `age` old, unpublished. */
@@ -101,14 +89,14 @@ describe('outbox relay', () => {
   it('fills the gap once NATS is back after a restart', async () => {
     const before = await streamCount();
     const early = await insertUnpublished(3);
-    await nats.stop();
+    await infra.nats.stop();
     const during = await insertUnpublished(4);
 
     const down = await maintenance.tick(outboxRelayTask);
     expect(down.rows).to.equal(0);
     expect(await unpublished()).to.equal(7);
 
-    nats = await startTestNats({ port: nats.port, storeDir });
+    await infra.restartNats();
     await eventually(
       async () => {
         await maintenance.tick(outboxRelayTask);

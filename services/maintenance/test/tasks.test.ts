@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import type { Msg } from '@brokkr/bus';
-import type { NatsHandle } from '@brokkr/infra';
 import { createMetricsRegistry } from '@brokkr/telemetry';
-import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import {
   agentEventsRetentionTask,
   auditRetentionTask,
@@ -18,16 +17,13 @@ import {
 import { createReplica, insertDelivery, insertSubscription, manual, metricValue, seedAgentAndObject, statusOf, type Replica } from './support.ts';
 
 describe('maintenance tasks', () => {
-  let database: TestDatabase;
-  let nats: NatsHandle;
+  const infra = useTestInfra({ nats: true });
   let replica: Replica;
   let maintenance: Maintenance;
   let seed: Awaited<ReturnType<typeof seedAgentAndObject>>;
 
   before(async () => {
-    database = await createTestDatabase();
-    nats = await startTestNats();
-    replica = await createReplica(database.url, nats.url);
+    replica = await createReplica(infra.db.url, infra.nats.url);
     // A small batch so that every statement has to repeat within one tick.
     maintenance = await manual(replica, { BROKKR__MAINTENANCE__BATCH_SIZE: '2' });
     seed = await seedAgentAndObject(replica.db);
@@ -35,8 +31,6 @@ describe('maintenance tasks', () => {
   after(async () => {
     await maintenance?.stop();
     await replica?.close();
-    await nats?.stop();
-    await database?.drop();
   });
 
   const sql = (text: string, values?: unknown[]) => replica.db.query(text, values);

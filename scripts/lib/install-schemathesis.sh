@@ -12,7 +12,19 @@ if [ -x "$venv/bin/st" ] && [ -f "$stamp" ]; then
   echo "$venv/bin/st"
   exit 0
 fi
-command -v python3 >/dev/null 2>&1 || { echo "schemathesis needs python3 (>= 3.9) with venv and pip" >&2; exit 1; }
+# A bare Debian machine may lack python3 or its venv module (python3-venv): install them like
+# the other test prerequisites, with apt.
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "[brokkr] installing python3 and python3-venv with apt-get (for schemathesis)" >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv >&2 || {
+      $sudo apt-get update -q >&2
+      $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv >&2
+    }
+  fi
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || { echo "schemathesis needs python3 (>= 3.9) with venv and pip" >&2; exit 1; }
+fi
 mkdir -p "$cache"
 # Two test runs installing at once would share one half-built venv.
 if command -v flock >/dev/null 2>&1; then

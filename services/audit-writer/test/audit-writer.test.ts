@@ -4,8 +4,7 @@ import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureStreams, SUBJECTS } from '@brokkr/bus';
-import type { NatsHandle } from '@brokkr/infra';
-import { createTestDatabase, eventually, freePort, spawnService, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { eventually, freePort, spawnService, useTestInfra } from '@brokkr/testkit';
 
 function entry(i: number) {
   return {
@@ -21,23 +20,18 @@ function entry(i: number) {
 }
 
 describe('audit-writer', () => {
-  let db: TestDatabase;
-  let nats: NatsHandle;
+  const infra = useTestInfra({ nats: true });
   let nc: NatsConnection;
   let pool: pg.Pool;
 
   before(async () => {
-    db = await createTestDatabase();
-    nats = await startTestNats();
-    nc = await connect({ servers: nats.url });
+    nc = await connect({ servers: infra.nats.url });
     await ensureStreams(await jetstreamManager(nc));
-    pool = new pg.Pool({ connectionString: db.url });
+    pool = new pg.Pool({ connectionString: infra.db.url });
   });
   after(async () => {
     await pool?.end();
     await nc?.close();
-    await nats?.stop();
-    await db?.drop();
   });
 
   const count = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_logs')).rows[0]?.n ?? 0;
@@ -45,7 +39,7 @@ describe('audit-writer', () => {
     const port = await freePort();
     return spawnService({
       service: 'audit-writer',
-      env: { BROKKR__DATABASE__URL: db.url, BROKKR__NATS__URL: nats.url, BROKKR__HEALTH__PORT: String(port), BROKKR__AUDIT__BATCH_SIZE: '50' },
+      env: { BROKKR__DATABASE__URL: infra.db.url, BROKKR__NATS__URL: infra.nats.url, BROKKR__HEALTH__PORT: String(port), BROKKR__AUDIT__BATCH_SIZE: '50' },
       readyUrl: `http://127.0.0.1:${port}/readyz`,
     });
   };

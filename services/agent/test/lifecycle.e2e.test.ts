@@ -1,20 +1,20 @@
 import { expect } from 'chai';
-import { eventually, startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
+import { eventually, startKubeApiServer, useTestInfra, type AnyJson, type KubeApiServer } from '@brokkr/testkit';
 import { runAgentToExit, spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import { createStack, deploy, mintPak, registerAgent, startBroker, target, type Broker } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
-import type { AnyJson } from './support/json.ts';
 import { configMap } from './support/manifests.ts';
 
 /** Start-up checks, the INACTIVE gate, the agent's own HTTP endpoints and a clean SIGTERM. */
 describe('agent lifecycle (end to end)', function () {
   this.timeout(120_000);
+  const infra = useTestInfra({ nats: true });
   let broker: Broker;
   let kube: KubeApiServer;
   let kubectl: Kubectl;
 
   before(async () => {
-    [broker, kube] = await Promise.all([startBroker(), startKubeApiServer()]);
+    [broker, kube] = await Promise.all([startBroker(infra), startKubeApiServer()]);
     kubectl = new Kubectl(kube);
   });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { eventually, startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
+import { eventually, startKubeApiServer, useTestInfra, type KubeApiServer } from '@brokkr/testkit';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import {
   agentEvents,
@@ -21,6 +21,7 @@ import { configMap, crd, deployment, namespace, stream, widget } from './support
  */
 describe('agent reconciliation (end to end)', function () {
   this.timeout(180_000);
+  const infra = useTestInfra({ nats: true });
   let broker: Broker;
   let kube: KubeApiServer;
   let kubectl: Kubectl;
@@ -42,7 +43,7 @@ describe('agent reconciliation (end to end)', function () {
   }
 
   before(async () => {
-    [broker, kube] = await Promise.all([startBroker(), startKubeApiServer()]);
+    [broker, kube] = await Promise.all([startBroker(infra), startKubeApiServer()]);
     kubectl = new Kubectl(kube);
     agent = await registerAgent(broker.admin);
     await startAgentProcess();

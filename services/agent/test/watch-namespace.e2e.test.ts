@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { repoRoot } from '@brokkr/infra';
-import { eventually, startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
+import { eventually, startKubeApiServer, useTestInfra, type KubeApiServer } from '@brokkr/testkit';
 import { parseManifests } from '../src/index.ts';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import { agentEvents, createStack, deploy, registerAgent, startBroker, target, type Broker, type DeploymentObject, type RegisteredAgent } from './support/broker.ts';
@@ -16,6 +16,7 @@ import { configMap, stream } from './support/manifests.ts';
  */
 describe('agent with WATCH_NAMESPACE under the namespaced RBAC (end to end)', function () {
   this.timeout(120_000);
+  const infra = useTestInfra({ nats: true });
   let broker: Broker;
   let kube: KubeApiServer;
   let kubectl: Kubectl;
@@ -37,7 +38,7 @@ describe('agent with WATCH_NAMESPACE under the namespaced RBAC (end to end)', fu
   }
 
   before(async () => {
-    [broker, kube] = await Promise.all([startBroker(), startKubeApiServer()]);
+    [broker, kube] = await Promise.all([startBroker(infra), startKubeApiServer()]);
     kubectl = new Kubectl(kube);
     for (const file of ['00-namespace.yaml', '10-serviceaccount.yaml', 'namespaced/00-watched-namespace.yaml', 'namespaced/30-rbac-namespace.yaml']) {
       await applyManifest(file);

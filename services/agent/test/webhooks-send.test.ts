@@ -1,36 +1,8 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Agent } from 'undici';
+import { startWebhookReceiver, type WebhookReceiver } from '@brokkr/testkit';
 import { sendDelivery } from '../src/webhooks/send.ts';
 import type { PendingWebhookDelivery } from '../src/webhooks/types.ts';
-
-interface Hit {
-  method: string | undefined;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A real receiver on loopback; `answer` decides the response per request. */
-async function startReceiver(answer: (res: ServerResponse, hit: Hit) => void) {
-  const hits: Hit[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const hit = { method: req.method, headers: req.headers, body };
-      hits.push(hit);
-      answer(res, hit);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    hits,
-    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
 
 const delivery = (url: string, extra: Partial<PendingWebhookDelivery> = {}): PendingWebhookDelivery => ({
   id: '0b9f3c5e-1111-4222-8333-444455556666',
@@ -50,26 +22,25 @@ describe('agent webhook sender', function () {
   this.timeout(30_000);
   const dispatcher = new Agent({ keepAliveTimeout: 1000 });
   const send = (d: PendingWebhookDelivery, signal = new AbortController().signal) => sendDelivery(d, { dispatcher, signal, userAgent: 'brokkr-agent/test' });
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let reply: (res: ServerResponse, hit: Hit) => void;
+  let receiver: WebhookReceiver;
 
   before(async () => {
-    receiver = await startReceiver((res, hit) => reply(res, hit));
+    receiver = await startWebhookReceiver();
   });
   after(async () => {
     await receiver.close();
     await dispatcher.close();
   });
   beforeEach(() => {
-    reply = (res) => res.writeHead(204).end();
+    receiver.respond = () => ({ status: 204 });
   });
 
   it('POSTs the payload verbatim with Brokkr headers, Authorization and the broker-signed headers', async () => {
     const signed = { 'webhook-id': 'e1', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abc', 'content-type': 'text/evil', other: 'x' };
-    const result = await send(delivery(receiver.url(), { auth_header: 'Bearer s3cret', webhook_headers: signed }));
+    const result = await send(delivery(receiver.url, { auth_header: 'Bearer s3cret', webhook_headers: signed }));
     expect(result.outcome).to.equal('success');
     expect(result.outcome !== 'skipped' && result.report).to.deep.include({ success: true, status_code: 204 });
-    const hit = receiver.hits.at(-1)!;
+    const hit = receiver.requests.at(-1)!;
     expect(hit.method).to.equal('POST');
     expect(hit.body).to.equal(delivery('').payload);
     expect(hit.headers).to.include({
@@ -86,15 +57,15 @@ describe('agent webhook sender', function () {
   });
 
   it('sends no Authorization or signature headers when there are none (Brokkr broker)', async () => {
-    await send(delivery(receiver.url()));
-    const hit = receiver.hits.at(-1)!;
+    await send(delivery(receiver.url));
+    const hit = receiver.requests.at(-1)!;
     expect(hit.headers.authorization).to.equal(undefined);
     expect(hit.headers['webhook-signature']).to.equal(undefined);
   });
 
   it('reports a non-2xx answer as HTTP <code>: <first 500 characters of the body>', async () => {
-    reply = (res) => res.writeHead(503).end('é'.repeat(3000));
-    const result = await send(delivery(receiver.url()));
+    receiver.respond = () => ({ status: 503, body: 'é'.repeat(3000) });
+    const result = await send(delivery(receiver.url));
     expect(result.outcome).to.equal('failure');
     if (result.outcome === 'skipped') throw new Error('unexpected');
     expect(result.report).to.include({ success: false, status_code: 503 });
@@ -103,17 +74,19 @@ describe('agent webhook sender', function () {
   });
 
   it('does not follow redirects', async () => {
-    reply = (res, hit) => (hit.headers['x-redirected'] ? res.writeHead(200).end() : res.writeHead(307, { location: receiver.url('/elsewhere') }).end());
-    const before = receiver.hits.length;
-    const result = await send(delivery(receiver.url()));
+    receiver.respond = (req) => (req.path === '/elsewhere' ? { status: 200 } : { status: 307, headers: { location: receiver.urlFor('/elsewhere') } });
+    const before = receiver.requests.length;
+    const result = await send(delivery(receiver.url));
     expect(result.outcome).to.equal('failure');
     expect(result.outcome !== 'skipped' && result.report.status_code).to.equal(307);
-    expect(receiver.hits.length).to.equal(before + 1);
+    // A redirect would have been followed before sendDelivery returned.
+    expect(receiver.requests.length).to.equal(before + 1);
+    expect(receiver.received((r) => r.path === '/elsewhere')).to.have.length(0);
   });
 
   it('times out after timeout_seconds: "Request timed out"', async () => {
-    reply = () => undefined; // never answers
-    const result = await send(delivery(receiver.url(), { timeout_seconds: 1 }));
+    receiver.respond = () => ({ hang: true });
+    const result = await send(delivery(receiver.url, { timeout_seconds: 1 }));
     expect(result.outcome).to.equal('error');
     expect(result.outcome !== 'skipped' && result.report).to.deep.include({ success: false, error: 'Request timed out' });
     expect(result.outcome !== 'skipped' && result.report.status_code).to.equal(undefined);
@@ -129,10 +102,13 @@ describe('agent webhook sender', function () {
   });
 
   it('a POST cut off by the shutdown grace is skipped (nothing to report)', async () => {
-    reply = () => undefined;
+    receiver.respond = () => ({ hang: true });
     const stop = new AbortController();
-    const pending = send(delivery(receiver.url(), { timeout_seconds: 30 }), stop.signal);
-    setTimeout(() => stop.abort(), 200);
+    const id = 'cut-off-by-shutdown';
+    const pending = send(delivery(receiver.url, { timeout_seconds: 30, webhook_headers: { 'webhook-id': id } }), stop.signal);
+    // Cut it off once it is really in flight (the receiver has it), not after a guessed delay.
+    await receiver.waitFor(1, { where: (r) => r.webhookId === id, what: 'the POST in flight' });
+    stop.abort();
     expect(await pending).to.deep.equal({ outcome: 'skipped' });
   });
 });

@@ -1,45 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import { eventually, startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
+import {
+  eventually,
+  startKubeApiServer,
+  startWebhookReceiver,
+  useTestInfra,
+  type AnyJson,
+  type KubeApiServer,
+  type Reply,
+  type WebhookReceiver,
+} from '@brokkr/testkit';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import { createStack, registerAgent, startBroker, type Broker, type RegisteredAgent } from './support/broker.ts';
-import type { AnyJson } from './support/json.ts';
 
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 const WEBHOOK_ENV = { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
-
-interface Hit {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on loopback; each path answers its own status, optionally after a delay. */
-async function startReceiver() {
-  const hits: Hit[] = [];
-  const paths = new Map<string, { status: number; body: string; delayMs?: number }>();
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      hits.push({ path, headers: req.headers, body });
-      const answer = paths.get(path) ?? { status: 200, body: 'ok' };
-      setTimeout(() => res.writeHead(answer.status).end(answer.body), answer.delayMs ?? 0);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    hits,
-    paths,
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
 
 /**
  * Agent-delivered webhooks end to end: api (Postgres + NATS) → dispatcher (delivery rows with the
@@ -47,9 +23,12 @@ async function startReceiver() {
  */
 describe('agent-delivered webhooks (end to end)', function () {
   this.timeout(180_000);
+  const infra = useTestInfra({ nats: true });
   let hub: Broker;
   let kube: KubeApiServer;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
+  /** Each subscription gets its own path; a path answers what is set here, else 200 ok. */
+  const replies = new Map<string, Reply>();
   let labelled: RegisteredAgent;
   let plain: RegisteredAgent;
   let labelledProc: RunningAgentProcess;
@@ -58,7 +37,11 @@ describe('agent-delivered webhooks (end to end)', function () {
   const agentEnv = { env: { BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS: '1' } };
 
   before(async () => {
-    [hub, kube, receiver] = await Promise.all([startBroker({ env: WEBHOOK_ENV, dispatcher: true }), startKubeApiServer(), startReceiver()]);
+    [hub, kube, receiver] = await Promise.all([
+      startBroker(infra, { env: WEBHOOK_ENV, dispatcher: true }),
+      startKubeApiServer(),
+      startWebhookReceiver((req) => replies.get(req.path) ?? { status: 200, body: 'ok' }),
+    ]);
     [labelled, plain] = [await registerAgent(hub.admin), await registerAgent(hub.admin)];
     for (const [agent, labels] of [[labelled, [label, 'zone-a']], [plain, ['zone-a']]] as const) {
       for (const l of labels) expect((await hub.admin.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label: l })).status).to.equal(201);
@@ -77,7 +60,7 @@ describe('agent-delivered webhooks (end to end)', function () {
 
   async function subscribe(path: string, extra: Record<string, unknown> = {}) {
     const res = await hub.admin.post('/webhooks', {
-      name: path, url: receiver.url(path), auth_header: 'Bearer in-cluster', event_types: ['stack.created'], target_labels: [label, 'zone-a'], ...extra,
+      name: path, url: receiver.urlFor(path), auth_header: 'Bearer in-cluster', event_types: ['stack.created'], target_labels: [label, 'zone-a'], ...extra,
     });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body as { id: string; signing_secret: string };
@@ -94,7 +77,8 @@ describe('agent-delivered webhooks (end to end)', function () {
   it('delivers to the receiver with Brokkr headers and a signature that verifies with the subscription secret', async () => {
     const sub = await subscribe('/ok');
     const stackId = await createStack(hub.admin);
-    const hit = await eventually(() => receiver.hits.find((h) => h.path === '/ok' && h.body.includes(stackId)), { timeoutMs: 60_000, what: 'the POST' });
+    const hits = await receiver.waitFor(1, { where: (h) => h.path === '/ok' && h.body.includes(stackId), timeoutMs: 60_000, what: 'the POST' });
+    const hit = hits[0]!;
     const event = JSON.parse(hit.body);
     expect(event).to.include({ event_type: 'stack.created' });
     const [delivery] = await eventually(async () => {
@@ -118,7 +102,7 @@ describe('agent-delivered webhooks (end to end)', function () {
   });
 
   it('a receiver answering 503 leaves the delivery failed with the status in last_error, and it is retried later', async () => {
-    receiver.paths.set('/busy', { status: 503, body: 'busy' });
+    replies.set('/busy', { status: 503, body: 'busy' });
     const sub = await subscribe('/busy');
     await createStack(hub.admin);
     const failed = await eventually(async () => (await deliveries(sub.id)).find((d) => d.status === 'failed' && d.attempts === 1), {
@@ -128,8 +112,8 @@ describe('agent-delivered webhooks (end to end)', function () {
     expect(failed.last_error).to.equal('HTTP 503: busy');
     expect(failed.next_retry_at).to.be.a('string');
     // The broker offers it again after its backoff; this time the receiver is back.
-    await eventually(() => receiver.hits.filter((h) => h.path === '/busy').length >= 2, { timeoutMs: 60_000, what: 'a retry' });
-    receiver.paths.delete('/busy');
+    await receiver.waitFor(2, { where: (h) => h.path === '/busy', timeoutMs: 60_000, what: 'a retry' });
+    replies.delete('/busy');
     const done = await eventually(async () => (await deliveries(sub.id)).find((d) => d.status === 'success'), { timeoutMs: 60_000, what: 'success after retries' });
     expect(done.attempts).to.be.at.least(2);
     expect(await metrics(labelledProc)).to.match(/brokkr_agent_webhook_deliveries_total\{outcome="failure",service="agent"\} [1-9]/);
@@ -146,10 +130,10 @@ describe('agent-delivered webhooks (end to end)', function () {
   });
 
   it('on SIGTERM a POST in flight finishes and its result is reported before the agent exits', async () => {
-    receiver.paths.set('/slow', { status: 200, body: 'ok', delayMs: 2000 });
+    replies.set('/slow', { status: 200, body: 'ok', delayMs: 2000 });
     const sub = await subscribe('/slow');
     await createStack(hub.admin);
-    await eventually(() => receiver.hits.some((h) => h.path === '/slow'), { timeoutMs: 60_000, what: 'the slow POST to start' });
+    await receiver.waitFor(1, { where: (h) => h.path === '/slow', timeoutMs: 60_000, what: 'the slow POST to start' });
     expect(await labelledProc.stop()).to.equal(0);
     const [delivery] = await deliveries(sub.id);
     expect(delivery).to.include({ status: 'success', attempts: 1 });

@@ -1,39 +1,16 @@
-import type { AnyJson } from './json.ts';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { generatePak } from '@brokkr/pak';
-import { createTestDatabase, freePort, spawnService, startTestNats, type RunningService } from '@brokkr/testkit';
-
-/** A tiny JSON client for the broker's v1 API (never throws on a status). */
-export class Client {
-  constructor(
-    readonly url: string,
-    readonly pak: string,
-  ) {}
-
-  async call<T = AnyJson>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }> {
-    const res = await fetch(`${this.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.pak}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as T, headers: res.headers };
-  }
-
-  get = <T = AnyJson>(path: string) => this.call<T>('GET', path);
-  post = <T = AnyJson>(path: string, body?: unknown) => this.call<T>('POST', path, body ?? {});
-  put = <T = AnyJson>(path: string, body: unknown) => this.call<T>('PUT', path, body);
-  delete = <T = AnyJson>(path: string) => this.call<T>('DELETE', path);
-}
+import { freePort, spawnService, TestClient, type RunningService, type TestInfra } from '@brokkr/testkit';
 
 /** A PAK in Brokkr's format and the hash the broker stores. */
 export const mintPak = generatePak;
 
 export interface Broker {
   url: string;
-  admin: Client;
+  admin: TestClient;
   service: RunningService;
+  /** Stops the services; the database and NATS belong to the test's useTestInfra. */
   stop(): Promise<void>;
 }
 
@@ -44,19 +21,15 @@ export interface BrokerOptions {
   dispatcher?: boolean;
 }
 
-/** The real api service (and optionally the webhook-dispatcher) on a fresh database and NATS server. */
-export async function startBroker(options: BrokerOptions = {}): Promise<Broker> {
-  const database = await createTestDatabase();
-  const nats = await startTestNats();
+/** The real api service (and optionally the webhook-dispatcher) on the block's database and NATS server (`useTestInfra({ nats: true })`). */
+export async function startBroker(infra: Pick<TestInfra, 'db' | 'nats'>, options: BrokerOptions = {}): Promise<Broker> {
   const { pak, hash } = mintPak();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const common = { BROKKR__DATABASE__URL: database.url, BROKKR__NATS__URL: nats.url, ...options.env };
+  const common = { BROKKR__DATABASE__URL: infra.db.url, BROKKR__NATS__URL: infra.nats.url, ...options.env };
   const services: RunningService[] = [];
   const stop = async () => {
     await Promise.allSettled(services.map((s) => s.stop()));
-    await database.drop();
-    await nats.stop();
   };
   try {
     services.push(
@@ -86,7 +59,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     await stop();
     throw err;
   }
-  return { url, admin: new Client(url, pak), service: services[0]!, stop };
+  return { url, admin: new TestClient(url, pak), service: services[0]!, stop };
 }
 
 export interface RegisteredAgent {
@@ -94,10 +67,10 @@ export interface RegisteredAgent {
   name: string;
   clusterName: string;
   pak: string;
-  client: Client;
+  client: TestClient;
 }
 
-export async function adminGeneratorId(admin: Client): Promise<string> {
+export async function adminGeneratorId(admin: TestClient): Promise<string> {
   const res = await admin.get<{ id: string; name: string }[]>('/generators');
   const found = res.body.find((g) => g.name === 'admin-generator');
   if (!found) throw new Error(`admin-generator missing: ${JSON.stringify(res.body)}`);
@@ -105,22 +78,22 @@ export async function adminGeneratorId(admin: Client): Promise<string> {
 }
 
 /** An agent registered with the admin generator, ACTIVE unless told otherwise. */
-export async function registerAgent(admin: Client, options: { active?: boolean; name?: string } = {}): Promise<RegisteredAgent> {
+export async function registerAgent(admin: TestClient, options: { active?: boolean; name?: string } = {}): Promise<RegisteredAgent> {
   const name = options.name ?? `agent-${randomBytes(3).toString('hex')}`;
   const res = await admin.post('/agents', { name, cluster_name: 'test-cluster', generator_ids: [await adminGeneratorId(admin)] });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   const id = res.body.agent.id as string;
   if (options.active ?? true) expect((await admin.put(`/agents/${id}`, { status: 'ACTIVE' })).status).to.equal(200);
-  return { id, name, clusterName: 'test-cluster', pak: res.body.initial_pak, client: new Client(admin.url, res.body.initial_pak) };
+  return { id, name, clusterName: 'test-cluster', pak: res.body.initial_pak, client: admin.as(res.body.initial_pak) };
 }
 
-export async function createStack(admin: Client, name = `stack-${randomBytes(3).toString('hex')}`): Promise<string> {
+export async function createStack(admin: TestClient, name = `stack-${randomBytes(3).toString('hex')}`): Promise<string> {
   const res = await admin.post('/stacks', { name, generator_id: await adminGeneratorId(admin) });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   return res.body.id;
 }
 
-export async function target(admin: Client, agentId: string, stackId: string): Promise<void> {
+export async function target(admin: TestClient, agentId: string, stackId: string): Promise<void> {
   const res = await admin.post(`/agents/${agentId}/targets`, { agent_id: agentId, stack_id: stackId });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
 }
@@ -132,7 +105,7 @@ export interface DeploymentObject {
   is_deletion_marker: boolean;
 }
 
-export async function deploy(admin: Client, stackId: string, yaml: string, marker = false): Promise<DeploymentObject> {
+export async function deploy(admin: TestClient, stackId: string, yaml: string, marker = false): Promise<DeploymentObject> {
   const res = await admin.post(`/stacks/${stackId}/deployment-objects`, { yaml_content: yaml, is_deletion_marker: marker });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   return res.body;
@@ -145,7 +118,7 @@ export interface AgentEvent {
   message: string | null;
 }
 
-export async function agentEvents(admin: Client, agentId: string): Promise<AgentEvent[]> {
+export async function agentEvents(admin: TestClient, agentId: string): Promise<AgentEvent[]> {
   const res = await admin.get<AgentEvent[]>(`/agents/${agentId}/events`);
   expect(res.status).to.equal(200);
   return res.body;

@@ -1,6 +1,5 @@
 import { Agent, request } from 'undici';
-import type { AnyJson } from './json.ts';
-import type { KubeApiServer } from '@brokkr/testkit';
+import type { AnyJson, KubeApiServer } from '@brokkr/testkit';
 
 /** Raw admin access to the test apiserver, independent of the agent's own client, for assertions and set-up. */
 export class Kubectl {

@@ -62,7 +62,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
     capacity: new EndpointCapacity(config.BROKKR__BROKER__WEBHOOK_CONCURRENCY, config.BROKKR__BROKER__WEBHOOK_HOST_CONCURRENCY),
     auditDead: createDeliveryFailedAuditor({ js: bus.js, db, logger, fallbacks: metrics.auditFallbacks }),
     batchSize: config.BROKKR__BROKER__WEBHOOK_DELIVERY_BATCH_SIZE,
-    leaseSeconds: config.BROKKR__BROKER__WEBHOOK_LEASE_SECONDS,
+    leaseFloorSeconds: config.BROKKR__BROKER__WEBHOOK_LEASE_SECONDS,
     intervalMs: config.BROKKR__BROKER__WEBHOOK_DELIVERY_INTERVAL_SECONDS * 1000,
     retry: { maxBackoffSeconds: config.BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS },
   });

@@ -1,18 +1,10 @@
 import { sanitizeErrorText } from '@brokkr/crypto';
 
 /**
- * How an agent's delivery report becomes a delivery state (contract §5.5, §5.6): the same
- * retry classification as the dispatcher, and Brokkr's `last_error` wording for agent reports.
+ * How an agent's delivery report is read (contract §5.5, §5.6): its status code and Brokkr's
+ * `last_error` wording for agent reports. Whether it is retried, and when, is the one retry
+ * policy of @brokkr/webhook-deliveries.
  */
-
-const RETRYABLE_4XX = new Set([408, 425, 429]);
-
-/** A report without a status code is a transport failure on the agent's side: retryable. */
-export function isRetryableReport(statusCode: number | undefined): boolean {
-  if (statusCode === undefined) return true;
-  if (statusCode >= 400 && statusCode < 500) return RETRYABLE_4XX.has(statusCode);
-  return true;
-}
 
 /** A status code outside 0..65535 cannot be an HTTP status: treated as absent, like Brokkr. */
 export function usableStatusCode(value: number | null | undefined): number | undefined {

@@ -4,9 +4,9 @@ import { errorKind } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import type { ApiContext } from '../context.ts';
-import { agentMarkFailure, agentMarkSuccess, type RecordedResult } from './webhook-deliveries-agent-sql.ts';
-import { isRetryableReport, storedAgentError, usableStatusCode } from './webhook-deliveries-result.ts';
-import { findDelivery, listDeliveries, listDeliveriesForSubscription, redeliver } from './webhook-deliveries-sql.ts';
+import { afterFailure, isRetryableReport, recordAgentFailure, recordAgentSuccess, redeliver, type RecordedResult } from '@brokkr/webhook-deliveries';
+import { storedAgentError, usableStatusCode } from './webhook-deliveries-result.ts';
+import { findDelivery, listDeliveries, listDeliveriesForSubscription } from './webhook-deliveries-sql.ts';
 import { webhookNotFound } from './webhooks-crud.ts';
 import { wakeDispatchers, webhookKey } from './webhooks-key.ts';
 import { deliveryResultBodySchema, deliveryResultSchema, webhookDeliverySchema } from './webhooks-schemas.ts';
@@ -131,19 +131,22 @@ export const webhookDeliveryRoutes: AnyRoute[] = [
         // A repeated report (the first answer was lost): the outcome is already recorded.
         return json(200, { status: delivery.status, delivery_id: delivery.id, attempts: delivery.attempts, next_retry_at: delivery.next_retry_at });
       }
+      // Fenced on the attempts read here too: what is written was decided from them.
+      const claim = { id: delivery.id, agentId, attempts: delivery.attempts };
       if (body.success) {
-        const done = await agentMarkSuccess(ctx.db.pool, delivery.id, agentId);
+        const done = await recordAgentSuccess(ctx.db.pool, claim);
         if (!done) throw notAcquiredByAgent();
         return json(200, { status: 'success', delivery_id: delivery.id });
       }
       const statusCode = usableStatusCode(body.status_code);
       const error = storedAgentError(body.error, statusCode, await targetUrl(ctx, delivery.subscription_id));
       const retryable = isRetryableReport(statusCode);
-      const recorded = await agentMarkFailure(
-        ctx.db.pool,
-        { id: delivery.id, agentId },
-        { error, maxRetries: delivery.max_retries ?? 5, terminal: !retryable },
+      // The dispatcher's retry policy; an agent's report carries no Retry-After.
+      const next = afterFailure(
+        { retryable, attemptsBefore: delivery.attempts, maxRetries: delivery.max_retries ?? 5 },
+        { maxBackoffSeconds: ctx.config.BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS },
       );
+      const recorded = await recordAgentFailure(ctx.db.pool, claim, { ...next, error });
       if (!recorded) throw notAcquiredByAgent();
       if (recorded.status === 'dead') await auditDead(ctx, { ...recorded, deliveryId: delivery.id, agentId, error, statusCode, retryable });
       return json(200, { status: recorded.status, delivery_id: delivery.id, attempts: recorded.attempts, next_retry_at: recorded.next_retry_at });

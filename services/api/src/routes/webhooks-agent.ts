@@ -4,7 +4,7 @@ import { errorKind } from '../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../http/route.ts';
 import { uuid } from '../http/schemas.ts';
 import type { ApiContext } from '../context.ts';
-import { agentMarkDead, claimForAgent, type AgentClaimedDelivery } from './webhook-deliveries-agent-sql.ts';
+import { claimForAgent, recordAgentUndeliverable, type AgentClaimedDelivery } from '@brokkr/webhook-deliveries';
 import { decryptFailures, webhookKey } from './webhooks-key.ts';
 import { pendingDeliverySchema } from './webhooks-schemas.ts';
 import { findSubscriptionSecrets } from './webhooks-sql.ts';
@@ -63,7 +63,7 @@ function signingSecrets(ctx: ApiContext, subscriptionId: string, lookup: Secrets
  * than left to cycle through lease expiry forever.
  */
 async function settleUndeliverable(ctx: ApiContext, agentId: string, row: AgentClaimedDelivery, failure: string): Promise<undefined> {
-  const dead = await agentMarkDead(ctx.db.pool, row.id, agentId, failure);
+  const dead = await recordAgentUndeliverable(ctx.db.pool, { id: row.id, agentId, attempts: row.attempts }, failure);
   if (dead) {
     await ctx.audit({
       actor: 'system',
@@ -126,7 +126,8 @@ export const webhookAgentRoutes: AnyRoute[] = [
     path: '/agents/:agent_id/webhooks/pending',
     summary: 'Claim up to 10 webhook deliveries this agent must send (target_labels all on the agent)',
     description:
-      'Each returned delivery is leased to the agent for 60 s; report it with POST /webhook-deliveries/{id}/result. ' +
+      'Each returned delivery is leased to the agent for 90 s plus its timeout_seconds (start its POST within 60 s of the claim); ' +
+      'report it with POST /webhook-deliveries/{id}/result. ' +
       '`webhook_headers` (our extension) carries the Standard Webhooks signature, so agents never hold the signing secret.',
     tags: ['webhooks'],
     access: 'any',

@@ -1,8 +1,7 @@
 import { publishCore, SUBJECTS } from '@brokkr/bus';
 import type { DeliveriesDueNotice } from '@brokkr/contracts';
+import { releaseExpiredLeases, requeueDueRetries } from '@brokkr/webhook-deliveries';
 import { repeatWhileFull } from '../runner/batches.ts';
-import { releaseExpiredDeliveryLeases } from '../sql/release-expired-delivery-leases.ts';
-import { requeueDueDeliveryRetries } from '../sql/requeue-due-delivery-retries.ts';
 import type { MaintenanceTask } from './task.ts';
 
 /**
@@ -15,8 +14,8 @@ export const deliveryLeasesTask: MaintenanceTask = {
   intervalSeconds: (s) => s.webhookDeliveryIntervalSeconds,
   async run({ db, settings, nc, logger }) {
     const batch = settings.batchSize;
-    const released = await repeatWhileFull(batch, (limit) => releaseExpiredDeliveryLeases(db, limit));
-    const requeued = await repeatWhileFull(batch, (limit) => requeueDueDeliveryRetries(db, limit));
+    const released = await repeatWhileFull(batch, (limit) => releaseExpiredLeases(db, limit));
+    const requeued = await repeatWhileFull(batch, (limit) => requeueDueRetries(db, limit));
     if (released + requeued > 0) {
       try {
         const notice: DeliveriesDueNotice = { source: 'maintenance', released_leases: released, requeued_retries: requeued };

@@ -1,5 +1,5 @@
+import { deleteFinishedDeliveries } from '@brokkr/webhook-deliveries';
 import { repeatWhileFull } from '../runner/batches.ts';
-import { deleteFinishedDeliveries } from '../sql/delete-finished-deliveries.ts';
 import { deleteOldAgentEvents } from '../sql/delete-old-agent-events.ts';
 import { deleteOldAuditLogs } from '../sql/delete-old-audit-logs.ts';
 import { prunePublishedOutbox } from '../sql/prune-published-outbox.ts';

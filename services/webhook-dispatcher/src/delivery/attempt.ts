@@ -1,6 +1,5 @@
 import { EgressBlockedError } from '@brokkr/crypto';
-import type { AttemptResult } from './retry-policy.ts';
-import { parseRetryAfter } from './retry-policy.ts';
+import { parseRetryAfter, type AttemptResult } from '@brokkr/webhook-deliveries';
 import type { PostInput, WebhookHttpClient } from './http-client.ts';
 
 function findBlocked(err: unknown): EgressBlockedError | undefined {

@@ -1,21 +1,19 @@
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import type { WebhookKey } from '@brokkr/crypto';
-import type { PgPool } from '../sql/pg-pool.ts';
+import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
+import { claimForDispatcher, decide, releaseClaims, type ClaimedDelivery, type RetrySettings } from '@brokkr/webhook-deliveries';
 import type { RecordDeliveryFailed } from '../audit.ts';
 import type { DispatcherMetrics } from '../metrics.ts';
-import { claimDeliveries, type ClaimedDelivery } from '../sql/claim-deliveries.ts';
-import { releaseClaims } from '../sql/record-outcome.ts';
 import { attemptPost } from './attempt.ts';
 import type { EndpointCapacity } from './capacity.ts';
 import type { WebhookHttpClient } from './http-client.ts';
 import { prepareDelivery, requestHeaders, type PreparedDelivery } from './prepare.ts';
 import { auditSettledAtClaim, recordDecision } from './record.ts';
-import { decide, type RetrySettings } from './retry-policy.ts';
 import { createWakeTimer } from './wake-timer.ts';
 
 export interface DeliveryLoopOptions {
-  db: PgPool;
+  db: Queryable;
   key: WebhookKey;
   client: WebhookHttpClient;
   capacity: EndpointCapacity;
@@ -23,7 +21,8 @@ export interface DeliveryLoopOptions {
   metrics: DispatcherMetrics;
   auditDead: RecordDeliveryFailed;
   batchSize: number;
-  leaseSeconds: number;
+  /** The lease's floor (BROKKR__BROKER__WEBHOOK_LEASE_SECONDS); the claim stretches it to cover the POST. */
+  leaseFloorSeconds: number;
   /** Poll this often even without a wake-up. */
   intervalMs: number;
   retry: RetrySettings;
@@ -80,7 +79,7 @@ export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
         return;
       }
       const roomBySubscription = o.capacity.roomBySubscription();
-      const rows = await claimDeliveries(o.db, { limit: room, leaseSeconds: o.leaseSeconds, roomBySubscription, defaultRoom: o.capacity.defaultRoom });
+      const rows = await claimForDispatcher(o.db, { limit: room, leaseFloorSeconds: o.leaseFloorSeconds, roomBySubscription, defaultRoom: o.capacity.defaultRoom });
       const overflow = startAll(rows);
       if (overflow.length > 0) {
         o.metrics.attempts.inc({ outcome: 'released' }, overflow.length);

@@ -1,5 +1,5 @@
 import { decryptString, DecryptionError, headerValueProblem, signatureHeaders, type WebhookKey } from '@brokkr/crypto';
-import type { ClaimedDelivery } from '../sql/claim-deliveries.ts';
+import type { ClaimedDelivery } from '@brokkr/webhook-deliveries';
 
 export interface PreparedDelivery {
   url: string;

@@ -1,13 +1,11 @@
 import { sanitizeErrorText } from '@brokkr/crypto';
-import type { PgPool } from '../sql/pg-pool.ts';
+import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
+import { recordDead, recordRetry, recordSuccess, type ClaimedDelivery, type Decision } from '@brokkr/webhook-deliveries';
 import type { RecordDeliveryFailed } from '../audit.ts';
-import type { ClaimedDelivery } from '../sql/claim-deliveries.ts';
-import { markDead, markFailed, markSuccess } from '../sql/record-outcome.ts';
-import type { Decision } from './retry-policy.ts';
 
 export interface RecordDeps {
-  db: PgPool;
+  db: Queryable;
   logger: Logger;
   auditDead: RecordDeliveryFailed;
   /** A retry is due in this many seconds: wake the loop then. */
@@ -52,9 +50,9 @@ export async function recordDecision(deps: RecordDeps, row: ClaimedDelivery, out
   let written: boolean;
   try {
     written = await withRetries(async () => {
-      if (decision.kind === 'success') return markSuccess(deps.db, claim);
-      if (decision.kind === 'retry') return markFailed(deps.db, claim, decision);
-      return markDead(deps.db, claim, decision.error);
+      if (decision.kind === 'success') return recordSuccess(deps.db, claim);
+      if (decision.kind === 'retry') return recordRetry(deps.db, claim, decision);
+      return recordDead(deps.db, claim, decision.error);
     });
   } catch (err) {
     deps.logger.error({ err, deliveryId: row.id, outcome: decision.kind }, 'outcome not recorded; the delivery will be retried after its lease');

@@ -1,9 +1,9 @@
 import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { ensureDurable, extractTraceContext, STREAMS, SUBJECTS, type Bus, type JsMsg } from '@brokkr/bus';
 import type { Logger } from '@brokkr/logger';
+import type { Queryable } from '@brokkr/db';
+import { insertDeliveries, type NewDelivery } from '@brokkr/webhook-deliveries';
 import type { DispatcherMetrics } from '../metrics.ts';
-import { insertDeliveries, type NewDelivery } from '../sql/insert-deliveries.ts';
-import type { PgPool } from '../sql/pg-pool.ts';
 import type { SubscriptionCache } from '../subscriptions/cache.ts';
 import { parseEventEnvelope, serializeEventEnvelope } from '@brokkr/contracts';
 
@@ -14,7 +14,7 @@ const MAX_BATCH = 200;
 
 export interface EventIntakeOptions {
   bus: Bus;
-  db: PgPool;
+  db: Queryable;
   cache: SubscriptionCache;
   logger: Logger;
   metrics: DispatcherMetrics;

@@ -25,6 +25,8 @@ export const apiConfigSchema = z.object({
     .optional(),
   /** Lets webhook tests reach loopback/private receivers (the SSRF guard is on by default). */
   BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+  /** Upper bound of the retry backoff of agent-delivered webhooks (the same setting and policy as the dispatcher's). */
+  BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS: int(3600, 1, 86400),
   BROKKR__BROKER__LONG_POLL_MAX_SECONDS: int(60, 0, 300),
   BROKKR__BROKER__TRUST_PROXY: bool(false),
   BROKKR__CORS__ALLOWED_ORIGINS: z.string().default('http://localhost:3001'),

@@ -34,7 +34,7 @@ export const webhookDispatcherConfigSchema = z.object({
   BROKKR__BROKER__WEBHOOK_CONCURRENCY: int(64, 1, 4096),
   /** POSTs in flight per replica to one host, so one slow receiver cannot take every slot. */
   BROKKR__BROKER__WEBHOOK_HOST_CONCURRENCY: int(8, 1, 1024),
-  /** Claim lease; a POST's lease is stretched to its timeout + 10 s when that is longer. */
+  /** Floor of the claim lease; a POST's lease is stretched to its timeout + 10 s when that is longer (@brokkr/webhook-deliveries). */
   BROKKR__BROKER__WEBHOOK_LEASE_SECONDS: int(60, 5, 3600),
   /** Upper bound of the retry backoff (a receiver's Retry-After may ask for up to 24 h). */
   BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS: int(3600, 1, 86400),

@@ -1,11 +1,20 @@
 import { expect } from 'chai';
-import { backoffSeconds, decide, isRetryableStatus, parseRetryAfter } from '../src/delivery/retry-policy.ts';
+import {
+  afterFailure,
+  agentLeaseSeconds,
+  backoffSeconds,
+  decide,
+  dispatcherLeaseSeconds,
+  isRetryableReport,
+  isRetryableStatus,
+  parseRetryAfter,
+} from '../src/index.ts';
 
 const settings = { maxBackoffSeconds: 3600, random: () => 0.5 };
 const response = (status: number, extra: { retryAfterSeconds?: number; bodyPrefix?: string } = {}) =>
   ({ kind: 'response', status, bodyPrefix: extra.bodyPrefix ?? '', retryAfterSeconds: extra.retryAfterSeconds }) as const;
 
-describe('delivery retry policy (contract §5.5)', () => {
+describe('the one delivery retry policy (contract §5.5)', () => {
   it('classifies statuses like Brokkr', () => {
     for (const s of [408, 425, 429, 500, 502, 503, 301, 302, 100, 600]) expect(isRetryableStatus(s), String(s)).to.equal(true);
     for (const s of [400, 401, 403, 404, 410, 422]) expect(isRetryableStatus(s), String(s)).to.equal(false);
@@ -52,5 +61,43 @@ describe('delivery retry policy (contract §5.5)', () => {
     expect(parseRetryAfter('soon', now)).to.equal(undefined);
     expect(parseRetryAfter(undefined, now)).to.equal(undefined);
     expect(parseRetryAfter('99999999', now)).to.equal(86400);
+  });
+
+  it('is the same policy for an agent report: no status code is retryable, no Retry-After', () => {
+    expect(isRetryableReport(undefined)).to.equal(true);
+    expect(isRetryableReport(503)).to.equal(true);
+    expect(isRetryableReport(429)).to.equal(true);
+    expect(isRetryableReport(404)).to.equal(false);
+    // What the dispatcher decides for a 503 after the 2nd attempt, the agent path decides too.
+    const hub = decide(response(503), 1, 5, settings);
+    const agent = afterFailure({ retryable: isRetryableReport(503), attemptsBefore: 1, maxRetries: 5 }, settings);
+    expect(agent).to.deep.equal({ kind: 'retry', delaySeconds: 4 });
+    expect(hub).to.deep.include(agent);
+    expect(afterFailure({ retryable: true, attemptsBefore: 4, maxRetries: 5 }, settings)).to.deep.equal({ kind: 'dead' });
+    expect(afterFailure({ retryable: false, attemptsBefore: 0, maxRetries: 5 }, settings)).to.deep.equal({ kind: 'dead' });
+  });
+
+  it('jitters within ±25 % and caps at maxBackoffSeconds for every attempt number', () => {
+    for (let attempt = 1; attempt <= 40; attempt++) {
+      const base = Math.min(600, 2 ** Math.min(attempt, 30));
+      for (const r of [0, 0.3, 0.999]) {
+        const delay = backoffSeconds(attempt, { maxBackoffSeconds: 600, random: () => r });
+        expect(delay, `attempt ${attempt}`).to.be.within(base * 0.75, base * 1.25);
+      }
+    }
+  });
+});
+
+describe('lease lengths', () => {
+  it('dispatcher: the configured floor, or the timeout plus 10 s to record the outcome', () => {
+    expect(dispatcherLeaseSeconds(60, 30)).to.equal(60);
+    expect(dispatcherLeaseSeconds(60, 300)).to.equal(310);
+    expect(dispatcherLeaseSeconds(5, 1)).to.equal(11);
+  });
+
+  it('agent: 60 s to start the POST, its timeout, 30 s to report', () => {
+    expect(agentLeaseSeconds(30)).to.equal(120);
+    expect(agentLeaseSeconds(1)).to.equal(91);
+    expect(agentLeaseSeconds(300)).to.equal(390);
   });
 });

@@ -1,4 +1,4 @@
-import type { PgPool } from './pg-pool.ts';
+import type { Queryable } from '@brokkr/db';
 
 /** One (event, matched subscription) pair. */
 export interface NewDelivery {
@@ -9,13 +9,16 @@ export interface NewDelivery {
 }
 
 /**
+ * (none) → pending, by the dispatcher's event intake.
  * The deliveries of a whole batch of events in one statement. UNIQUE (event_id, subscription_id)
- * makes a redelivered NATS message (a replica died before its ack) insert nothing. Joining
- * webhook_subscriptions re-checks that each subscription still exists and is enabled (the
- * matching cache may be a moment old) and copies its current target_labels.
+ * makes a redelivered NATS message (a replica died before its ack) insert nothing, and two
+ * replicas inserting the same pair at once conflict on the index instead of doubling it: no lock
+ * to reason about beyond the unique index. Joining webhook_subscriptions re-checks that each
+ * subscription still exists and is enabled (the matching cache may be a moment old) and copies
+ * its current target_labels (non-empty: agents deliver it).
  * Returns how many new rows there are, and how many of them the dispatcher itself delivers.
  */
-export async function insertDeliveries(db: PgPool, rows: readonly NewDelivery[]): Promise<{ inserted: number; forHub: number }> {
+export async function insertDeliveries(db: Queryable, rows: readonly NewDelivery[]): Promise<{ inserted: number; forHub: number }> {
   if (rows.length === 0) return { inserted: 0, forHub: 0 };
   const result = await db.query<{ for_hub: boolean }>({
     name: 'webhook-insert-deliveries',

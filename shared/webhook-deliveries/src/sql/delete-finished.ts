@@ -1,11 +1,13 @@
-import type { TaskClient } from './queryable.ts';
+import type { Queryable } from '@brokkr/db';
 
 /**
+ * success | dead → (deleted), by the maintenance retention task.
  * Hard-deletes up to `limit` deliveries that ended (`success`, `dead`) and were created more
- * than `retentionDays` ago (Brokkr's webhook cleanup, contract §5.5). SKIP LOCKED: an agent
- * reporting a late result on one of them holds the row and is simply left alone this tick.
+ * than `retentionDays` ago (Brokkr's webhook cleanup, contract §5.5). SKIP LOCKED: a row an
+ * admin is redelivering or an agent is reporting a late result on right now is simply left for
+ * the next tick; the DELETE then only touches rows this statement locked.
  */
-export async function deleteFinishedDeliveries(db: TaskClient, retentionDays: number, limit: number): Promise<number> {
+export async function deleteFinishedDeliveries(db: Queryable, retentionDays: number, limit: number): Promise<number> {
   const result = await db.query(
     `WITH doomed AS (
        SELECT id FROM webhook_deliveries

@@ -1,4 +1,6 @@
-import type { PgPool } from './pg-pool.ts';
+import type { Queryable } from '@brokkr/db';
+import { INTERRUPTED_LEASE_EXPIRED } from '../interrupted.ts';
+import { dispatcherLeaseSql } from '../lease.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -31,15 +33,13 @@ export interface ClaimedDelivery {
 
 export interface ClaimOptions {
   limit: number;
-  leaseSeconds: number;
+  /** `BROKKR__BROKER__WEBHOOK_LEASE_SECONDS`: the lease's floor (see lease.ts). */
+  leaseFloorSeconds: number;
   /** How many rows each subscription may get, where this replica knows (its endpoint's free slots; 0 = skip it). */
   roomBySubscription: ReadonlyMap<string, number>;
   /** Rows per subscription this replica knows nothing about yet. */
   defaultRoom: number;
 }
-
-/** last_error of an attempt whose outcome was never recorded (its claim was taken back). */
-export const INTERRUPTED = 'Request interrupted: the lease expired before the outcome was recorded (the sender stopped or lost the database)';
 
 // Due rows a claim reads (without locking), as a multiple of its limit.
 const SCAN_FACTOR = 4;
@@ -57,6 +57,8 @@ const DUE = `(w.status = 'pending'
          AND (w.target_labels IS NULL OR cardinality(w.target_labels) = 0)`;
 
 /**
+ * pending | failed (retry due) | acquired (lease expired) → acquired, or → dead when the budget
+ * is spent; by the dispatcher.
  * Claims due hub deliveries in ONE statement (UPDATE … WHERE id IN (… FOR UPDATE SKIP LOCKED
  * LIMIT …)):
  *  - `due` reads the oldest due rows: pending; failed whose retry time passed; acquired by a
@@ -75,9 +77,9 @@ const DUE = `(w.status = 'pending'
  *    budget is settled `dead` by this statement instead of being sent again; `max_retries` is the
  *    total number of attempts, and a delivery that keeps killing its sender must end.
  * Nothing stays locked after the statement: ownership is the lease in acquired_until, which
- * covers the subscription's timeout plus 10 s for recording the outcome, so no POST outlives its
- * claim. A named (prepared) statement: it runs for nearly every delivery, and planning it costs
- * more than executing it.
+ * covers the subscription's timeout plus the time to record the outcome (lease.ts), so no POST
+ * outlives its claim. A named (prepared) statement: it runs for nearly every delivery, and
+ * planning it costs more than executing it.
  */
 const CLAIM_SQL = `WITH room AS (
        SELECT * FROM unnest($3::uuid[], $4::int[]) AS r(subscription_id, n)
@@ -124,7 +126,7 @@ const CLAIM_SQL = `WITH room AS (
             completed_at = CASE WHEN l.exhausted THEN now() ELSE d.completed_at END,
             acquired_by = NULL,
             acquired_until = CASE WHEN l.exhausted THEN NULL
-                                  ELSE now() + make_interval(secs => GREATEST($2::int, s.timeout_seconds + 10)) END
+                                  ELSE now() + ${dispatcherLeaseSql('$2')} END
        FROM webhook_subscriptions s, locked l
       WHERE s.id = d.subscription_id
         AND d.id = l.id
@@ -134,12 +136,12 @@ const CLAIM_SQL = `WITH room AS (
               AS previous_signing_secret_encrypted,
             s.max_retries, s.timeout_seconds`;
 
-export async function claimDeliveries(db: PgPool, options: ClaimOptions): Promise<ClaimedDelivery[]> {
+export async function claimForDispatcher(db: Queryable, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const known = [...options.roomBySubscription];
   const { rows } = await db.query<ClaimedDelivery>({
     name: 'webhook-claim-deliveries',
     text: CLAIM_SQL,
-    values: [options.limit, options.leaseSeconds, known.map(([id]) => id), known.map(([, n]) => n), options.defaultRoom, INTERRUPTED],
+    values: [options.limit, options.leaseFloorSeconds, known.map(([id]) => id), known.map(([, n]) => n), options.defaultRoom, INTERRUPTED_LEASE_EXPIRED],
   });
   return rows;
 }

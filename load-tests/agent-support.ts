@@ -13,41 +13,14 @@ import {
   spawnService,
   startKubeApiServer,
   startTestNats,
+  TestClient,
   type KubeApiServer,
   type RunningService,
 } from '@brokkr/testkit';
 
-export interface Json {
-  status: number;
-  body: unknown;
-}
-
-/** The broker's v1 API as one PAK. */
-export class Broker {
-  constructor(
-    readonly url: string,
-    readonly pak: string,
-  ) {}
-
-  async call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const res = await fetch(`${this.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.pak}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-  }
-
-  async must<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.call<T>(method, path, body);
-    if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body;
-  }
-}
-
 export interface BenchEnv {
-  admin: Broker;
+  /** The broker's v1 API as the admin PAK. */
+  admin: TestClient;
   kube: KubeApiServer;
   agent: { id: string; name: string; pak: string };
   stop(): Promise<void>;
@@ -74,7 +47,7 @@ export async function startBenchEnv(): Promise<BenchEnv> {
     },
     readyUrl: `${url}/readyz`,
   });
-  const admin = new Broker(url, pak);
+  const admin = new TestClient(url, pak);
   const generators = await admin.must<{ id: string; name: string }[]>('GET', '/generators');
   const generatorId = generators.find((g) => g.name === 'admin-generator')!.id;
   const name = `bench-${randomBytes(3).toString('hex')}`;
@@ -103,7 +76,7 @@ export async function spawnBenchAgent(env: BenchEnv, settings: Record<string, st
   return spawnService({
     service: 'agent',
     env: {
-      BROKKR__AGENT__BROKER_URL: env.admin.url,
+      BROKKR__AGENT__BROKER_URL: env.admin.baseUrl,
       BROKKR__AGENT__PAK: env.agent.pak,
       BROKKR__AGENT__AGENT_NAME: env.agent.name,
       BROKKR__AGENT__CLUSTER_NAME: 'bench',

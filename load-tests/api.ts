@@ -20,6 +20,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
+import { TestClient } from '@brokkr/testkit';
 import { memoryOf, spawnApi, startInfra, type ApiBenchEnv, type ApiProcess } from './api-env.ts';
 import { ensureK6, runStep, type StepResult, type Target } from './api-k6.ts';
 import { profileApi } from './api-profile.ts';
@@ -60,10 +61,9 @@ async function warmUp(b: Bench, target: Target, procs: ApiProcess[]): Promise<vo
 
 async function sanityCheck(url: string, fleet: SeededFleet): Promise<void> {
   const agent = fleet.agents[0]!;
-  const res = await fetch(`${url}/api/v1/agents/${agent.id}/target-state`, { headers: { authorization: `Bearer ${agent.pak}` } });
-  const body = (await res.json()) as unknown[];
-  if (res.status !== 200 || body.length !== STACKS_PER_AGENT) {
-    throw new Error(`seed check: target-state answered ${res.status} with ${body.length} objects, expected ${STACKS_PER_AGENT}`);
+  const res = await new TestClient(url, agent.pak).get<unknown[]>(`/agents/${agent.id}/target-state`);
+  if (res.status !== 200 || res.body?.length !== STACKS_PER_AGENT) {
+    throw new Error(`seed check: target-state answered ${res.status} with ${res.body?.length} objects, expected ${STACKS_PER_AGENT}`);
   }
 }
 

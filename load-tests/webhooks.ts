@@ -16,6 +16,7 @@ import { encrypt, generateSigningSecret, loadWebhookKey } from '@brokkr/crypto';
 import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import type { PostgresHandle } from '@brokkr/infra';
+import { TestClient } from '@brokkr/testkit';
 import {
   adminPak, freshStack, KEY_HEX, machine, percentile, spawnApi, spawnDispatcher, startBenchReceiver, startPostgresServer, waitFor,
 } from './webhooks-support.ts';
@@ -24,14 +25,8 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const BURST = Number(process.env.BENCH_BURST ?? 20_000);
 
-async function call(url: string, pak: string, method: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(url, { method, headers: { authorization: pak, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
-}
-
 /** Open loop: request i leaves at its scheduled time whatever the earlier ones are doing. */
-async function drive(o: { api: string; pak: string; generatorId: string; count: number }): Promise<{ achieved: number; failures: number }> {
+async function drive(o: { api: TestClient; generatorId: string; count: number }): Promise<{ achieved: number; failures: number }> {
   const start = Date.now();
   const inFlight: Promise<unknown>[] = [];
   let failures = 0;
@@ -39,7 +34,7 @@ async function drive(o: { api: string; pak: string; generatorId: string; count: 
     const wait = start + (i * 1000) / RATE - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     inFlight.push(
-      call(`${o.api}/stacks`, o.pak, 'POST', { name: `bench-${randomUUID()}`, generator_id: o.generatorId }).then((r) => {
+      o.api.post('/stacks', { name: `bench-${randomUUID()}`, generator_id: o.generatorId }).then((r) => {
         if (r.status !== 201) failures++;
       }),
     );
@@ -57,20 +52,19 @@ async function latencyScenario(server: PostgresHandle): Promise<string> {
   nc.subscribe(SUBJECTS.eventsAll, { callback: (_err, msg) => void published.set((msg.json() as { id: string }).id, Date.now()) });
   try {
     const { pak, hash } = adminPak();
-    const api = `${await spawnApi(stack, hash)}/api/v1`;
+    const api = new TestClient(await spawnApi(stack, hash), pak);
     await spawnDispatcher(stack);
-    const created = await call(`${api}/webhooks`, pak, 'POST', { name: 'bench', url: receiver.url, event_types: ['stack.created'] });
-    if (created.status !== 201) throw new Error(`subscription not created: ${JSON.stringify(created.json)}`);
-    const generators = (await call(`${api}/generators`, pak, 'GET')).json as { id: string; name: string }[];
+    await api.must('POST', '/webhooks', { name: 'bench', url: receiver.url, event_types: ['stack.created'] });
+    const generators = await api.must<{ id: string; name: string }[]>('GET', '/generators');
     const generatorId = generators.find((g) => g.name === 'admin-generator')!.id;
 
     // Warm-up (JIT, connection pools, the first claims) is sent but not measured.
-    await drive({ api, pak, generatorId, count: RATE * 2 });
+    await drive({ api, generatorId, count: RATE * 2 });
     await waitFor(() => receiver.receipts.size >= RATE * 2, 60_000, 'the warm-up webhooks');
     receiver.receipts.clear();
     published.clear();
     const total = RATE * SECONDS;
-    const { achieved, failures } = await drive({ api, pak, generatorId, count: total });
+    const { achieved, failures } = await drive({ api, generatorId, count: total });
     await waitFor(() => receiver.receipts.size >= total - failures, 60_000, 'every stack.created webhook');
     const { rows } = await stack.pool.query<{ event_id: string; created: number }>(
       'SELECT event_id, (extract(epoch FROM created_at) * 1000)::float8 AS created FROM webhook_deliveries',

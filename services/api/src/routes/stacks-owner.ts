@@ -1,6 +1,6 @@
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError, errorKind, raising } from '../http/api-error.ts';
 
 /**
  * Who may change a stack's owner (`generator_id`, written by PUT /stacks/{id}): only an admin.
@@ -11,25 +11,12 @@ import { ApiError } from '../http/api-error.ts';
  * that only ever consented to G1 (issue 11, finding 2). DESIGN §4: we close it; an admin, who
  * controls registrations anyway, can still move stacks, and the audit entry names both owners.
  */
-export class StackOwnerChangeDenied extends ApiError {
-  constructor(
-    readonly currentOwner: string,
-    readonly requestedOwner: string,
-  ) {
-    super(403, 'stack_owner_change_denied', "Only an admin can change a stack's generator", {
-      generator_id: currentOwner,
-      requested_generator_id: requestedOwner,
-    });
-  }
-}
+export const stackOwnerChangeDenied = errorKind(403, 'stack_owner_change_denied', "Only an admin can change a stack's generator");
 
-/** For the route's declared errors (the OpenAPI document lists them). */
-export const stackOwnerChangeDenied = { raises: [{ status: 403, code: 'stack_owner_change_denied' }] } as const;
-
-export function requireOwnerKept(identity: Identity, currentOwner: string, requestedOwner: string): void {
+export const requireOwnerKept = raising((identity: Identity, currentOwner: string, requestedOwner: string): void => {
   if (identity.admin || requestedOwner === currentOwner) return;
-  throw new StackOwnerChangeDenied(currentOwner, requestedOwner);
-}
+  throw stackOwnerChangeDenied({ generator_id: currentOwner, requested_generator_id: requestedOwner });
+}, stackOwnerChangeDenied);
 
 export interface RequestOrigin {
   identity: Identity;
@@ -40,16 +27,17 @@ export interface RequestOrigin {
 
 /**
  * Rethrows what failed the update; a denied owner change is audited first (after the rollback,
- * so no transaction waits on the audit stream), as `stack.owner_change_denied`.
+ * so no transaction waits on the audit stream), as `stack.owner_change_denied` with the error's
+ * details (current and requested owner).
  */
 export async function auditDeniedOwnerChange(ctx: Pick<ApiContext, 'audit'>, err: unknown, origin: RequestOrigin): Promise<never> {
-  if (err instanceof StackOwnerChangeDenied) {
+  if (err instanceof ApiError && err.code === stackOwnerChangeDenied.code) {
     await ctx.audit({
       actor: origin.identity,
       action: 'stack.owner_change_denied',
       resourceType: 'stack',
       resourceId: origin.stackId,
-      details: { generator_id: err.currentOwner, requested_generator_id: err.requestedOwner },
+      details: err.details ?? null,
       ipAddress: origin.clientIp,
       userAgent: origin.userAgent,
     });

@@ -3,6 +3,7 @@ import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
 import type { ApiContext } from '../context.ts';
 import { inventoryRefresher } from '../metrics/inventory-gauges.ts';
 import { authenticate } from './authenticate.ts';
+import { rejectOversizedBody } from './body-limit.ts';
 import { cors } from './cors.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { errorHandler, notFoundHandler } from './error-handler.ts';
@@ -48,6 +49,7 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   app.set('trust proxy', ctx.config.BROKKR__BROKER__TRUST_PROXY);
   app.use(requestMetrics(ctx.metrics));
   if (ctx.config.BROKKR__TELEMETRY__ENABLED) app.use(serverSpans());
+  app.use(rejectOversizedBody(ctx.config.BROKKR__BROKER__BODY_LIMIT_BYTES));
   mountRoot(app, ctx, buildOpenApiDocument(options.routes, options.version ?? '0.1.0'));
 
   const failedAuth = createFailedAuthAudit({ audit: ctx.audit, logger: ctx.logger, suppressed: ctx.metrics.authFailedAuditSuppressed });

@@ -1,5 +1,7 @@
-import express, { type Request, type RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { errorKind, raising } from './api-error.ts';
+import { readBodyWithin } from './read-body.ts';
+import { loneSurrogatePath } from './well-formed.ts';
 
 /**
  * How a route takes its body:
@@ -27,14 +29,12 @@ export function isJsonMediaType(type: string): boolean {
 
 export const invalidJson = errorKind(400, 'invalid_json', 'Request body is not valid JSON');
 export const unsupportedMediaType = errorKind(415, 'unsupported_media_type', 'Expected request with `Content-Type: application/json`');
-// What reading any body can end in (the error handler turns body-parser's errors into these).
-export const payloadTooLarge = errorKind(413, 'payload_too_large', 'Request body is too large');
-export const unsupportedEncoding = errorKind(415, 'unsupported_media_type', 'Unsupported content encoding or charset');
-export const unreadableBody = errorKind(400, 'invalid_request', 'The request body could not be read');
+// What reading any body can end in (read-body.ts).
+export { payloadTooLarge, unreadableBody, unsupportedEncoding } from './read-body.ts';
 
 /** Reads the whole body into a Buffer (every content type), enforcing the size limit (413). */
 export function readBody(limitBytes: number): RequestHandler {
-  return express.raw({ type: () => true, limit: limitBytes, inflate: true });
+  return readBodyWithin(limitBytes);
 }
 
 export function bodyBytes(req: Request): Buffer {
@@ -54,6 +54,13 @@ function parseJson(bytes: Buffer): unknown {
   }
 }
 
+/** Strings and keys must be well-formed UTF-16: a lone surrogate would be stored as U+FFFD. */
+function wellFormed(value: unknown, bytes: Buffer): unknown {
+  const path = loneSurrogatePath(value, bytes);
+  if (path === undefined) return value;
+  throw invalidJson.with('Request body is not valid JSON: a string holds an unpaired UTF-16 surrogate', { reason: 'unpaired UTF-16 surrogate', path: path || '(body)' });
+}
+
 /** The parsed JSON body for `json` / `optional-json` routes (before schema validation). */
 export const jsonBody = raising(
   function jsonBody(req: Request, mode: 'json' | 'optional-json'): unknown {
@@ -61,7 +68,7 @@ export const jsonBody = raising(
     if (mode === 'optional-json' && bytes.length === 0) return undefined;
     const type = mediaType(req);
     if (!isJsonMediaType(type)) throw unsupportedMediaType({ content_type: type || null });
-    return parseJson(bytes);
+    return wellFormed(parseJson(bytes), bytes);
   },
   unsupportedMediaType,
   invalidJson,

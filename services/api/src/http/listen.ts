@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import { answerClientErrors } from './client-errors.ts';
 
 // Longer than the usual load-balancer idle timeout (60 s), so the balancer closes idle
 // connections first and never sends a request into one we are closing.
@@ -11,6 +12,7 @@ export function listen(app: Express, host: string, port: number): Promise<Server
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+    answerClientErrors(server);
   });
 }
 

@@ -59,7 +59,7 @@ export function useTestInfra(options: TestInfraOptions = {}): TestInfra {
   let teardownRegistered = false;
   const setUpHook = options.each ? globalThis.beforeEach : globalThis.before;
   if (typeof setUpHook !== 'function') throw new Error('useTestInfra() must be called while mocha loads a test file (inside a describe block)');
-  setUpHook(async function (this: Mocha.Context) {
+  setUpHook('useTestInfra: set up', async function (this: Mocha.Context) {
     if (!teardownRegistered) {
       registerTeardown(this, options.each === true, () => tearDown(state));
       teardownRegistered = true;

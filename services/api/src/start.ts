@@ -7,7 +7,7 @@ import { bootstrap } from './bootstrap/first-start.ts';
 import { createContext } from './create-context.ts';
 import { createApp } from './http/app.ts';
 import { closeServer, listen } from './http/listen.ts';
-import { allRoutes } from './routes/index.ts';
+import { allRoutes } from './resources/index.ts';
 import { requireWebhookKey } from './routes/webhooks-key.ts';
 
 export interface RunningApi {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
-import { allRoutes } from '../src/routes/index.ts';
+import { allRoutes } from '../src/resources/index.ts';
 
 /** `GET/POST /work-orders/{id}` in the doc's table → ['GET /work-orders/{}', 'POST /work-orders/{}']. */
 function listedEndpoints(): string[] {

@@ -1,11 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { buildOpenApiDocument } from '../src/http/openapi.ts';
 import type { AnyRoute } from '../src/http/route.ts';
 import { routeErrors, takesBody } from '../src/http/route-errors.ts';
-import { allRoutes } from '../src/routes/index.ts';
+import { allRoutes } from '../src/resources/index.ts';
 
 /**
  * The OpenAPI document lists every status an operation can answer with (issue 11, finding 6):
@@ -114,11 +114,13 @@ describe('OpenAPI document: responses of every operation', () => {
   });
 
   it('keeps route modules on declared error kinds (no ad-hoc 4xx ApiError a route could forget to declare)', () => {
-    const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'routes');
+    const src = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
     const adHoc = /\b(badRequest|forbidden|notFound|conflict|unprocessable)\(|new ApiError\(\s*4\d\d/;
-    const offenders = readdirSync(dir)
+    const offenders = ['resources', 'routes']
+      .filter((dir) => existsSync(path.join(src, dir)))
+      .flatMap((dir) => readdirSync(path.join(src, dir), { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f)))
       .filter((f) => f.endsWith('.ts'))
-      .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').map((line, i) => ({ where: `${f}:${i + 1}`, line })))
+      .flatMap((f) => readFileSync(path.join(src, f), 'utf8').split('\n').map((line, i) => ({ where: `${f}:${i + 1}`, line })))
       .filter(({ line }) => adHoc.test(line))
       .map(({ where, line }) => `${where}: ${line.trim()}`);
     expect(offenders, 'use errorKind(...) and list it (or the helper raising it) in the route’s `errors`').to.deep.equal([]);

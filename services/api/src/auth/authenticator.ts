@@ -2,7 +2,7 @@ import { publishCore, SUBJECTS, type NatsConnection } from '@brokkr/bus';
 import { pakInvalidationSchema, type PakInvalidation } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
-import { resolvePakHash } from '../sql/resolve-pak.ts';
+import { resolvePakHash } from './sql/resolve-pak.ts';
 import type { Identity } from './identity.ts';
 import { PakCache } from './pak-cache.ts';
 

@@ -9,7 +9,7 @@ import {
   storedAdminHash,
   upsertAdminGenerator,
   upsertAdminRole,
-} from '../sql/bootstrap.ts';
+} from './sql/first-start.ts';
 import { writeAdminPakFile } from './admin-pak-file.ts';
 
 export interface BootstrapOptions {

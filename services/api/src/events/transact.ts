@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { currentTraceparent } from '@brokkr/bus';
 import type { Db } from '@brokkr/db';
-import { insertOutboxRows, outboxRow, type OutboxRow } from '../sql/outbox.ts';
+import { insertOutboxRows, outboxRow, type OutboxRow } from './sql/outbox.ts';
 import { buildEvent, type DomainEvent, type EventType } from '@brokkr/contracts';
 import type { NotifyAgents } from './notify.ts';
 import type { OutboxPublisher } from './outbox-publisher.ts';

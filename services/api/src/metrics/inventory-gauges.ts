@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
-import { inventoryCounts } from '../sql/inventory-counts.ts';
+import { inventoryCounts } from './sql/inventory-counts.ts';
 import type { ApiMetrics } from './api-metrics.ts';
 
 /** Scrapes more often than this reuse the last counts, so a busy scraper cannot load the database. */

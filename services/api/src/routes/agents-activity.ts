@@ -8,8 +8,7 @@ import { agentNotFound, requireAdminOrSelf, requireSelf } from './agents-access.
 import { insertAgentEvent, listAgentEvents } from './agents-events-sql.ts';
 import { requireSameAgent } from './agents-metadata.ts';
 import { agentEventSchema, heartbeatSchema, newAgentEventSchema, rotateAgentPakResponseSchema } from './agents-schemas.ts';
-import { findAgent, listAgentRegistrations, recordHeartbeat, rotateAgentPak, type K8sReport } from './agents-sql.ts';
-import { registrationSchema } from './generator-schemas.ts';
+import { recordHeartbeat, rotateAgentPak, type K8sReport } from './agents-sql.ts';
 import { stackSchema } from './stacks-schemas.ts';
 
 const tags = ['agents'];
@@ -139,22 +138,6 @@ export const agentActivityRoutes: AnyRoute[] = [
       const { agent } = rotated;
       await ctx.audit({ actor: identity, action: 'pak.rotated', resourceType: 'agent', resourceId: agent.id, details: { agent_name: agent.name } });
       return json(200, { agent, pak });
-    },
-  }),
-
-  defineRoute({
-    method: 'get',
-    path: '/agents/:id/registrations',
-    summary: 'The generators an agent is registered with',
-    tags,
-    access: 'any',
-    params: idParams,
-    responses: { 200: { description: 'Registrations', schema: registrationSchema.array() } },
-    errors: [requireAdminOrSelf, agentNotFound],
-    async handler({ params, identity, ctx }) {
-      requireAdminOrSelf(identity, params.id);
-      if (!(await findAgent(ctx.db.pool, params.id))) throw agentNotFound();
-      return json(200, await listAgentRegistrations(ctx.db.pool, params.id));
     },
   }),
 ];

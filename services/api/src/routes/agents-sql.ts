@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { SYSTEM_GENERATOR_NAME } from '../sql/bootstrap.ts';
+import { SYSTEM_GENERATOR_NAME } from '../bootstrap/sql/first-start.ts';
 
 /** An agents row as the API serializes it (never pak_hash). */
 export interface AgentRow {
@@ -141,20 +141,4 @@ export async function recordHeartbeat(db: Queryable, id: string, k8s: K8sReport 
       WHERE id = $1 AND deleted_at IS NULL`,
     [id, k8s.reachable, k8s.latencyMs],
   );
-}
-
-export interface RegistrationRow {
-  id: string;
-  agent_id: string;
-  generator_id: string;
-  registered_at: Date;
-}
-
-export async function listAgentRegistrations(db: Queryable, agentId: string): Promise<RegistrationRow[]> {
-  const { rows } = await db.query<RegistrationRow>(
-    `SELECT id, agent_id, generator_id, registered_at FROM agent_generator_registrations
-      WHERE agent_id = $1 ORDER BY registered_at, id`,
-    [agentId],
-  );
-  return rows;
 }

@@ -1,35 +1,26 @@
-import { z } from 'zod';
-import { isAdminOrGenerator } from '../auth/guards.ts';
-import type { Identity } from '../auth/identity.ts';
-import { errorKind, raising } from '../http/api-error.ts';
-import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { findLiveGenerator } from '../sql/generators.ts';
-import { deleteRegistration, insertRegistration, listRegistrations, liveAgentExists } from '../sql/registrations.ts';
 import type { Queryable } from '@brokkr/db';
-import { registrationBodySchema, registrationSchema } from './generator-schemas.ts';
+import { isAdminOrGenerator } from '../../auth/guards.ts';
+import { errorKind, raising } from '../../http/api-error.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { requireAdminOrSelf } from '../../routes/agents-access.ts';
+import { agentToRegister } from './access.ts';
+import { registrationBodySchema, registrationSchema } from './schemas.ts';
+import { deleteRegistration } from './sql/deregister-agent.ts';
+import { findLiveGenerator, listAgentRegistrations, listRegistrations, liveAgentExists } from './sql/queries.ts';
+import { insertRegistration } from './sql/register-agent.ts';
+
+/**
+ * Agent ↔ generator registrations: the agent's consent to a generator's label/annotation
+ * targeting. Changing one wakes the agent (its target state may differ).
+ */
 
 const tags = ['generators'];
-type RegistrationBody = z.output<typeof registrationBodySchema>;
-const registrationForbidden = errorKind(403, 'forbidden', 'Only an admin or the agent itself can change registrations');
-const missingAgentId = errorKind(400, 'missing_agent_id', 'agent_id is required when an admin changes a registration');
 const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
 const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 const alreadyRegistered = errorKind(409, 'already_registered', 'The agent is already registered with this generator');
 const notAuthorized = errorKind(403, 'not_authorized', 'Access denied to this generator');
 const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator is not a tenant');
-
-/** An agent registers itself (body ignored); an admin names the agent; a generator may not. */
-const agentToRegister = raising(
-  (identity: Identity, body: RegistrationBody): string => {
-    if (identity.agent) return identity.agent;
-    if (!identity.admin) throw registrationForbidden();
-    if (!body?.agent_id) throw missingAgentId();
-    return body.agent_id;
-  },
-  registrationForbidden,
-  missingAgentId,
-);
 
 const requireLive = raising(
   async (db: Queryable, generatorId: string, agentId: string): Promise<void> => {
@@ -107,6 +98,22 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
       if (!generator) throw generatorNotFound();
       if (generator.is_system && !identity.admin) throw systemGeneratorNotATenant();
       return json(200, await listRegistrations(ctx.db.pool, params.id));
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/agents/:id/registrations',
+    summary: 'The generators an agent is registered with',
+    tags: ['agents'],
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'Registrations', schema: registrationSchema.array() } },
+    errors: [requireAdminOrSelf, agentNotFound],
+    async handler({ params, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      if (!(await liveAgentExists(ctx.db.pool, params.id))) throw agentNotFound();
+      return json(200, await listAgentRegistrations(ctx.db.pool, params.id));
     },
   }),
 ];

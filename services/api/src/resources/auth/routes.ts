@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, json, type AnyRoute } from '../http/route.ts';
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 
 export const identitySchema = z
   .object({

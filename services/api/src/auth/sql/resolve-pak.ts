@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { prepared, type Queryable } from '@brokkr/db';
-import { adminIdentity, agentIdentity, generatorIdentity, type Identity } from '../auth/identity.ts';
+import { adminIdentity, agentIdentity, generatorIdentity, type Identity } from '../identity.ts';
 
 /**
  * One round trip for the whole middleware order (admin → agent → generator). The first

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { rfc3339, softDeletableRow, softDeletableRowInput, timestamp, uuid } from '../http/schemas.ts';
+import { rfc3339, softDeletableRow, softDeletableRowInput, timestamp, uuid } from '../../http/schemas.ts';
 
 export const generatorSchema = z
   .object({

@@ -1,19 +1,15 @@
 import { generatePak } from '@brokkr/pak';
-import { requireAdminOrGenerator } from '../auth/guards.ts';
-import { errorKind } from '../http/api-error.ts';
-import { uniqueViolation } from '../http/db-errors.ts';
-import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import {
-  agentsAffectedByGenerator,
-  findLiveGenerator,
-  insertGenerator,
-  listTenantGenerators,
-  rotateGeneratorPak,
-  softDeleteGenerator,
-  updateGenerator,
-} from '../sql/generators.ts';
-import { generatorSchema, generatorUpdateSchema, generatorWithPakSchema, newGeneratorSchema } from './generator-schemas.ts';
+import { requireAdminOrGenerator } from '../../auth/guards.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { uniqueViolation } from '../../http/db-errors.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { generatorSchema, generatorUpdateSchema, generatorWithPakSchema, newGeneratorSchema } from './schemas.ts';
+import { insertGenerator } from './sql/create-generator.ts';
+import { softDeleteGenerator } from './sql/delete-generator.ts';
+import { agentsAffectedByGenerator, findLiveGenerator, listTenantGenerators } from './sql/queries.ts';
+import { rotateGeneratorPak } from './sql/rotate-generator-pak.ts';
+import { updateGenerator } from './sql/update-generator.ts';
 
 const tags = ['generators'];
 const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');

@@ -1,9 +1,6 @@
-import { z } from 'zod';
-import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { uuid } from '../http/schemas.ts';
-import { listPakSummaries } from '../sql/generators.ts';
-
-const pakSummarySchema = z.object({ id: uuid(), name: z.string() }).meta({ id: 'PakSummary' });
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { pakSummarySchema } from './schemas.ts';
+import { listPakSummaries } from './sql/queries.ts';
 
 export const pakRoutes: AnyRoute[] = [
   defineRoute({

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { timestamp, uuid } from '../http/schemas.ts';
-import { queryAuditLogs, type AuditLogRow } from '../sql/audit-logs.ts';
+import { timestamp, uuid } from '../../http/schemas.ts';
 
 const clampedInt = (fallback: number, min: number, max: number) =>
   z
@@ -11,7 +9,7 @@ const clampedInt = (fallback: number, min: number, max: number) =>
     .optional()
     .transform((v) => v ?? fallback);
 
-const querySchema = z.object({
+export const auditLogQuerySchema = z.object({
   actor_type: z.string().optional(),
   actor_id: uuid().optional(),
   action: z.string().optional().meta({ description: 'Exact action, or a prefix ending in `*` (e.g. `agent.*`)' }),
@@ -40,29 +38,6 @@ const auditLogEntrySchema = z
   })
   .meta({ id: 'AuditLogEntry' });
 
-const listSchema = z
+export const auditLogListSchema = z
   .object({ logs: auditLogEntrySchema.array(), total: z.number().int(), count: z.number().int(), limit: z.number().int(), offset: z.number().int() })
   .meta({ id: 'AuditLogListResponse' });
-
-/** ip_address and user_agent are omitted when null (Brokkr's serialization). */
-function present(row: AuditLogRow): Record<string, unknown> {
-  const { ip_address, user_agent, ...rest } = row;
-  return { ...rest, ...(ip_address === null ? {} : { ip_address }), ...(user_agent === null ? {} : { user_agent }) };
-}
-
-export const auditLogRoutes: AnyRoute[] = [
-  defineRoute({
-    method: 'get',
-    path: '/admin/audit-logs',
-    summary: 'Search the audit log (newest first)',
-    tags: ['admin'],
-    access: 'admin',
-    query: querySchema,
-    responses: { 200: { description: 'A page of audit log entries', schema: listSchema } },
-    async handler({ query, ctx }) {
-      const { limit, offset, ...filter } = query;
-      const { rows, total } = await queryAuditLogs(ctx.db.pool, filter, { limit, offset });
-      return json(200, { logs: rows.map(present), total, count: rows.length, limit, offset });
-    },
-  }),
-];

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { diffSettings, hubReloadableSchema, loadLayeredSettings } from '@brokkr/config';
 import { publishCore, SUBJECTS } from '@brokkr/bus';
 import type { ConfigReloadNotice } from '@brokkr/contracts';
-import { ApiError } from '../http/api-error.ts';
-import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { timestamp } from '../http/schemas.ts';
+import { ApiError } from '../../http/api-error.ts';
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { timestamp } from '../../http/schemas.ts';
 
 const reloadableSchema = hubReloadableSchema;
 type Snapshot = z.output<typeof reloadableSchema>;

@@ -9,7 +9,7 @@ import { insertAgentEvent, listAgentEvents } from './agents-events-sql.ts';
 import { requireSameAgent } from './agents-metadata.ts';
 import { agentEventSchema, heartbeatSchema, newAgentEventSchema, rotateAgentPakResponseSchema } from './agents-schemas.ts';
 import { recordHeartbeat, rotateAgentPak, type K8sReport } from './agents-sql.ts';
-import { stackSchema } from './stacks-schemas.ts';
+import { stackSchema } from '../resources/stacks/schemas.ts';
 
 const tags = ['agents'];
 

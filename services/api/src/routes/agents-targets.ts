@@ -8,7 +8,7 @@ import { requireAdminOrSelf } from './agents-access.ts';
 import { requireSameAgent } from './agents-metadata.ts';
 import { deleteTarget, insertTarget, listTargets, stackForTargeting } from './agents-metadata-sql.ts';
 import { agentTargetParams, agentTargetSchema, newAgentTargetSchema } from './agents-schemas.ts';
-import { stackNotFound } from './stacks-access.ts';
+import { stackNotFound } from '../resources/stacks/access.ts';
 
 const tags = ['agents'];
 const targetGeneratorMismatch = errorKind(403, 'target_generator_mismatch', 'The stack belongs to another generator');

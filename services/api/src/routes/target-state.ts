@@ -4,7 +4,7 @@ import { defineRoute, type AnyRoute, type Reply } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { answerTargetState, processWakeups, type TargetStateAnswer } from '../targeting/index.ts';
 import { requireAdminOrSelf } from './agents-access.ts';
-import { deploymentObjectSchema } from './deployment-objects-schemas.ts';
+import { deploymentObjectSchema } from '../resources/deployment-objects/schemas.ts';
 
 const targetStateQuery = z.object({
   mode: z.unknown().optional().meta({ type: 'string', description: '`full` includes objects already applied; anything else is incremental' }),

@@ -20,7 +20,7 @@
  * `answerTargetState` (long-poll with ETag), `processWakeups` (the per-process dispatcher).
  */
 export { agentsForStack, agentsForStacks, type AlsoMatching } from './agents-for-stack.ts';
-export { queryTargetState, queryAgentStacks, TARGET_STATE_SQL, type DeploymentObjectRow, type StackRow } from './target-state-sql.ts';
+export { queryTargetState, queryAgentStacks, TARGET_STATE_SQL } from './target-state-sql.ts';
 export { answerTargetState, targetStateEtag, ifNoneMatchHits, type TargetStateAnswer, type TargetStateQuery } from './long-poll.ts';
 export { AgentWakeups, type AgentWatch, type WaitOutcome } from './wakeups.ts';
 export { processWakeups } from './process-wakeups.ts';

@@ -1,19 +1,7 @@
 import { prepared, type Queryable } from '@brokkr/db';
+import type { DeploymentObjectRow } from '../resources/deployment-objects/sql/deployment-object-row.ts';
+import type { StackRow } from '../resources/stacks/sql/stack-row.ts';
 import { associationPairs } from './association-sql.ts';
-
-/** A deployment_objects row as the target state returns it (the v1 DeploymentObject). */
-export interface DeploymentObjectRow {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-  sequence_id: number;
-  stack_id: string;
-  yaml_content: string;
-  yaml_checksum: string;
-  submitted_at: Date;
-  is_deletion_marker: boolean;
-}
 
 /**
  * The whole target state in ONE round trip, whatever the number of stacks: agents poll this
@@ -85,16 +73,6 @@ SELECT s.id, s.created_at, s.updated_at, s.deleted_at, s.name, s.description, s.
  WHERE s.deleted_at IS NULL
    AND s.id IN (SELECT p.stack_id FROM (${associationPairs('agent')}) p)
  ORDER BY s.id`;
-
-export interface StackRow {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-  name: string;
-  description: string | null;
-  generator_id: string;
-}
 
 const agentStacksStatement = prepared('brokkr_agent_stacks', AGENT_STACKS_SQL);
 

@@ -1,7 +1,7 @@
-import { errorKind } from '../http/api-error.ts';
-import type { RawBody } from '../http/body.ts';
-import { decodeUtf8, isYamlContentType, YamlValidatorBusy, type YamlValidator } from '../yaml/index.ts';
-import { newDeploymentObjectSchema } from './deployment-objects-schemas.ts';
+import { errorKind } from '../../http/api-error.ts';
+import type { RawBody } from '../../http/body.ts';
+import { decodeUtf8, isYamlContentType, YamlValidatorBusy, type YamlValidator } from '../../yaml/index.ts';
+import { newDeploymentObjectSchema } from './schemas.ts';
 
 export interface DeploymentObjectInput {
   yamlContent: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp, uuid } from '../http/schemas.ts';
+import { timestamp, uuid } from '../../http/schemas.ts';
 
 export const HEALTH_STATUSES = ['healthy', 'degraded', 'failing', 'unknown'] as const;
 export type HealthStatus = (typeof HEALTH_STATUSES)[number];
@@ -81,10 +81,3 @@ export const stackHealthResponseSchema = z
     ),
   })
   .meta({ id: 'StackHealthResponse' });
-
-/** Contract §7.2: failing > degraded > healthy > unknown (also for no records at all). */
-export function overallStatus(statuses: Iterable<string>): HealthStatus {
-  const seen = new Set(statuses);
-  for (const s of ['failing', 'degraded', 'healthy'] as const) if (seen.has(s)) return s;
-  return 'unknown';
-}

@@ -1,39 +1,23 @@
-import type { Queryable } from '@brokkr/db';
-import { errorKind, raising } from '../http/api-error.ts';
-import { defineRoute, json, type AnyRoute, type Reply } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import type { Identity } from '../auth/identity.ts';
-import { acceptsYaml } from '../yaml/index.ts';
-import { readDeploymentObjectInput, yamlValidatorBusy } from './deployment-objects-input.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { acceptsYaml } from '../../yaml/index.ts';
+import { fetchOwnedStack, stackNotFound } from '../stacks/access.ts';
+import { requireObjectReader } from './access.ts';
+import { readDeploymentObjectInput, yamlValidatorBusy } from './input.ts';
 import {
   deploymentObjectSchema,
   newDeploymentObjectQuery,
   newDeploymentObjectSchema,
   yamlRequestContent,
   yamlResponseContent,
-} from './deployment-objects-schemas.ts';
-import { findDeploymentObject, listStackDeploymentObjects, type DeploymentObjectWithStack } from './deployment-objects-sql.ts';
-import { storeDeploymentObject } from './deployment-objects-store.ts';
-import { fetchOwnedStack, stackNotFound } from './stacks-access.ts';
-import { agentHasHardTarget } from './stacks-sql.ts';
+} from './schemas.ts';
+import { findDeploymentObject, listStackDeploymentObjects } from './sql/queries.ts';
+import { storeDeploymentObject } from './store.ts';
 
 const tags = ['deployment-objects'];
 const invalidDeploymentObject = errorKind(400, 'invalid_deployment_object', 'Invalid deployment object');
 const objectNotFound = errorKind(404, 'deployment_object_not_found', 'Deployment object not found');
-const generatorNotAssociated = errorKind(403, 'generator_not_associated', 'Generator is not associated with this deployment object');
-const agentNotAssociated = errorKind(403, 'agent_not_associated', 'Agent is not associated with this deployment object');
-
-/** Admin; the generator owning the stack; an agent with an explicit target on the stack. */
-const requireObjectReader = raising(
-  async (db: Queryable, identity: Identity, found: DeploymentObjectWithStack): Promise<void> => {
-    if (identity.admin) return;
-    if (identity.generator !== null && identity.generator !== found.stackGeneratorId) throw generatorNotAssociated();
-    if (identity.agent !== null && !(await agentHasHardTarget(db, identity.agent, found.object.stack_id))) throw agentNotAssociated();
-  },
-  generatorNotAssociated,
-  agentNotAssociated,
-);
-
 export const deploymentObjectRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',

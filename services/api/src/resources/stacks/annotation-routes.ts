@@ -1,11 +1,13 @@
-import { errorKind } from '../http/api-error.ts';
-import { uniqueViolation } from '../http/db-errors.ts';
-import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { fetchOwnedStack, requireStackMetadataReader, stackIdMismatch } from './stacks-access.ts';
-import { newStackAnnotationSchema, stackAnnotationParams, stackAnnotationSchema } from './stacks-schemas.ts';
-import { deleteStackAnnotation, insertStackAnnotation, listStackAnnotations } from './stacks-sql.ts';
-import { wakeStackAgents } from './stacks-wake.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { uniqueViolation } from '../../http/db-errors.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { fetchOwnedStack, requireStackMetadataReader, stackIdMismatch } from './access.ts';
+import { newStackAnnotationSchema, stackAnnotationParams, stackAnnotationSchema } from './schemas.ts';
+import { insertStackAnnotation } from './sql/add-annotation.ts';
+import { listStackAnnotations } from './sql/queries.ts';
+import { deleteStackAnnotation } from './sql/remove-annotation.ts';
+import { wakeStackAgents } from './wake-agents.ts';
 
 const tags = ['stacks'];
 const MAX_ANNOTATION_LENGTH = 64;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { softDeletableRow, softDeletableRowInput, uuid } from '../http/schemas.ts';
+import { softDeletableRow, softDeletableRowInput, uuid } from '../../http/schemas.ts';
 
 export const stackSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queryBool, softDeletableRow, timestamp, uuid } from '../http/schemas.ts';
+import { queryBool, softDeletableRow, timestamp, uuid } from '../../http/schemas.ts';
 
 export const deploymentObjectSchema = z
   .object({

@@ -1,8 +1,8 @@
-import type { TxScope } from '../events/transact.ts';
-import type { DeploymentObjectRow } from '../targeting/index.ts';
-import { yamlChecksum } from '../yaml/index.ts';
-import { insertDeploymentObject } from './deployment-objects-sql.ts';
-import { wakeStackAgents } from './stacks-wake.ts';
+import type { TxScope } from '../../events/transact.ts';
+import { yamlChecksum } from '../../yaml/index.ts';
+import { wakeStackAgents } from '../stacks/wake-agents.ts';
+import type { DeploymentObjectRow } from './sql/deployment-object-row.ts';
+import { insertDeploymentObject } from './sql/insert-deployment-object.ts';
 
 export interface ValidatedDeploymentObject {
   stackId: string;

@@ -1,11 +1,13 @@
-import { errorKind } from '../http/api-error.ts';
-import { uniqueViolation } from '../http/db-errors.ts';
-import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { fetchOwnedStack, requireStackMetadataReader } from './stacks-access.ts';
-import { newStackLabelSchema, stackLabelParams, stackLabelSchema } from './stacks-schemas.ts';
-import { deleteStackLabel, insertStackLabel, listStackLabels } from './stacks-sql.ts';
-import { wakeStackAgents } from './stacks-wake.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { uniqueViolation } from '../../http/db-errors.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { fetchOwnedStack, requireStackMetadataReader } from './access.ts';
+import { newStackLabelSchema, stackLabelParams, stackLabelSchema } from './schemas.ts';
+import { insertStackLabel } from './sql/add-label.ts';
+import { listStackLabels } from './sql/queries.ts';
+import { deleteStackLabel } from './sql/remove-label.ts';
+import { wakeStackAgents } from './wake-agents.ts';
 
 const tags = ['stacks'];
 export const MAX_LABEL_LENGTH = 64;

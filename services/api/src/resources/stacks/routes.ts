@@ -1,12 +1,15 @@
-import { errorKind } from '../http/api-error.ts';
-import { foreignKeyViolation, uniqueViolation } from '../http/db-errors.ts';
-import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { fetchOwnedStack, stackIdMismatch } from './stacks-access.ts';
-import { auditDeniedOwnerChange, requireOwnerKept, stackOwnerChangeDenied, stackUpdatedDetails } from './stacks-owner.ts';
-import { newStackSchema, stackSchema, stackUpdateSchema } from './stacks-schemas.ts';
-import { insertStack, listLiveStacks, softDeleteStack, updateStack } from './stacks-sql.ts';
-import { wakeStackAgents } from './stacks-wake.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { foreignKeyViolation, uniqueViolation } from '../../http/db-errors.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { fetchOwnedStack, stackIdMismatch } from './access.ts';
+import { auditDeniedOwnerChange, requireOwnerKept, stackOwnerChangeDenied, stackUpdatedDetails } from './owner.ts';
+import { newStackSchema, stackSchema, stackUpdateSchema } from './schemas.ts';
+import { insertStack } from './sql/create-stack.ts';
+import { softDeleteStack } from './sql/delete-stack.ts';
+import { listLiveStacks } from './sql/queries.ts';
+import { updateStack } from './sql/update-stack.ts';
+import { wakeStackAgents } from './wake-agents.ts';
 
 const tags = ['stacks'];
 

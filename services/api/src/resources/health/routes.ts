@@ -1,17 +1,12 @@
-import { errorKind } from '../http/api-error.ts';
-import { foreignKeyViolation } from '../http/db-errors.ts';
-import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { requireAdminOrSelf } from './agents-access.ts';
-import {
-  deploymentObjectHealthResponseSchema,
-  HEALTH_STATUSES,
-  healthUpdateSchema,
-  overallStatus,
-  stackHealthResponseSchema,
-  type HealthUpdate,
-} from './health-schemas.ts';
-import { healthOfDeploymentObject, healthOfStack, upsertHealth, type HealthInput, type HealthRow } from './health-sql.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { foreignKeyViolation } from '../../http/db-errors.ts';
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { requireAdminOrSelf } from '../../routes/agents-access.ts';
+import { overallStatus } from './overall-status.ts';
+import { deploymentObjectHealthResponseSchema, HEALTH_STATUSES, healthUpdateSchema, stackHealthResponseSchema, type HealthUpdate } from './schemas.ts';
+import { healthOfDeploymentObject, healthOfStack, type HealthRow } from './sql/queries.ts';
+import { upsertHealth, type HealthInput } from './sql/record-health.ts';
 
 const tags = ['health'];
 const isStatus = (s: string) => (HEALTH_STATUSES as readonly string[]).includes(s);

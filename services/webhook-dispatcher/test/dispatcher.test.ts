@@ -4,39 +4,34 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { Webhook } from 'standardwebhooks';
 import { ensureStreams, publishCore, SUBJECTS } from '@brokkr/bus';
-import type { NatsHandle } from '@brokkr/infra';
-import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { eventually, startWebhookReceiver, useTestInfra, type ReceivedRequest, type WebhookReceiver } from '@brokkr/testkit';
 import { deliveries, envelope, insertSubscription, publishEvents, type SubscriptionSpec } from './support/fixtures.ts';
 import { startInProcessDispatcher, type InProcessDispatcher } from './support/dispatcher.ts';
-import { startReceiver, type TestReceiver } from './support/receiver.ts';
+
+const withId = (id: string) => (r: ReceivedRequest) => r.webhookId === id;
 
 describe('webhook-dispatcher: matching, delivery, retries', function () {
   this.timeout(60_000);
-  let db: TestDatabase;
-  let nats: NatsHandle;
+  const infra = useTestInfra({ nats: true });
   let nc: NatsConnection;
   let js: JetStreamClient;
   let pool: pg.Pool;
   let dispatcher: InProcessDispatcher;
-  let receiver: TestReceiver;
+  let receiver: WebhookReceiver;
 
   before(async () => {
-    db = await createTestDatabase();
-    nats = await startTestNats();
-    nc = await connect({ servers: nats.url });
+    nc = await connect({ servers: infra.nats.url });
     await ensureStreams(await jetstreamManager(nc));
     js = jetstream(nc);
-    pool = new pg.Pool({ connectionString: db.url });
-    dispatcher = await startInProcessDispatcher({ db: db.url, nats: nats.url });
-    receiver = await startReceiver();
+    pool = new pg.Pool({ connectionString: infra.db.url });
+    dispatcher = await startInProcessDispatcher({ db: infra.db.url, nats: infra.nats.url });
+    receiver = await startWebhookReceiver();
   });
   after(async () => {
     await dispatcher?.stop();
     await receiver?.close();
     await pool?.end();
     await nc?.close();
-    await nats?.stop();
-    await db?.drop();
   });
   afterEach(async () => {
     // Subscriptions of one test must not match the next test's events.
@@ -53,11 +48,23 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
     return sub;
   }
 
+  /**
+   * Shows that a claim pass has run since now: a hub row of another enabled subscription falls due
+   * (a stack.deleted event only it matches) and is delivered. Rows that were due before it are
+   * older, so that pass saw them too.
+   */
+  async function claimPassSinceNow(): Promise<void> {
+    await subscribe({ eventTypes: ['stack.deleted'] });
+    const marker = envelope('stack.deleted');
+    await publishEvents(js, [marker]);
+    await receiver.waitFor(1, { where: withId(marker.id), what: 'a later delivery of another subscription' });
+  }
+
   it('delivers an event once, with the stored payload, the auth header and a verifiable Standard Webhooks signature', async () => {
     const sub = await subscribe({ authHeader: 'Bearer receiver-token' });
     const event = envelope('stack.created', { stack_id: '7b0c6f1e-8a53-4b5e-9a59-3c9c1a0b2d11', name: 's1' });
     await publishEvents(js, [event]);
-    const got = await eventually(() => receiver.requests.find((r) => r.webhookId === event.id), { what: 'the webhook POST' });
+    const got = (await receiver.waitFor(1, { where: withId(event.id), what: 'the webhook POST' }))[0]!;
     expect(got.headers['content-type']).to.equal('application/json');
     expect(got.headers.authorization).to.equal('Bearer receiver-token');
     expect(JSON.parse(got.body)).to.deep.equal(event);
@@ -96,7 +103,7 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
       return rows.length >= expected.length ? rows : undefined;
     });
     // Give a wrongly matched subscription the chance to show up before comparing.
-    await eventually(() => receiver.requests.filter((r) => r.webhookId === event.id).length >= expected.length);
+    await receiver.waitFor(expected.length, { where: withId(event.id), what: 'a POST per matched subscription' });
     expect(matched.map((r) => r.subscription_id).sort()).to.deep.equal(expected);
     expect((await deliveries(pool, 'event_id = $1', [event.id])).length).to.equal(expected.length);
   });
@@ -107,7 +114,11 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
     await publishEvents(js, [event]);
     await publishEvents(js, [event], () => `${event.id}-again`); // a second copy past the stream's dedup
     await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'success'])).length === 1);
-    await new Promise((r) => setTimeout(r, 300));
+    // The one consumer hands events over in stream order: once a later event has been delivered,
+    // the copy has been taken in (a second row would have been inserted no later than the later one's).
+    const later = envelope('workorder.created', { work_order_id: 'y' });
+    await publishEvents(js, [later]);
+    await receiver.waitFor(1, { where: withId(later.id), what: 'the later event delivered' });
     expect(await deliveries(pool, 'event_id = $1', [event.id])).to.have.length(1);
     expect(receiver.countById.get(event.id)).to.equal(1);
   });
@@ -168,7 +179,7 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
   });
 
   it('leaves rows with target_labels to agents', async () => {
-    await subscribe({ targetLabels: ['env=prod'] });
+    await subscribe({ targetLabels: ['env=prod'], eventTypes: ['stack.created'] });
     const event = envelope('stack.created');
     await publishEvents(js, [event]);
     const [row] = await eventually(async () => {
@@ -176,13 +187,13 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
       return rows.length === 1 ? rows : undefined;
     });
     expect(row!.target_labels).to.deep.equal(['env=prod']);
-    await new Promise((r) => setTimeout(r, 1500)); // more than one polling interval
+    await claimPassSinceNow();
     expect((await deliveries(pool, 'event_id = $1', [event.id]))[0]!.status).to.equal('pending');
     expect(receiver.countById.has(event.id)).to.equal(false);
   });
 
   it('pauses the pending deliveries of a disabled subscription and resumes them when it is enabled again', async () => {
-    const sub = await subscribe();
+    const sub = await subscribe({ eventTypes: ['stack.created'] });
     receiver.respond = () => ({ status: 503 });
     const event = envelope('stack.created');
     await publishEvents(js, [event]);
@@ -190,8 +201,9 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
     await pool.query('UPDATE webhook_subscriptions SET enabled = false WHERE id = $1', [sub.id]);
     receiver.respond = () => ({ status: 200 });
     await pool.query(`UPDATE webhook_deliveries SET next_retry_at = now() WHERE event_id = $1`, [event.id]);
-    await new Promise((r) => setTimeout(r, 1500));
+    await claimPassSinceNow();
     expect(receiver.countById.get(event.id)).to.equal(1);
+    expect((await deliveries(pool, 'event_id = $1', [event.id]))[0]!.status).to.equal('failed');
     await pool.query('UPDATE webhook_subscriptions SET enabled = true WHERE id = $1', [sub.id]);
     await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'success'])).length === 1);
   });

@@ -3,12 +3,10 @@ import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { ensureStreams, publishCore, SUBJECTS } from '@brokkr/bus';
-import type { NatsHandle } from '@brokkr/infra';
-import { createTestDatabase, eventually, freePort, startTestNats, type RunningService, type TestDatabase } from '@brokkr/testkit';
+import { eventually, freePort, startWebhookReceiver, useTestInfra, type RunningService, type WebhookReceiver } from '@brokkr/testkit';
 import { deliveries, envelope, insertSubscription, publishEvents, type SubscriptionSpec } from './support/fixtures.ts';
 import { startInProcessDispatcher, type InProcessDispatcher } from './support/dispatcher.ts';
 import { spawnDispatcher } from './support/replicas.ts';
-import { startReceiver, type TestReceiver } from './support/receiver.ts';
 
 const INTERRUPTED = /^Request interrupted: the lease expired/;
 
@@ -21,31 +19,26 @@ async function metric(dispatcher: InProcessDispatcher, name: string): Promise<nu
 /** Issue 11: what reached the database unchecked, and what a delivery's outcome may store. */
 describe('webhook-dispatcher hardening', function () {
   this.timeout(60_000);
-  let db: TestDatabase;
-  let nats: NatsHandle;
+  const infra = useTestInfra({ nats: true });
   let nc: NatsConnection;
   let js: JetStreamClient;
   let pool: pg.Pool;
   let dispatcher: InProcessDispatcher;
-  let receiver: TestReceiver;
+  let receiver: WebhookReceiver;
 
   before(async () => {
-    db = await createTestDatabase();
-    nats = await startTestNats();
-    nc = await connect({ servers: nats.url });
+    nc = await connect({ servers: infra.nats.url });
     await ensureStreams(await jetstreamManager(nc));
     js = jetstream(nc);
-    pool = new pg.Pool({ connectionString: db.url });
-    dispatcher = await startInProcessDispatcher({ db: db.url, nats: nats.url });
-    receiver = await startReceiver();
+    pool = new pg.Pool({ connectionString: infra.db.url });
+    dispatcher = await startInProcessDispatcher({ db: infra.db.url, nats: infra.nats.url });
+    receiver = await startWebhookReceiver();
   });
   after(async () => {
     await dispatcher?.stop();
     await receiver?.close();
     await pool?.end();
     await nc?.close();
-    await nats?.stop();
-    await db?.drop();
   });
   afterEach(async () => {
     await pool.query('DELETE FROM webhook_subscriptions');
@@ -143,22 +136,19 @@ describe('webhook-dispatcher hardening', function () {
 /** The probe's case, with a real crash: the replica holding the POST is killed (SIGKILL), another one takes over. */
 describe('webhook-dispatcher: a delivery sent again after a crash', function () {
   this.timeout(90_000);
-  let db: TestDatabase;
-  let nats: NatsHandle;
+  const infra = useTestInfra({ nats: true });
   let nc: NatsConnection;
   let pool: pg.Pool;
-  let receiver: TestReceiver;
+  let receiver: WebhookReceiver;
   let crashed: RunningService | undefined;
   let survivor: InProcessDispatcher | undefined;
 
   before(async () => {
-    db = await createTestDatabase();
-    nats = await startTestNats();
-    nc = await connect({ servers: nats.url });
+    nc = await connect({ servers: infra.nats.url });
     await ensureStreams(await jetstreamManager(nc));
-    pool = new pg.Pool({ connectionString: db.url });
+    pool = new pg.Pool({ connectionString: infra.db.url });
     // The first POST never gets an answer (the sender dies holding it); later ones succeed.
-    receiver = await startReceiver((_req, nth) => (nth === 1 ? { status: 200, hang: true } : { status: 200 }));
+    receiver = await startWebhookReceiver((_req, nth) => (nth === 1 ? { hang: true } : { status: 200 }));
   });
   after(async () => {
     await crashed?.kill();
@@ -166,19 +156,18 @@ describe('webhook-dispatcher: a delivery sent again after a crash', function () 
     await receiver?.close();
     await pool?.end();
     await nc?.close();
-    await nats?.stop();
-    await db?.drop();
   });
 
   it('counts both attempts: the one in flight when the sender died and the one that succeeded', async () => {
     await insertSubscription(pool, { url: receiver.url, eventTypes: ['stack.created'], timeoutSeconds: 1, maxRetries: 5 });
     const settings = { BROKKR__BROKER__WEBHOOK_LEASE_SECONDS: '5' };
-    crashed = await spawnDispatcher({ db: db.url, nats: nats.url }, settings);
+    const urls = { db: infra.db.url, nats: infra.nats.url };
+    crashed = await spawnDispatcher(urls, settings);
     const event = envelope('stack.created');
     await publishEvents(jetstream(nc), [event]);
-    await eventually(() => receiver.countById.get(event.id) === 1, { what: 'the first POST in flight' });
+    await receiver.waitFor(1, { where: (r) => r.webhookId === event.id, what: 'the first POST in flight' });
     await crashed.kill();
-    survivor = await startInProcessDispatcher({ db: db.url, nats: nats.url }, settings);
+    survivor = await startInProcessDispatcher(urls, settings);
     // The lease (timeout + 10 s) has to run out before anyone may send it again.
     const [row] = await eventually(async () => {
       const rows = await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'success']);

@@ -3,33 +3,34 @@ import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureStreams } from '@brokkr/bus';
-import type { NatsHandle } from '@brokkr/infra';
-import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { eventually, startWebhookReceiver, useTestInfra, type Responder, type WebhookReceiver } from '@brokkr/testkit';
 import { deliveries, envelope, insertSubscription, invalidateSubscriptionCache, publishEvents } from './support/fixtures.ts';
 import { startInProcessDispatcher, type InProcessDispatcher } from './support/dispatcher.ts';
-import { startReceiver, type TestReceiver } from './support/receiver.ts';
 
 /** Each block gets its own database, NATS server and dispatcher, so their settings differ freely. */
 function isolated(env: Record<string, string>, stopGraceMs?: number) {
-  const ctx = {} as { db: TestDatabase; nats: NatsHandle; nc: NatsConnection; pool: pg.Pool; dispatcher: InProcessDispatcher; receivers: TestReceiver[] };
+  const infra = useTestInfra({ nats: true });
+  const ctx = { receivers: [] as WebhookReceiver[] } as { nc: NatsConnection; pool: pg.Pool; dispatcher: InProcessDispatcher; receivers: WebhookReceiver[] };
   before(async () => {
-    ctx.db = await createTestDatabase();
-    ctx.nats = await startTestNats();
-    ctx.nc = await connect({ servers: ctx.nats.url });
+    ctx.nc = await connect({ servers: infra.nats.url });
     await ensureStreams(await jetstreamManager(ctx.nc));
-    ctx.pool = new pg.Pool({ connectionString: ctx.db.url });
-    ctx.receivers = [];
-    ctx.dispatcher = await startInProcessDispatcher({ db: ctx.db.url, nats: ctx.nats.url }, env, stopGraceMs);
+    ctx.pool = new pg.Pool({ connectionString: infra.db.url });
+    ctx.dispatcher = await startInProcessDispatcher({ db: infra.db.url, nats: infra.nats.url }, env, stopGraceMs);
   });
   after(async () => {
     await ctx.dispatcher?.stop().catch(() => undefined);
     await Promise.allSettled(ctx.receivers.map((r) => r.close()));
     await ctx.pool?.end();
     await ctx.nc?.close();
-    await ctx.nats?.stop();
-    await ctx.db?.drop();
   });
   return ctx;
+}
+
+/** A receiver the block's `after` closes. */
+async function receiverFor(ctx: { receivers: WebhookReceiver[] }, respond?: Responder): Promise<WebhookReceiver> {
+  const receiver = await startWebhookReceiver(respond);
+  ctx.receivers.push(receiver);
+  return receiver;
 }
 
 describe('webhook-dispatcher limits and safety', function () {
@@ -39,8 +40,7 @@ describe('webhook-dispatcher limits and safety', function () {
     const ctx = isolated({ BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
 
     it('refuses 127.0.0.1 and names that resolve to loopback: dead at once, nothing sent', async () => {
-      const receiver = await startReceiver();
-      ctx.receivers.push(receiver);
+      const receiver = await receiverFor(ctx);
       await insertSubscription(ctx.pool, { url: receiver.url, eventTypes: ['stack.created'] });
       await insertSubscription(ctx.pool, { url: `http://localhost:${receiver.port}/x`, eventTypes: ['stack.created'] });
       await insertSubscription(ctx.pool, { url: 'http://169.254.169.254/latest/meta-data', eventTypes: ['stack.created'] });
@@ -62,12 +62,11 @@ describe('webhook-dispatcher limits and safety', function () {
     const ctx = isolated({ BROKKR__BROKER__WEBHOOK_HOST_CONCURRENCY: '3', BROKKR__BROKER__WEBHOOK_CONCURRENCY: '8' }, 500);
 
     it('keeps a slow receiver to its share, so a fast one is served meanwhile', async () => {
-      const slow = await startReceiver(() => ({ status: 200, hang: true }));
-      const fast = await startReceiver();
-      ctx.receivers.push(slow, fast);
+      const slow = await receiverFor(ctx, () => ({ hang: true }));
+      const fast = await receiverFor(ctx);
       await insertSubscription(ctx.pool, { url: slow.url, eventTypes: ['workorder.created'], timeoutSeconds: 30, maxRetries: 1 });
       await publishEvents(jetstream(ctx.nc), Array.from({ length: 20 }, () => envelope('workorder.created')));
-      await eventually(() => slow.requests.length >= 3, { what: 'the slow receiver saturated' });
+      await slow.waitFor(3, { what: 'the slow receiver saturated' });
       await insertSubscription(ctx.pool, { url: fast.url, eventTypes: ['workorder.claimed'] });
       await invalidateSubscriptionCache(ctx.nc);
       const fastEvents = Array.from({ length: 30 }, () => envelope('workorder.claimed'));
@@ -82,12 +81,11 @@ describe('webhook-dispatcher limits and safety', function () {
     const ctx = isolated({}, 500);
 
     it('stops claiming and releases a POST still in flight after the grace period (counted as an attempt)', async () => {
-      const receiver = await startReceiver(() => ({ status: 200, hang: true }));
-      ctx.receivers.push(receiver);
+      const receiver = await receiverFor(ctx, () => ({ hang: true }));
       await insertSubscription(ctx.pool, { url: receiver.url, eventTypes: ['stack.deleted'], timeoutSeconds: 30 });
       const event = envelope('stack.deleted');
       await publishEvents(jetstream(ctx.nc), [event]);
-      await eventually(() => receiver.requests.length === 1, { what: 'the POST in flight' });
+      await receiver.waitFor(1, { what: 'the POST in flight' });
       await ctx.dispatcher.stop();
       const [row] = await deliveries(ctx.pool, 'event_id = $1', [event.id]);
       // Handed back for another replica to send at once; the cut-short POST counts as an attempt.

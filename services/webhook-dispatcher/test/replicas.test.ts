@@ -3,38 +3,9 @@ import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureStreams } from '@brokkr/bus';
-import type { NatsHandle } from '@brokkr/infra';
-import { createTestDatabase, eventually, startTestNats, type RunningService, type TestDatabase } from '@brokkr/testkit';
+import { eventually, startWebhookReceiver, useTestInfra, type RunningService, type WebhookReceiver } from '@brokkr/testkit';
 import { envelope, insertSubscription, publishEvents } from './support/fixtures.ts';
 import { spawnDispatcher } from './support/replicas.ts';
-import { startReceiver, type TestReceiver } from './support/receiver.ts';
-
-interface Env {
-  db: TestDatabase;
-  nats: NatsHandle;
-  nc: NatsConnection;
-  pool: pg.Pool;
-  receiver: TestReceiver;
-  replicas: RunningService[];
-}
-
-async function setUp(): Promise<Env> {
-  const db = await createTestDatabase();
-  const nats = await startTestNats();
-  const nc = await connect({ servers: nats.url });
-  await ensureStreams(await jetstreamManager(nc));
-  return { db, nats, nc, pool: new pg.Pool({ connectionString: db.url }), receiver: await startReceiver(), replicas: [] };
-}
-
-async function tearDown(env: Env | undefined): Promise<void> {
-  if (!env) return;
-  await Promise.allSettled(env.replicas.map((r) => r.kill()));
-  await env.receiver.close();
-  await env.pool.end();
-  await env.nc.close();
-  await env.nats.stop();
-  await env.db.drop();
-}
 
 async function statusCounts(pool: pg.Pool): Promise<Record<string, number>> {
   const { rows } = await pool.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status');
@@ -43,35 +14,53 @@ async function statusCounts(pool: pg.Pool): Promise<Record<string, number>> {
 
 describe('webhook-dispatcher replicas', function () {
   this.timeout(240_000);
+  // Every test gets a database and NATS server of its own, with its own replicas and receiver.
+  const infra = useTestInfra({ nats: true, each: true });
+  let nc: NatsConnection;
+  let pool: pg.Pool;
+  let receiver: WebhookReceiver;
+  let replicas: RunningService[];
+  const urls = () => ({ db: infra.db.url, nats: infra.nats.url });
+
+  beforeEach(async () => {
+    replicas = [];
+    nc = await connect({ servers: infra.nats.url });
+    await ensureStreams(await jetstreamManager(nc));
+    pool = new pg.Pool({ connectionString: infra.db.url });
+    receiver = await startWebhookReceiver();
+  });
+  afterEach(async () => {
+    await Promise.allSettled(replicas.map((r) => r.kill()));
+    await receiver?.close();
+    await pool?.end();
+    await nc?.close();
+  });
 
   describe('three replicas, 5,000 events, no faults', () => {
-    let env: Env | undefined;
-    after(() => tearDown(env));
-
     it('delivers every event exactly once', async () => {
-      env = await setUp();
-      await insertSubscription(env.pool, { url: env.receiver.url, eventTypes: ['stack.*'] });
-      for (let i = 0; i < 3; i++) env.replicas.push(await spawnDispatcher({ db: env.db.url, nats: env.nats.url }));
+      await insertSubscription(pool, { url: receiver.url, eventTypes: ['stack.*'] });
+      for (let i = 0; i < 3; i++) replicas.push(await spawnDispatcher(urls()));
       const events = Array.from({ length: 5000 }, (_, i) => envelope('stack.created', { stack_id: null, n: i }));
-      await publishEvents(jetstream(env.nc), events);
+      await publishEvents(jetstream(nc), events);
 
-      await eventually(async () => (await statusCounts(env!.pool)).success === 5000, { timeoutMs: 180_000, intervalMs: 500, what: '5000 successful deliveries' });
-      // Let a hypothetical second send arrive before counting.
-      await new Promise((r) => setTimeout(r, 2000));
-      const receiver = env.receiver;
-      expect(receiver.countById.size).to.equal(5000);
-      expect([...receiver.countById.values()].every((n) => n === 1), 'some webhook-id arrived twice').to.equal(true);
-      expect(events.every((e) => receiver.countById.get(e.id) === 1)).to.equal(true);
-      const { rows } = await env.pool.query<{ n: number; a: number }>('SELECT count(*)::int AS n, max(attempts)::int AS a FROM webhook_deliveries');
+      await eventually(async () => (await statusCounts(pool)).success === 5000, { timeoutMs: 180_000, intervalMs: 500, what: '5000 successful deliveries' });
+      // A row recorded as a success is never claimed again, so a second send could only be a POST
+      // already under way. Before counting, an event published now is delivered: the replicas have
+      // claimed and sent past those 5000.
+      const marker = envelope('stack.deleted');
+      await publishEvents(jetstream(nc), [marker]);
+      await receiver.waitFor(1, { where: (r) => r.webhookId === marker.id, what: 'the later marker event' });
+      const counts = new Map([...receiver.countById].filter(([id]) => id !== marker.id));
+      expect(counts.size).to.equal(5000);
+      expect([...counts.values()].every((n) => n === 1), 'some webhook-id arrived twice').to.equal(true);
+      expect(events.every((e) => counts.get(e.id) === 1)).to.equal(true);
+      const { rows } = await pool.query<{ n: number; a: number }>('SELECT count(*)::int AS n, max(attempts)::int AS a FROM webhook_deliveries WHERE event_id <> $1', [marker.id]);
       expect(rows[0]).to.deep.equal({ n: 5000, a: 1 });
-      for (const replica of env.replicas) expect(await replica.stop()).to.equal(0);
+      for (const replica of replicas) expect(await replica.stop()).to.equal(0);
     });
   });
 
   describe('kill -9 of one of two replicas mid-batch', () => {
-    let env: Env | undefined;
-    after(() => tearDown(env));
-
     /**
      * At the HTTP boundary at-least-once is the honest guarantee: a replica can die after the
      * receiver processed a POST but before the outcome is committed, and nobody can tell whether
@@ -82,29 +71,26 @@ describe('webhook-dispatcher replicas', function () {
      * that never reaches a final state.
      */
     it('loses nothing: every event is delivered at least once and every delivery row completes', async () => {
-      env = await setUp();
-      env.receiver.respond = () => ({ status: 200, delayMs: 20 });
-      await insertSubscription(env.pool, { url: env.receiver.url, eventTypes: ['*'], timeoutSeconds: 2 });
-      const urls = { db: env.db.url, nats: env.nats.url };
+      receiver.respond = () => ({ status: 200, delayMs: 20 });
+      await insertSubscription(pool, { url: receiver.url, eventTypes: ['*'], timeoutSeconds: 2 });
       const settings = { BROKKR__BROKER__WEBHOOK_LEASE_SECONDS: '5' };
-      env.replicas.push(await spawnDispatcher(urls, settings), await spawnDispatcher(urls, settings));
+      replicas.push(await spawnDispatcher(urls(), settings), await spawnDispatcher(urls(), settings));
       const events = Array.from({ length: 3000 }, () => envelope('deployment.applied'));
-      await publishEvents(jetstream(env.nc), events);
+      await publishEvents(jetstream(nc), events);
 
-      await eventually(() => env!.receiver.requests.length >= 300, { timeoutMs: 60_000, what: 'deliveries under way' });
-      await env.replicas[0]!.kill();
-      const seenAtKill = env.receiver.requests.length;
+      await receiver.waitFor(300, { timeoutMs: 60_000, what: 'deliveries under way' });
+      await replicas[0]!.kill();
+      const seenAtKill = receiver.requests.length;
       expect(seenAtKill).to.be.lessThan(3000, 'the replica should die mid-batch');
 
-      await eventually(async () => (await statusCounts(env!.pool)).success === 3000, { timeoutMs: 180_000, intervalMs: 500, what: 'all 3000 deliveries' });
-      const receiver = env.receiver;
+      await eventually(async () => (await statusCounts(pool)).success === 3000, { timeoutMs: 180_000, intervalMs: 500, what: 'all 3000 deliveries' });
       expect(events.every((e) => (receiver.countById.get(e.id) ?? 0) >= 1), 'an event was never delivered').to.equal(true);
-      const { rows } = await env.pool.query<{ n: number; d: number }>('SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM webhook_deliveries');
+      const { rows } = await pool.query<{ n: number; d: number }>('SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM webhook_deliveries');
       expect(rows[0]).to.deep.equal({ n: 3000, d: 3000 });
       const duplicates = [...receiver.countById.values()].filter((n) => n > 1).length;
       // Only POSTs in flight in the killed replica can have been sent twice.
       expect(duplicates).to.be.at.most(64);
-      expect(await env.replicas[1]!.stop()).to.equal(0);
+      expect(await replicas[1]!.stop()).to.equal(0);
     });
   });
 });

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { createTestDatabase, freePort, spawnService, startTestNats, type TestDatabase } from '@brokkr/testkit';
-import type { NatsHandle } from '@brokkr/infra';
+import { freePort, spawnService, useTestInfra } from '@brokkr/testkit';
 
 /**
  * The life of every hub service without an HTTP API: it starts from its environment, serves
@@ -9,23 +8,14 @@ import type { NatsHandle } from '@brokkr/infra';
  */
 for (const service of ['webhook-dispatcher', 'maintenance', 'audit-writer']) {
   describe(`${service} lifecycle`, () => {
-    let db: TestDatabase;
-    let nats: NatsHandle;
-    before(async () => {
-      db = await createTestDatabase();
-      nats = await startTestNats();
-    });
-    after(async () => {
-      await nats?.stop();
-      await db?.drop();
-    });
+    const infra = useTestInfra({ nats: true });
 
     it('serves health and metrics, and exits 0 on SIGTERM', async () => {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       const running = await spawnService({
         service,
-        env: { BROKKR__DATABASE__URL: db.url, BROKKR__NATS__URL: nats.url, BROKKR__HEALTH__PORT: String(port) },
+        env: { BROKKR__DATABASE__URL: infra.db.url, BROKKR__NATS__URL: infra.nats.url, BROKKR__HEALTH__PORT: String(port) },
         readyUrl: `${base}/readyz`,
       });
       expect((await fetch(`${base}/healthz`)).status).to.equal(200);

@@ -1,7 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { trace } from '@opentelemetry/api';
+import { startWebhookReceiver } from '@brokkr/testkit';
 import { createMetricsRegistry, metricsFor, startTelemetry, tracesUrl } from '@brokkr/telemetry';
 
 describe('@brokkr/telemetry metrics', () => {
@@ -50,32 +49,23 @@ describe('@brokkr/telemetry tracing', () => {
   });
 
   it('exports spans over OTLP/HTTP when enabled and flushes them on shutdown', async () => {
-    const received: { url: string | undefined; body: string }[] = [];
-    const collector = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ url: req.url, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    // An OTLP/HTTP collector is an HTTP endpoint taking POSTs: the testkit's receiver records them.
+    const collector = await startWebhookReceiver(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' }));
     try {
-      const { port } = collector.address() as AddressInfo;
-      const telemetry = startTelemetry({ serviceName: 'otel-test', enabled: true, otlpEndpoint: `http://127.0.0.1:${port}`, samplingRate: 1 });
+      const telemetry = startTelemetry({ serviceName: 'otel-test', enabled: true, otlpEndpoint: `http://127.0.0.1:${collector.port}`, samplingRate: 1 });
       const span = trace.getTracer('test').startSpan('recorded-operation');
       expect(span.isRecording()).to.equal(true);
       span.end();
       await telemetry.shutdown();
       await telemetry.shutdown();
-      expect(received.map((r) => r.url)).to.include('/v1/traces');
-      const body = received.map((r) => r.body).join('\n');
+      expect(collector.requests.map((r) => r.path)).to.include('/v1/traces');
+      const body = collector.requests.map((r) => r.body).join('\n');
       expect(body).to.contain('recorded-operation');
       expect(body).to.contain('otel-test');
       // After shutdown the API is back to its no-op state.
       expect(trace.getTracer('test').startSpan('after').isRecording()).to.equal(false);
     } finally {
-      await new Promise((resolve) => collector.close(resolve));
+      await collector.close();
     }
   });
 });

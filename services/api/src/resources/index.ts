@@ -1,7 +1,11 @@
 import type { AnyRoute } from '../http/route.ts';
-import { agentRoutes } from '../routes/agents.ts';
 import { webhookRoutes } from '../routes/webhooks.ts';
 import { adminConfigRoutes } from './admin/routes.ts';
+import { agentEventRoutes } from './agent-events/routes.ts';
+import { agentHeartbeatRoutes } from './agents/heartbeat-routes.ts';
+import { agentMetadataRoutes } from './agents/metadata-routes.ts';
+import { agentRoutes } from './agents/routes.ts';
+import { agentTargetRoutes } from './agents/target-routes.ts';
 import { auditLogRoutes } from './audit-logs/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { deploymentObjectRoutes } from './deployment-objects/routes.ts';
@@ -12,9 +16,10 @@ import { pakRoutes } from './paks/routes.ts';
 import { stackAnnotationRoutes } from './stacks/annotation-routes.ts';
 import { stackLabelRoutes } from './stacks/label-routes.ts';
 import { stackCrudRoutes } from './stacks/routes.ts';
+import { targetingRoutes } from './targeting/routes.ts';
 
 /**
  * Every /api/v1 route of the service. A route module exports an `AnyRoute[]`; add it here
  * (one import, one spread). Order only matters between paths express could confuse.
  */
-export const allRoutes: readonly AnyRoute[] = [...authRoutes, ...agentRoutes, ...generatorRoutes, ...generatorRegistrationRoutes, ...pakRoutes, ...auditLogRoutes, ...adminConfigRoutes, ...stackCrudRoutes, ...stackLabelRoutes, ...stackAnnotationRoutes, ...deploymentObjectRoutes, ...webhookRoutes, ...healthRoutes];
+export const allRoutes: readonly AnyRoute[] = [...authRoutes, ...agentRoutes, ...agentMetadataRoutes, ...agentTargetRoutes, ...agentHeartbeatRoutes, ...agentEventRoutes, ...targetingRoutes, ...generatorRoutes, ...generatorRegistrationRoutes, ...pakRoutes, ...auditLogRoutes, ...adminConfigRoutes, ...stackCrudRoutes, ...stackLabelRoutes, ...stackAnnotationRoutes, ...deploymentObjectRoutes, ...webhookRoutes, ...healthRoutes];

@@ -3,7 +3,7 @@ import { isAdminOrGenerator } from '../../auth/guards.ts';
 import { errorKind, raising } from '../../http/api-error.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { requireAdminOrSelf } from '../../routes/agents-access.ts';
+import { requireAdminOrSelf } from '../agents/access.ts';
 import { agentToRegister } from './access.ts';
 import { registrationBodySchema, registrationSchema } from './schemas.ts';
 import { deleteRegistration } from './sql/deregister-agent.ts';

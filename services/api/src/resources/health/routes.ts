@@ -2,7 +2,7 @@ import { errorKind } from '../../http/api-error.ts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { requireAdminOrSelf } from '../../routes/agents-access.ts';
+import { requireAdminOrSelf } from '../agents/access.ts';
 import { overallStatus } from './overall-status.ts';
 import { deploymentObjectHealthResponseSchema, HEALTH_STATUSES, healthUpdateSchema, stackHealthResponseSchema, type HealthUpdate } from './schemas.ts';
 import { healthOfDeploymentObject, healthOfStack, type HealthRow } from './sql/queries.ts';

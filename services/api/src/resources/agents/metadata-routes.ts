@@ -1,16 +1,8 @@
-import { errorKind, raising } from '../http/api-error.ts';
-import { foreignKeyViolation, uniqueViolation } from '../http/db-errors.ts';
-import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { requireAdminOrSelf } from './agents-access.ts';
-import {
-  deleteAnnotation,
-  deleteLabel,
-  insertAnnotation,
-  insertLabel,
-  listAnnotations,
-  listLabels,
-} from './agents-metadata-sql.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { foreignKeyViolation, uniqueViolation } from '../../http/db-errors.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { requireAdminOrSelf, requireSameAgent } from './access.ts';
 import {
   agentAnnotationParams,
   agentAnnotationSchema,
@@ -18,7 +10,12 @@ import {
   agentLabelSchema,
   newAgentAnnotationSchema,
   newAgentLabelSchema,
-} from './agents-schemas.ts';
+} from './schemas.ts';
+import { insertAnnotation } from './sql/add-annotation.ts';
+import { insertLabel } from './sql/add-label.ts';
+import { listAnnotations, listLabels } from './sql/queries.ts';
+import { deleteAnnotation } from './sql/remove-annotation.ts';
+import { deleteLabel } from './sql/remove-label.ts';
 
 /**
  * Agent labels and annotations. Brokkr validates neither (only the 64-character columns, which
@@ -28,13 +25,8 @@ import {
 
 const tags = ['agents'];
 
-const agentIdMismatch = errorKind(400, 'agent_id_mismatch', 'agent_id in the body does not match the path');
 const labelNotFound = errorKind(404, 'agent_label_not_found', 'Agent label not found');
 const annotationNotFound = errorKind(404, 'agent_annotation_not_found', 'Agent annotation not found');
-
-export const requireSameAgent = raising((pathId: string, bodyId: string): void => {
-  if (pathId !== bodyId) throw agentIdMismatch({ path: pathId, body: bodyId });
-}, agentIdMismatch);
 
 /** Adding a label or annotation: a duplicate (409), or an agent id that was never an agent (422). */
 const insertErrors = [requireSameAgent, uniqueViolation, foreignKeyViolation];

@@ -1,50 +1,44 @@
-import type { Identity } from '../auth/identity.ts';
 import { generatePak } from '@brokkr/pak';
-import type { ApiContext } from '../context.ts';
-import { errorKind, raising } from '../http/api-error.ts';
-import { uniqueViolation } from '../http/db-errors.ts';
-import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { agentNotFound, asString, invalidAgent, requireAdminOrSelf } from './agents-access.ts';
-import { agentSchema, agentSearchQuery, createAgentResponseSchema, newAgentSchema } from './agents-schemas.ts';
-import {
-  findAgent,
-  findAgentByName,
-  findGenerator,
-  insertAgent,
-  listAgents,
-  listAgentsOfGenerator,
-  registerAgent,
-  softDeleteAgent,
-  unknownGeneratorIds,
-  type AgentRow,
-} from './agents-sql.ts';
-import { agentUpdateRoute } from './agents-update.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { uniqueViolation } from '../../http/db-errors.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { requireAdminOrSelf, visibleAgents } from './access.ts';
+import { agentSchema, agentSearchQuery, agentUpdateSchema, createAgentResponseSchema, newAgentSchema, rotateAgentPakResponseSchema } from './schemas.ts';
+import { createAgent } from './sql/create-agent.ts';
+import { softDeleteAgent } from './sql/delete-agent.ts';
+import { findAgent, findAgentByName, unknownGeneratorIds } from './sql/queries.ts';
+import { rotateAgentPak } from './sql/rotate-agent-pak.ts';
+import { updateAgent, type AgentChanges } from './sql/update-agent.ts';
 
 const tags = ['agents'];
-const generatorRequired = errorKind(403, 'generator_required', 'Only an admin or a generator may list agents');
-const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
-const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator has no tenant view');
+const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
+const invalidAgent = errorKind(400, 'invalid_agent', 'name and cluster_name must not be blank');
 const invalidGeneratorId = errorKind(400, 'invalid_generator_id', 'A generator does not exist');
 const nameAndClusterRequired = errorKind(400, 'name_and_cluster_required', 'Both name and cluster_name query parameters are required');
 
-/** Admin: every live agent. Generator: its tenants (the agents registered with it). Agents: refused. */
-const visibleAgents = raising(
-  async (ctx: ApiContext, identity: Identity): Promise<AgentRow[]> => {
-    if (identity.admin) return listAgents(ctx.db.pool);
-    if (!identity.generator) throw generatorRequired();
-    const generator = await findGenerator(ctx.db.pool, identity.generator);
-    if (!generator) throw generatorNotFound();
-    if (generator.is_system) throw systemGeneratorNotATenant();
-    return listAgentsOfGenerator(ctx.db.pool, identity.generator);
-  },
-  generatorRequired,
-  generatorNotFound,
-  systemGeneratorNotATenant,
-);
+/** Brokkr applies only string values of the fields it knows; anything else counts as absent. */
+const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** The statuses Brokkr's agent understands; anything else would silently park it (docs/compatibility.md). */
+const AGENT_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
 
-export const agentCrudRoutes: AnyRoute[] = [
+function changesFrom(body: Record<string, unknown>): AgentChanges {
+  const changes: AgentChanges = {};
+  const name = asString(body.name);
+  const clusterName = asString(body.cluster_name);
+  const status = asString(body.status);
+  if (name !== undefined) changes.name = name;
+  if (clusterName !== undefined) changes.cluster_name = clusterName;
+  if (status !== undefined) changes.status = status;
+  if (status !== undefined && !(AGENT_STATUSES as readonly string[]).includes(status)) {
+    throw invalidAgent.with(`status must be one of ${AGENT_STATUSES.join(', ')}`, { status });
+  }
+  if (name?.trim() === '' || clusterName?.trim() === '') throw invalidAgent();
+  return changes;
+}
+
+export const agentRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
     path: '/agents',
@@ -74,8 +68,7 @@ export const agentCrudRoutes: AnyRoute[] = [
       if (body.name.trim() === '' || body.cluster_name.trim() === '') throw invalidAgent();
       const { pak, hash } = generatePak();
       const agent = await ctx.transact(async (tx) => {
-        const row = await insertAgent(tx.client, { name: body.name, clusterName: body.cluster_name, pakHash: hash });
-        await registerAgent(tx.client, row.id, generatorIds);
+        const row = await createAgent(tx.client, { name: body.name, clusterName: body.cluster_name, pakHash: hash, generatorIds });
         tx.emit('agent.registered', {
           agent_id: row.id,
           name: row.name,
@@ -132,7 +125,32 @@ export const agentCrudRoutes: AnyRoute[] = [
     },
   }),
 
-  agentUpdateRoute,
+  defineRoute({
+    method: 'put',
+    path: '/agents/:id',
+    summary: 'Update an agent (string name, cluster_name and status; other fields are ignored)',
+    description: 'Setting `status` to `ACTIVE` lets the agent work; the agent may update itself.',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: agentUpdateSchema,
+    responses: { 200: { description: 'The updated agent', schema: agentSchema } },
+    errors: [requireAdminOrSelf, invalidAgent, agentNotFound, uniqueViolation],
+    async handler({ params, body, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      const changes = changesFrom(body);
+      const agent = await ctx.transact(async (tx) => {
+        const row = await updateAgent(tx.client, params.id, changes);
+        // Activation (or deactivation) changes what target-state returns.
+        if (row) tx.notifyAgents([row.id]);
+        return row;
+      });
+      if (!agent) throw agentNotFound();
+      const { name, cluster_name, status } = agent;
+      await ctx.audit({ actor: identity, action: 'agent.updated', resourceType: 'agent', resourceId: agent.id, details: { name, cluster_name, status } });
+      return json(200, agent);
+    },
+  }),
 
   defineRoute({
     method: 'delete',
@@ -154,6 +172,30 @@ export const agentCrudRoutes: AnyRoute[] = [
       });
       if (deleted) await ctx.audit({ actor: identity, action: 'agent.deleted', resourceType: 'agent', resourceId: params.id });
       return noContent();
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/agents/:id/rotate-pak',
+    summary: "Replace an agent's PAK (the old one stops working on every replica at once)",
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'The agent and its new PAK', schema: rotateAgentPakResponseSchema } },
+    errors: [requireAdminOrSelf, agentNotFound],
+    async handler({ params, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      const { pak, hash } = generatePak();
+      const rotated = await ctx.transact(async (tx) => {
+        const result = await rotateAgentPak(tx.client, params.id, hash);
+        if (result) tx.afterCommit(() => ctx.auth.invalidate([result.oldHash]));
+        return result;
+      });
+      if (!rotated) throw agentNotFound();
+      const { agent } = rotated;
+      await ctx.audit({ actor: identity, action: 'pak.rotated', resourceType: 'agent', resourceId: agent.id, details: { agent_name: agent.name } });
+      return json(200, { agent, pak });
     },
   }),
 ];

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import type { Response } from 'express';
-import { defineRoute, type AnyRoute, type Reply } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { answerTargetState, processWakeups, type TargetStateAnswer } from '../targeting/index.ts';
-import { requireAdminOrSelf } from './agents-access.ts';
-import { deploymentObjectSchema } from '../resources/deployment-objects/schemas.ts';
+import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { requireAdminOrSelf } from '../agents/access.ts';
+import { deploymentObjectSchema } from '../deployment-objects/schemas.ts';
+import { stackSchema } from '../stacks/schemas.ts';
+import { answerTargetState, type TargetStateAnswer } from './long-poll.ts';
+import { processWakeups } from './process-wakeups.ts';
+import { queryAgentStacks } from './sql/agent-stacks.ts';
 
 const targetStateQuery = z.object({
   mode: z.unknown().optional().meta({ type: 'string', description: '`full` includes objects already applied; anything else is incremental' }),
@@ -31,7 +34,8 @@ function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>): Reply
   return { status: 200, body: answer.body, headers: { ETag: answer.etag } };
 }
 
-export const targetStateRoutes: AnyRoute[] = [
+/** What an agent receives: its target state (with the long-poll extension) and its associated stacks. */
+export const targetingRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
     path: '/agents/:id/target-state',
@@ -67,6 +71,21 @@ export const targetStateRoutes: AnyRoute[] = [
       // Nobody is listening any more; 499 ("client closed request") keeps the metrics honest.
       res.status(499).end();
       return undefined;
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/agents/:id/stacks',
+    summary: 'The stacks associated with an agent (labels, annotations, targets), sorted by id',
+    tags: ['agents'],
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'Stacks', schema: stackSchema.array() } },
+    errors: [requireAdminOrSelf],
+    async handler({ params, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      return json(200, await queryAgentStacks(ctx.db.pool, params.id));
     },
   }),
 ];

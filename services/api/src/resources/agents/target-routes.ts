@@ -1,41 +1,17 @@
-import type { Queryable } from '@brokkr/db';
-import type { Identity } from '../auth/identity.ts';
-import { errorKind, raising } from '../http/api-error.ts';
-import { uniqueViolation } from '../http/db-errors.ts';
-import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { requireAdminOrSelf } from './agents-access.ts';
-import { requireSameAgent } from './agents-metadata.ts';
-import { deleteTarget, insertTarget, listTargets, stackForTargeting } from './agents-metadata-sql.ts';
-import { agentTargetParams, agentTargetSchema, newAgentTargetSchema } from './agents-schemas.ts';
-import { stackNotFound } from '../resources/stacks/access.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { uniqueViolation } from '../../http/db-errors.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { authorizeTargeting, requireAdminOrSelf, requireSameAgent } from './access.ts';
+import { agentTargetParams, agentTargetSchema, newAgentTargetSchema } from './schemas.ts';
+import { insertTarget } from './sql/add-target.ts';
+import { listTargets } from './sql/queries.ts';
+import { deleteTarget } from './sql/remove-target.ts';
 
 const tags = ['agents'];
-const targetGeneratorMismatch = errorKind(403, 'target_generator_mismatch', 'The stack belongs to another generator');
-const targetCreateDenied = errorKind(403, 'target_create_denied', 'Agents cannot manage targets');
-const agentNotRegistered = errorKind(403, 'agent_not_registered', "The agent is not registered with the stack's generator");
 const targetNotFound = errorKind(404, 'agent_target_not_found', 'Agent target not found');
 
-/**
- * Brokkr's check chain for creating AND removing an explicit target, in its exact order:
- * 404 stack_not_found → 403 target_generator_mismatch (a generator that does not own the stack)
- * → 403 target_create_denied (agents never target) → 403 agent_not_registered (no consent from the
- * agent for the stack's generator; an admin cannot bypass it).
- */
-const authorizeTargeting = raising(
-  async (db: Queryable, identity: Identity, agentId: string, stackId: string): Promise<void> => {
-    const stack = await stackForTargeting(db, stackId, agentId);
-    if (!stack) throw stackNotFound();
-    if (identity.generator && identity.generator !== stack.generator_id) throw targetGeneratorMismatch();
-    if (identity.agent) throw targetCreateDenied();
-    if (!stack.registered) throw agentNotRegistered({ agent_id: agentId, generator_id: stack.generator_id });
-  },
-  stackNotFound,
-  targetGeneratorMismatch,
-  targetCreateDenied,
-  agentNotRegistered,
-);
-
+/** Explicit stack targets: the one association that needs no label or annotation match. */
 export const agentTargetRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',

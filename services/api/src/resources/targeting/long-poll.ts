@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '@brokkr/db';
-import type { DeploymentObjectRow } from '../resources/deployment-objects/sql/deployment-object-row.ts';
-import { queryTargetState } from './target-state-sql.ts';
+import type { DeploymentObjectRow } from '../deployment-objects/sql/deployment-object-row.ts';
+import { queryTargetState } from './sql/target-state.ts';
 import type { AgentWakeups, AgentWatch } from './wakeups.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { Gauge } from '@brokkr/telemetry';
-import type { ApiContext } from '../context.ts';
+import type { ApiContext } from '../../context.ts';
 import { AgentWakeups } from './wakeups.ts';
 
 const FLUSH_TIMEOUT_MS = 2000;

@@ -1,7 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import type { DeploymentObjectRow } from '../resources/deployment-objects/sql/deployment-object-row.ts';
-import type { StackRow } from '../resources/stacks/sql/stack-row.ts';
-import { associationPairs } from './association-sql.ts';
+import type { DeploymentObjectRow } from '../../deployment-objects/sql/deployment-object-row.ts';
+import { associationPairs } from './association.ts';
 
 /**
  * The whole target state in ONE round trip, whatever the number of stacks: agents poll this
@@ -9,7 +8,7 @@ import { associationPairs } from './association-sql.ts';
  *
  *   agent     the agent, only while it is live and ACTIVE (DESIGN §4: an inactive agent gets
  *             an empty target state, so every later CTE is empty too);
- *   stack_ids its associated stacks (association-sql.ts), deleted ones included;
+ *   stack_ids its associated stacks (association.ts), deleted ones included;
  *   latest    per stack, the live object with the highest sequence_id: a LATERAL
  *             `ORDER BY sequence_id DESC LIMIT 1` walks the partial index
  *             deployment_objects (stack_id, sequence_id DESC) WHERE deleted_at IS NULL and reads
@@ -62,21 +61,5 @@ const targetStateStatement = prepared('brokkr_target_state', TARGET_STATE_SQL);
 
 export async function queryTargetState(db: Queryable, agentId: string, full: boolean): Promise<DeploymentObjectRow[]> {
   const { rows } = await db.query<DeploymentObjectRow>(targetStateStatement([agentId, full]));
-  return rows;
-}
-
-/** GET /agents/{id}/stacks: the live associated stacks, sorted by id (any agent status). */
-const AGENT_STACKS_SQL = `
-WITH agent AS (SELECT a.id FROM agents a WHERE a.id = $1 AND a.deleted_at IS NULL)
-SELECT s.id, s.created_at, s.updated_at, s.deleted_at, s.name, s.description, s.generator_id
-  FROM stacks s
- WHERE s.deleted_at IS NULL
-   AND s.id IN (SELECT p.stack_id FROM (${associationPairs('agent')}) p)
- ORDER BY s.id`;
-
-const agentStacksStatement = prepared('brokkr_agent_stacks', AGENT_STACKS_SQL);
-
-export async function queryAgentStacks(db: Queryable, agentId: string): Promise<StackRow[]> {
-  const { rows } = await db.query<StackRow>(agentStacksStatement([agentId]));
   return rows;
 }

@@ -13,7 +13,7 @@ export interface AlsoMatching {
 }
 
 /**
- * The live agents associated with any of the given stacks (same rule as association-sql.ts, read
+ * The live agents associated with any of the given stacks (same rule as association.ts, read
  * from the stack side: stack_labels → agent_labels(label), stack_annotations →
  * agent_annotations(key), agent_targets(stack_id)). Deleted stacks count: deleting a stack must
  * wake the agents that will now receive its deletion marker. Agent status is not filtered: waking
@@ -56,7 +56,18 @@ SELECT a.id FROM agents a JOIN matched m ON m.agent_id = a.id
 
 const agentsForStacksStatement = prepared('brokkr_agents_for_stacks', AGENTS_FOR_STACKS_SQL);
 
-/** One query whatever the number of stacks; returns agent ids (sorted, distinct). */
+/**
+ * One query whatever the number of stacks; returns agent ids (sorted, distinct).
+ *
+ * Who must be woken when a stack changes: call it inside the write's transaction (`tx.client`)
+ * and pass the result to `tx.notifyAgents(...)`, which publishes `brokkr.notify.agent.<id>` after
+ * commit (stacks/wake-agents.ts does both). Needed for: a new deployment object, a stack label or
+ * annotation added or removed, a stack deleted, a stack's generator changed. For removals, run it
+ * after the DELETE but pass what was removed in `also` (`{ labels: [label] }`,
+ * `{ annotations: [[key, value]] }`, `{ generatorIds: [oldGeneratorId] }`) so the agents that just
+ * lost the stack are woken too. Agent-side changes (labels, annotations, targets, status, events,
+ * registrations) wake the agent itself with `tx.notifyAgents([agentId])`.
+ */
 export async function agentsForStacks(
   db: Queryable,
   stackIds: readonly string[],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { softDeletableRow, timestamp, uuid } from '../http/schemas.ts';
+import { softDeletableRow, timestamp, uuid } from '../../http/schemas.ts';
 
 /** Brokkr's Agent JSON (pak_hash is never serialized). */
 export const agentSchema = z
@@ -55,28 +55,6 @@ export const newAgentAnnotationSchema = z
 
 export const agentTargetSchema = z.object({ id: uuid(), agent_id: uuid(), stack_id: uuid() }).meta({ id: 'AgentTarget' });
 export const newAgentTargetSchema = z.object({ agent_id: uuid(), stack_id: uuid() }).meta({ id: 'NewAgentTarget' });
-
-export const agentEventSchema = z
-  .object({
-    ...softDeletableRow(),
-    agent_id: uuid(),
-    deployment_object_id: uuid(),
-    event_type: z.string(),
-    status: z.string(),
-    message: z.string().nullable(),
-  })
-  .meta({ id: 'AgentEvent' });
-
-/** No status validation (Brokkr's agent sends `DEPLOY` and `SUCCESS`/`FAILURE`); lengths are the columns'. */
-export const newAgentEventSchema = z
-  .object({
-    agent_id: uuid(),
-    deployment_object_id: uuid(),
-    event_type: z.string().meta({ maxLength: 50 }),
-    status: z.string().meta({ maxLength: 10 }),
-    message: z.string().nullish(),
-  })
-  .meta({ id: 'NewAgentEvent' });
 
 /** The heartbeat's optional body; anything unparsable is ignored as in Brokkr. */
 export const heartbeatSchema = z

@@ -1,0 +1,100 @@
+import { errorKind } from '../../http/api-error.ts';
+import { foreignKeyViolation } from '../../http/db-errors.ts';
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { requireAdminOrSelf, requireSameAgent } from '../agents/access.ts';
+import { agentEventSchema, newAgentEventSchema } from './schemas.ts';
+import { findAgentEvent, listAgentEvents, listAllAgentEvents } from './sql/queries.ts';
+import { recordAgentEvent } from './sql/record-agent-event.ts';
+
+const tags = ['agent-events'];
+const eventNotFound = errorKind(404, 'agent_event_not_found', 'Agent event not found');
+
+/**
+ * What agents report about applying deployment objects: each agent posts and reads its own
+ * (`/agents/{id}/events`); the fleet-wide log (`/agent-events`) is admin only (Brokkr's `pak_id`
+ * tenant filter is not implemented).
+ */
+export const agentEventRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/agents/:id/events',
+    summary: "List an agent's events (newest first)",
+    tags: ['agents'],
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'Events', schema: agentEventSchema.array() } },
+    errors: [requireAdminOrSelf],
+    async handler({ params, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      return json(200, await listAgentEvents(ctx.db.pool, params.id));
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/agents/:id/events',
+    summary: 'Report the outcome of applying a deployment object',
+    description: 'Emits `deployment.applied` when the status is SUCCESS (any case), else `deployment.failed`.',
+    tags: ['agents'],
+    access: 'any',
+    params: idParams,
+    body: newAgentEventSchema,
+    responses: { 201: { description: 'The event', schema: agentEventSchema } },
+    // An unknown deployment object breaks the events → deployment_objects reference.
+    errors: [requireAdminOrSelf, requireSameAgent, foreignKeyViolation],
+    async handler({ params, body, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      requireSameAgent(params.id, body.agent_id);
+      const event = await ctx.transact(async (tx) => {
+        const { stack_id, ...row } = await recordAgentEvent(tx.client, {
+          agentId: params.id,
+          deploymentObjectId: body.deployment_object_id,
+          eventType: body.event_type,
+          status: body.status,
+          message: body.message ?? null,
+        });
+        tx.emit(row.status.toUpperCase() === 'SUCCESS' ? 'deployment.applied' : 'deployment.failed', {
+          agent_event_id: row.id,
+          agent_id: row.agent_id,
+          deployment_object_id: row.deployment_object_id,
+          stack_id,
+          event_type: row.event_type,
+          status: row.status,
+          message: row.message,
+          created_at: row.created_at.toISOString(),
+        });
+        // The incremental target state drops what the agent applied (or acknowledged).
+        tx.notifyAgents([params.id]);
+        return row;
+      });
+      return json(201, event);
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/agent-events',
+    summary: 'List every live agent event (newest first)',
+    tags,
+    access: 'admin',
+    responses: { 200: { description: 'Events', schema: agentEventSchema.array() } },
+    handler: async ({ ctx }) => json(200, await listAllAgentEvents(ctx.db.pool)),
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/agent-events/:id',
+    summary: 'Get an agent event',
+    tags,
+    access: 'admin',
+    params: idParams,
+    responses: { 200: { description: 'The event', schema: agentEventSchema } },
+    errors: [eventNotFound],
+    async handler({ params, ctx }) {
+      const event = await findAgentEvent(ctx.db.pool, params.id);
+      if (!event) throw eventNotFound();
+      return json(200, event);
+    },
+  }),
+];

@@ -1,0 +1,18 @@
+import type { Queryable } from '@brokkr/db';
+import { AGENT_COLUMNS, type AgentRow } from './agent-row.ts';
+
+export interface AgentChanges {
+  name?: string;
+  cluster_name?: string;
+  status?: string;
+}
+
+/** Only the given fields change; undefined when there is no live agent. */
+export async function updateAgent(tx: Queryable, id: string, changes: AgentChanges): Promise<AgentRow | undefined> {
+  const { rows } = await tx.query<AgentRow>(
+    `UPDATE agents SET name = COALESCE($2, name), cluster_name = COALESCE($3, cluster_name), status = COALESCE($4, status)
+      WHERE id = $1 AND deleted_at IS NULL RETURNING ${AGENT_COLUMNS}`,
+    [id, changes.name ?? null, changes.cluster_name ?? null, changes.status ?? null],
+  );
+  return rows[0];
+}

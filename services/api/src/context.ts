@@ -1,5 +1,6 @@
-import type { ApiConfig } from '@brokkr/config';
 import type { Bus } from '@brokkr/bus';
+import type { ApiConfig } from '@brokkr/config';
+import type { WebhookKey } from '@brokkr/crypto';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import type { Auditor } from './audit/auditor.ts';
@@ -8,6 +9,8 @@ import type { NotifyAgents } from './events/notify.ts';
 import type { OutboxPublisher } from './events/outbox-publisher.ts';
 import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
+import type { AgentWakeups } from './resources/targeting/wakeups.ts';
+import type { ConfigReloader } from './settings/config-reload.ts';
 import type { YamlValidator } from './yaml/index.ts';
 
 /** Everything a route handler may use; built once per process by `createContext`. */
@@ -30,4 +33,13 @@ export interface ApiContext {
   shutdownSignal: AbortSignal;
   /** Checks deployment-object YAML on worker threads (bounded, off the event loop). */
   yaml: YamlValidator;
+  /**
+   * Encrypts and decrypts webhook URLs, auth headers and signing secrets. One per process: without
+   * a configured key Brokkr mints a random one at start, and every request must use that one.
+   */
+  webhookKey: WebhookKey;
+  /** Routes `brokkr.notify.agent.*` hints to this process's waiting long-polls (one subscription). */
+  wakeups: AgentWakeups;
+  /** The reloadable settings in force, for POST /admin/config/reload. */
+  configReloader: ConfigReloader;
 }

@@ -1,5 +1,6 @@
-import type { ApiConfig } from '@brokkr/config';
 import type { Bus } from '@brokkr/bus';
+import type { ApiConfig } from '@brokkr/config';
+import type { WebhookKey } from '@brokkr/crypto';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { createAuditor } from './audit/auditor.ts';
@@ -8,7 +9,9 @@ import type { ApiContext } from './context.ts';
 import { createNotifyAgents } from './events/notify.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
 import { createTransact } from './events/transact.ts';
-import { createApiMetrics, type ApiMetrics } from './metrics/api-metrics.ts';
+import type { ApiMetrics } from './metrics/api-metrics.ts';
+import type { AgentWakeups } from './resources/targeting/wakeups.ts';
+import { createConfigReloader } from './settings/config-reload.ts';
 import { createYamlValidator } from './yaml/index.ts';
 
 export interface ContextDeps {
@@ -16,13 +19,14 @@ export interface ContextDeps {
   logger: Logger;
   db: Db;
   bus: Bus;
-  metrics?: ApiMetrics;
-  shutdownSignal?: AbortSignal;
+  metrics: ApiMetrics;
+  webhookKey: WebhookKey;
+  wakeups: AgentWakeups;
+  shutdownSignal: AbortSignal;
 }
 
 export function createContext(deps: ContextDeps): ApiContext {
-  const { config, logger, db, bus } = deps;
-  const metrics = deps.metrics ?? createApiMetrics();
+  const { config, logger, db, bus, metrics } = deps;
   const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger });
   const notifyAgents = createNotifyAgents(bus.nc, logger);
   return {
@@ -36,7 +40,10 @@ export function createContext(deps: ContextDeps): ApiContext {
     transact: createTransact({ db, outbox, notifyAgents }),
     notifyAgents,
     outbox,
-    shutdownSignal: deps.shutdownSignal ?? new AbortController().signal,
+    shutdownSignal: deps.shutdownSignal,
     yaml: createYamlValidator(),
+    webhookKey: deps.webhookKey,
+    wakeups: deps.wakeups,
+    configReloader: createConfigReloader(),
   };
 }

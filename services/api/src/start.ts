@@ -1,5 +1,6 @@
-import type { ApiConfig } from '@brokkr/config';
 import { connectBus, ensureStreams } from '@brokkr/bus';
+import type { ApiConfig } from '@brokkr/config';
+import { loadWebhookKey } from '@brokkr/crypto';
 import { createDb, migrateLatest } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { startTelemetry } from '@brokkr/telemetry';
@@ -7,8 +8,10 @@ import { bootstrap } from './bootstrap/first-start.ts';
 import { createContext } from './create-context.ts';
 import { createApp } from './http/app.ts';
 import { closeServer, listen } from './http/listen.ts';
+import { createApiMetrics } from './metrics/api-metrics.ts';
 import { allRoutes } from './resources/index.ts';
-import { requireWebhookKey } from './routes/webhooks-key.ts';
+import { startProcessWakeups } from './resources/targeting/process-wakeups.ts';
+import { requireWebhookKey } from './resources/webhooks/key-guard.ts';
 
 export interface RunningApi {
   url: string;
@@ -32,12 +35,15 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
   const applied = await migrateLatest(dbSettings);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
   const db = createDb({ ...dbSettings, poolSize: config.BROKKR__DATABASE__POOL_SIZE, applicationName: 'brokkr-api' });
-  await requireWebhookKey(db.pool, config, logger);
+  const webhookKey = loadWebhookKey(config.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY);
+  await requireWebhookKey(db.pool, webhookKey, logger);
   const bus = await connectBus({ url: config.BROKKR__NATS__URL, name: 'brokkr-api', logger });
   await ensureStreams(bus.jsm);
 
   const shutdown = new AbortController();
-  const ctx = createContext({ config, logger, db, bus, shutdownSignal: shutdown.signal });
+  const metrics = createApiMetrics();
+  const wakeups = await startProcessWakeups(bus.nc, metrics.registry, logger);
+  const ctx = createContext({ config, logger, db, bus, metrics, webhookKey, wakeups, shutdownSignal: shutdown.signal });
   const boot = await bootstrap({
     db,
     logger,

@@ -32,6 +32,11 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}) {
       help: 'Audit entries written straight to Postgres because NATS did not acknowledge them',
       labelNames: ['reason'] as const,
     }),
+    webhookDecryptFailures: m.counter({
+      name: 'brokkr_webhook_decrypt_failures_total',
+      help: 'Webhook URLs or auth headers that could not be decrypted',
+      labelNames: ['field', 'path'] as const,
+    }),
   };
 }
 

@@ -1,5 +1,4 @@
 import type { AnyRoute } from '../http/route.ts';
-import { webhookRoutes } from '../routes/webhooks.ts';
 import { adminConfigRoutes } from './admin/routes.ts';
 import { agentEventRoutes } from './agent-events/routes.ts';
 import { agentHeartbeatRoutes } from './agents/heartbeat-routes.ts';
@@ -15,11 +14,38 @@ import { healthRoutes } from './health/routes.ts';
 import { pakRoutes } from './paks/routes.ts';
 import { stackAnnotationRoutes } from './stacks/annotation-routes.ts';
 import { stackLabelRoutes } from './stacks/label-routes.ts';
-import { stackCrudRoutes } from './stacks/routes.ts';
+import { stackRoutes } from './stacks/routes.ts';
 import { targetingRoutes } from './targeting/routes.ts';
+import { webhookAgentRoutes } from './webhook-deliveries/agent-routes.ts';
+import { webhookDeliveryRoutes } from './webhook-deliveries/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { webhookTestRoutes } from './webhooks/test-routes.ts';
 
 /**
- * Every /api/v1 route of the service. A route module exports an `AnyRoute[]`; add it here
- * (one import, one spread). Order only matters between paths express could confuse.
+ * Every /api/v1 route of the service, grouped by resource folder. A route module exports an
+ * `AnyRoute[]`; add it here (one import, one spread). Order only matters between paths express
+ * could confuse (`/webhooks/event-types` before `/webhooks/:id`, inside webhookRoutes).
  */
-export const allRoutes: readonly AnyRoute[] = [...authRoutes, ...agentRoutes, ...agentMetadataRoutes, ...agentTargetRoutes, ...agentHeartbeatRoutes, ...agentEventRoutes, ...targetingRoutes, ...generatorRoutes, ...generatorRegistrationRoutes, ...pakRoutes, ...auditLogRoutes, ...adminConfigRoutes, ...stackCrudRoutes, ...stackLabelRoutes, ...stackAnnotationRoutes, ...deploymentObjectRoutes, ...webhookRoutes, ...healthRoutes];
+export const allRoutes: readonly AnyRoute[] = [
+  ...authRoutes,
+  ...agentRoutes,
+  ...agentMetadataRoutes,
+  ...agentTargetRoutes,
+  ...agentHeartbeatRoutes,
+  ...agentEventRoutes,
+  ...targetingRoutes,
+  ...generatorRoutes,
+  ...generatorRegistrationRoutes,
+  ...pakRoutes,
+  ...auditLogRoutes,
+  ...adminConfigRoutes,
+  ...stackRoutes,
+  ...stackLabelRoutes,
+  ...stackAnnotationRoutes,
+  ...deploymentObjectRoutes,
+  ...webhookRoutes,
+  ...webhookTestRoutes,
+  ...webhookDeliveryRoutes,
+  ...webhookAgentRoutes,
+  ...healthRoutes,
+];

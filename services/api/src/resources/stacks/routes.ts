@@ -19,7 +19,7 @@ const stacksListDenied = errorKind(403, 'stacks_list_denied', 'Agents cannot lis
 const stackCreateDenied = errorKind(403, 'stack_create_denied', 'Agents cannot create stacks');
 const stackGeneratorMismatch = errorKind(403, 'stack_generator_mismatch', 'A generator can only create stacks for itself');
 
-export const stackCrudRoutes: AnyRoute[] = [
+export const stackRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
     path: '/stacks',

@@ -6,7 +6,6 @@ import { requireAdminOrSelf } from '../agents/access.ts';
 import { deploymentObjectSchema } from '../deployment-objects/schemas.ts';
 import { stackSchema } from '../stacks/schemas.ts';
 import { answerTargetState, type TargetStateAnswer } from './long-poll.ts';
-import { processWakeups } from './process-wakeups.ts';
 import { queryAgentStacks } from './sql/agent-stacks.ts';
 
 const targetStateQuery = z.object({
@@ -59,7 +58,7 @@ export const targetingRoutes: AnyRoute[] = [
       const ifNoneMatch = req.get('if-none-match');
       const waitSeconds = Math.min(Number(query.wait ?? 0), ctx.config.BROKKR__BROKER__LONG_POLL_MAX_SECONDS);
       const waits = ifNoneMatch !== undefined && waitSeconds > 0;
-      const answer = await answerTargetState(ctx.db.pool, waits ? await processWakeups(ctx) : undefined, {
+      const answer = await answerTargetState(ctx.db.pool, waits ? ctx.wakeups : undefined, {
         agentId: params.id,
         full: query.mode === 'full',
         waitSeconds,

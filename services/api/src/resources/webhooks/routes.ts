@@ -1,21 +1,29 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '@brokkr/contracts';
 import { encrypt, generateSigningSecret } from '@brokkr/crypto';
-import { errorKind } from '../http/api-error.ts';
-import { jsonBody } from '../http/body.ts';
-import { defineRoute, json, noContent, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import type { ApiContext } from '../context.ts';
-import type { Identity } from '../auth/identity.ts';
-import { checkUpdateWebhook, parseCreateWebhook, parseUpdateWebhook } from './webhooks-input.ts';
-import { invalidateSubscriptionCaches, webhookKey } from './webhooks-key.ts';
-import { createWebhookBodySchema, createdWebhookSchema, updateWebhookBodySchema, webhookSchema, type UpdateWebhookBody } from './webhooks-schemas.ts';
-import { filtersForStorage, webhookResponse } from './webhooks-serialize.ts';
-import { deleteSubscription, findSubscription, insertSubscription, listSubscriptions, updateSubscription, type SubscriptionChanges } from './webhooks-sql.ts';
+import type { Identity } from '../../auth/identity.ts';
+import type { ApiContext } from '../../context.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { jsonBody } from '../../http/body.ts';
+import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { invalidateSubscriptionCaches } from './cache-invalidation.ts';
+import { createWebhookBodySchema, createdWebhookSchema, rotatedSecretSchema, updateWebhookBodySchema, webhookSchema, type UpdateWebhookBody } from './schemas.ts';
+import { filtersForStorage, webhookResponse } from './serialize.ts';
+import { insertSubscription } from './sql/create-subscription.ts';
+import { deleteSubscription } from './sql/delete-subscription.ts';
+import { findSubscription, listSubscriptions } from './sql/queries.ts';
+import { rotateSigningSecret } from './sql/rotate-signing-secret.ts';
+import { updateSubscription, type SubscriptionChanges } from './sql/update-subscription.ts';
+import { checkUpdateWebhook, parseCreateWebhook, parseUpdateWebhook } from './validation.ts';
 
 const tags = ['webhooks'];
 export const webhookNotFound = errorKind(404, 'webhook_not_found', 'Webhook subscription not found');
+/** How long the replaced secret keeps signing after a rotation. */
+const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 
 function changesFrom(ctx: ApiContext, body: UpdateWebhookBody): SubscriptionChanges {
-  const key = webhookKey(ctx);
+  const key = ctx.webhookKey;
   const keep = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
   return {
     name: keep(body.name),
@@ -37,7 +45,21 @@ async function changed(ctx: ApiContext, identity: Identity, action: string, chan
   await ctx.audit({ actor: identity, action, resourceType: 'webhook_subscription', resourceId: change.id, details: change.details ?? null });
 }
 
-export const webhookCrudRoutes: AnyRoute[] = [
+/**
+ * Webhook subscriptions (contract §2.8). `/webhooks/event-types` comes before `/webhooks/:id` so
+ * express does not take it for an id.
+ */
+export const webhookRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/webhooks/event-types',
+    summary: 'The event types a subscription can name (patterns `*` and `prefix.*` also work)',
+    tags,
+    access: 'admin',
+    responses: { 200: { description: 'Event types', schema: z.array(z.string()) } },
+    handler: () => json(200, [...EVENT_TYPES]),
+  }),
+
   defineRoute({
     method: 'get',
     path: '/webhooks',
@@ -58,11 +80,11 @@ export const webhookCrudRoutes: AnyRoute[] = [
     bodyMode: 'raw',
     requestContent: { 'application/json': createWebhookBodySchema },
     responses: { 201: { description: 'The subscription (enabled) and its signing secret', schema: createdWebhookSchema } },
-    // The body is read raw and parsed here, in Brokkr's validation order (webhooks-input.ts).
+    // The body is read raw and parsed here, in Brokkr's validation order (validation.ts).
     errors: [jsonBody, parseCreateWebhook],
     async handler({ req, identity, ctx }) {
       const body = parseCreateWebhook(jsonBody(req, 'json'));
-      const key = webhookKey(ctx);
+      const key = ctx.webhookKey;
       const secret = generateSigningSecret();
       const row = await insertSubscription(ctx.db.pool, {
         name: body.name,
@@ -131,6 +153,32 @@ export const webhookCrudRoutes: AnyRoute[] = [
       if (!(await deleteSubscription(ctx.db.pool, params.id))) throw webhookNotFound();
       await changed(ctx, identity, 'webhook.deleted', { id: params.id });
       return noContent();
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/webhooks/:id/rotate-secret',
+    summary: 'Rotate the signing secret (the old one keeps signing alongside for 24 h)',
+    description: 'Returns the new Standard Webhooks secret once. Until `previous_signing_secret_expires_at`, deliveries carry two signatures.',
+    tags,
+    access: 'admin',
+    params: idParams,
+    responses: { 200: { description: 'The new secret', schema: rotatedSecretSchema } },
+    errors: [webhookNotFound],
+    async handler({ params, identity, ctx }) {
+      const secret = generateSigningSecret();
+      const row = await rotateSigningSecret(ctx.db.pool, params.id, encrypt(ctx.webhookKey, secret), ROTATION_GRACE_SECONDS);
+      if (!row) throw webhookNotFound();
+      invalidateSubscriptionCaches(ctx, params.id);
+      await ctx.audit({
+        actor: identity,
+        action: 'webhook.updated',
+        resourceType: 'webhook_subscription',
+        resourceId: params.id,
+        details: { name: row.name, enabled: row.enabled, signing_secret_rotated: true },
+      });
+      return json(200, { id: params.id, signing_secret: secret, previous_signing_secret_expires_at: row.previous_signing_secret_expires_at });
     },
   }),
 ];

@@ -39,3 +39,9 @@ export async function findDelivery(db: Queryable, id: string): Promise<(Delivery
   );
   return rows[0];
 }
+
+/** The agent's status, undefined when it is not a live agent. */
+export async function agentStatus(db: Queryable, agentId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ status: string }>('SELECT status FROM agents WHERE id = $1 AND deleted_at IS NULL', [agentId]);
+  return rows[0]?.status;
+}

@@ -1,31 +1,30 @@
 import { z } from 'zod';
 import { decryptString } from '@brokkr/crypto';
-import { errorKind } from '../http/api-error.ts';
-import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import type { ApiContext } from '../context.ts';
-import { afterFailure, isRetryableReport, recordAgentFailure, recordAgentSuccess, redeliver, type RecordedResult } from '@brokkr/webhook-deliveries';
-import { storedAgentError, usableStatusCode } from './webhook-deliveries-result.ts';
-import { findDelivery, listDeliveries, listDeliveriesForSubscription } from './webhook-deliveries-sql.ts';
-import { webhookNotFound } from './webhooks-crud.ts';
-import { wakeDispatchers, webhookKey } from './webhooks-key.ts';
-import { deliveryResultBodySchema, deliveryResultSchema, webhookDeliverySchema } from './webhooks-schemas.ts';
-import { findSubscription, findSubscriptionSecrets } from './webhooks-sql.ts';
+import { afterFailure, claimForAgent, isRetryableReport, recordAgentFailure, recordAgentSuccess, type RecordedResult } from '@brokkr/webhook-deliveries';
+import type { ApiContext } from '../../context.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { idParams, uuid } from '../../http/schemas.ts';
+import { findSubscriptionSecrets } from '../webhooks/sql/queries.ts';
+import { handOut } from './hand-out.ts';
+import { storedAgentError, usableStatusCode } from './report.ts';
+import { deliveryNotFound } from './routes.ts';
+import { deliveryResultBodySchema, deliveryResultSchema, pendingDeliverySchema } from './schemas.ts';
+import { agentStatus, findDelivery } from './sql/queries.ts';
 
 const tags = ['webhooks'];
-const deliveryNotFound = errorKind(404, 'delivery_not_found', 'Delivery not found');
-const deliveryNotFinished = errorKind(409, 'delivery_not_finished', 'Only dead or successful deliveries can be redelivered');
+const CLAIM_LIMIT = 10;
+const agentPakMismatch = errorKind(403, 'agent_pak_mismatch', 'Must be the agent or an admin');
+const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 const agentPakRequired = errorKind(403, 'agent_pak_required', 'Agent authentication required');
 const notAcquiredByAgent = errorKind(403, 'delivery_not_acquired_by_agent', 'Delivery not acquired by this agent');
-const nonNegative = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
-const STATUSES = ['pending', 'acquired', 'success', 'failed', 'dead'] as const;
 
 /** The subscription's URL, to remove it from an agent's error text; undefined when it cannot be read. */
 async function targetUrl(ctx: ApiContext, subscriptionId: string): Promise<string | undefined> {
   const sub = await findSubscriptionSecrets(ctx.db.pool, subscriptionId);
   if (!sub) return undefined;
   try {
-    return decryptString(webhookKey(ctx), sub.url_encrypted);
+    return decryptString(ctx.webhookKey, sub.url_encrypted);
   } catch {
     // The generic patterns (URLs, addresses, host:port) still apply.
     return undefined;
@@ -49,65 +48,33 @@ async function auditDead(ctx: ApiContext, r: RecordedResult & { deliveryId: stri
   });
 }
 
-export const webhookDeliveryRoutes: AnyRoute[] = [
+/**
+ * Agent-delivered webhooks (contract §5.6): deliveries with `target_labels` are claimed by an agent
+ * carrying all of them, sent from inside its cluster, and reported back.
+ */
+export const webhookAgentRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
-    path: '/webhooks/:id/deliveries',
-    summary: "A subscription's deliveries, newest first",
+    path: '/agents/:agent_id/webhooks/pending',
+    summary: 'Claim up to 10 webhook deliveries this agent must send (target_labels all on the agent)',
+    description:
+      'Each returned delivery is leased to the agent for 90 s plus its timeout_seconds (start its POST within 60 s of the claim); ' +
+      'report it with POST /webhook-deliveries/{id}/result. ' +
+      '`webhook_headers` (our extension) carries the Standard Webhooks signature, so agents never hold the signing secret.',
     tags,
-    access: 'admin',
-    params: idParams,
-    query: z.object({ status: z.string().optional(), limit: nonNegative(50), offset: nonNegative(0) }),
-    responses: { 200: { description: 'Deliveries', schema: webhookDeliverySchema.array() } },
-    errors: [webhookNotFound],
-    async handler({ params, query, ctx }) {
-      if (!(await findSubscription(ctx.db.pool, params.id))) throw webhookNotFound();
-      return json(200, await listDeliveriesForSubscription(ctx.db.pool, params.id, query));
-    },
-  }),
-
-  defineRoute({
-    method: 'get',
-    path: '/webhook-deliveries',
-    summary: 'Deliveries across subscriptions, newest first (e.g. every dead one)',
-    tags,
-    access: 'admin',
-    query: z.object({
-      status: z.enum(STATUSES).optional(),
-      subscription_id: z.guid().optional(),
-      limit: z.coerce.number().int().min(1).max(1000).default(50),
-    }),
-    responses: { 200: { description: 'Deliveries', schema: webhookDeliverySchema.array() } },
-    handler: async ({ query, ctx }) =>
-      json(200, await listDeliveries(ctx.db.pool, { status: query.status, subscriptionId: query.subscription_id, limit: query.limit })),
-  }),
-
-  defineRoute({
-    method: 'post',
-    path: '/webhook-deliveries/:id/redeliver',
-    summary: 'Send a finished (dead or successful) delivery again, with a fresh attempt budget',
-    tags,
-    access: 'admin',
-    params: idParams,
-    responses: { 200: { description: 'The delivery, pending again', schema: webhookDeliverySchema } },
-    // 409: it is still pending, in flight or waiting for a retry.
-    errors: [deliveryNotFound, deliveryNotFinished],
+    access: 'any',
+    params: z.object({ agent_id: uuid() }),
+    responses: { 200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: pendingDeliverySchema.array() } },
+    errors: [agentPakMismatch, agentNotFound],
     async handler({ params, identity, ctx }) {
-      const row = await redeliver(ctx.db.pool, params.id);
-      if (!row) {
-        const current = await findDelivery(ctx.db.pool, params.id);
-        if (!current) throw deliveryNotFound();
-        throw deliveryNotFinished.with(`Delivery is ${current.status}; only dead or successful deliveries can be redelivered`, { status: current.status });
-      }
-      wakeDispatchers(ctx);
-      await ctx.audit({
-        actor: identity,
-        action: 'webhook.redelivered',
-        resourceType: 'webhook_subscription',
-        resourceId: row.subscription_id,
-        details: { delivery_id: row.id, event_id: row.event_id, event_type: row.event_type },
-      });
-      return json(200, row);
+      const agentId = params.agent_id;
+      if (!identity.admin && identity.agent !== agentId) throw agentPakMismatch();
+      const status = await agentStatus(ctx.db.pool, agentId);
+      if (status === undefined) throw agentNotFound();
+      // Inactive agents get no work (DESIGN §4); their deliveries wait for an active agent.
+      if (status !== 'ACTIVE') return json(200, []);
+      const claimed = await claimForAgent(ctx.db.pool, agentId, CLAIM_LIMIT);
+      return json(200, await handOut(ctx, agentId, claimed));
     },
   }),
 

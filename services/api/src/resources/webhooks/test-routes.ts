@@ -1,29 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { decryptString, encrypt, generateSigningSecret, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
-import { ApiError, errorKind } from '../http/api-error.ts';
-import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { idParams } from '../http/schemas.ts';
-import { EVENT_TYPES } from '@brokkr/contracts';
-import type { ApiContext } from '../context.ts';
-import { webhookNotFound } from './webhooks-crud.ts';
-import { allowPrivateNetworks, decryptFailures, invalidateSubscriptionCaches, webhookKey } from './webhooks-key.ts';
-import { rotatedSecretSchema, testResultSchema } from './webhooks-schemas.ts';
-import { findSubscriptionSecrets, rotateSigningSecret, type SubscriptionSecrets } from './webhooks-sql.ts';
-import { sendTestWebhook } from './webhooks-test-send.ts';
+import { decryptString, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
+import type { ApiContext } from '../../context.ts';
+import { ApiError, errorKind } from '../../http/api-error.ts';
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { webhookNotFound } from './routes.ts';
+import { testResultSchema } from './schemas.ts';
+import { findSubscriptionSecrets, type SubscriptionSecrets } from './sql/queries.ts';
+import { sendTestWebhook } from './test-send.ts';
 
 const tags = ['webhooks'];
-/** How long the replaced secret keeps signing after a rotation. */
-const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 /** Non-2xx (details.status_code, details.body), transport error, or an auth header that cannot be sent. */
 const webhookTestFailed = errorKind(400, 'webhook_test_failed', 'The test delivery failed');
 
 function open(ctx: ApiContext, field: string, data: Buffer | null): string | null {
   if (data === null) return null;
   try {
-    return decryptString(webhookKey(ctx), data);
+    return decryptString(ctx.webhookKey, data);
   } catch (err) {
-    decryptFailures(ctx).inc({ field, path: 'test' });
+    ctx.metrics.webhookDecryptFailures.inc({ field, path: 'test' });
     ctx.logger.error({ err, field }, 'webhook secret could not be decrypted');
     throw new ApiError(500, 'internal_error', `failed to decrypt webhook ${field.replace('_', ' ')}`);
   }
@@ -54,17 +49,8 @@ function testRequest(ctx: ApiContext, sub: SubscriptionSecrets) {
   return { url, headers, body };
 }
 
-export const webhookOpsRoutes: AnyRoute[] = [
-  defineRoute({
-    method: 'get',
-    path: '/webhooks/event-types',
-    summary: 'The event types a subscription can name (patterns `*` and `prefix.*` also work)',
-    tags,
-    access: 'admin',
-    responses: { 200: { description: 'Event types', schema: z.array(z.string()) } },
-    handler: () => json(200, [...EVENT_TYPES]),
-  }),
-
+/** POST /webhooks/{id}/test: one signed test delivery, sent now through the SSRF guard. */
+export const webhookTestRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post',
     path: '/webhooks/:id/test',
@@ -81,39 +67,13 @@ export const webhookOpsRoutes: AnyRoute[] = [
       const result = await sendTestWebhook({
         ...request,
         timeoutMs: Math.max(1, sub.timeout_seconds) * 1000,
-        allowPrivateNetworks: allowPrivateNetworks(ctx.config),
+        allowPrivateNetworks: ctx.config.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       });
       if (result.kind === 'error') throw webhookTestFailed.with(`request failed: ${result.message}`);
       if (result.status < 200 || result.status >= 300) {
         throw webhookTestFailed.with(`endpoint returned HTTP ${result.status}`, { status_code: result.status, body: result.body });
       }
       return json(200, { success: true, status_code: result.status, message: 'Test delivery successful' });
-    },
-  }),
-
-  defineRoute({
-    method: 'post',
-    path: '/webhooks/:id/rotate-secret',
-    summary: 'Rotate the signing secret (the old one keeps signing alongside for 24 h)',
-    description: 'Returns the new Standard Webhooks secret once. Until `previous_signing_secret_expires_at`, deliveries carry two signatures.',
-    tags,
-    access: 'admin',
-    params: idParams,
-    responses: { 200: { description: 'The new secret', schema: rotatedSecretSchema } },
-    errors: [webhookNotFound],
-    async handler({ params, identity, ctx }) {
-      const secret = generateSigningSecret();
-      const row = await rotateSigningSecret(ctx.db.pool, params.id, encrypt(webhookKey(ctx), secret), ROTATION_GRACE_SECONDS);
-      if (!row) throw webhookNotFound();
-      invalidateSubscriptionCaches(ctx, params.id);
-      await ctx.audit({
-        actor: identity,
-        action: 'webhook.updated',
-        resourceType: 'webhook_subscription',
-        resourceId: params.id,
-        details: { name: row.name, enabled: row.enabled, signing_secret_rotated: true },
-      });
-      return json(200, { id: params.id, signing_secret: secret, previous_signing_secret_expires_at: row.previous_signing_secret_expires_at });
     },
   }),
 ];

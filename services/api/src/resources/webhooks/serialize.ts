@@ -1,4 +1,4 @@
-import type { SubscriptionRow } from './webhooks-sql.ts';
+import type { SubscriptionRow } from './sql/queries.ts';
 
 type Filters = { agent_id?: string; stack_id?: string };
 

@@ -1,7 +1,7 @@
 import { headerValueProblem } from '@brokkr/crypto';
-import { errorKind, raising, type ApiError } from '../http/api-error.ts';
-import { invalidRequestBody, validatePart } from '../http/validate.ts';
-import { createWebhookBodySchema, updateWebhookBodySchema, type CreateWebhookBody, type UpdateWebhookBody } from './webhooks-schemas.ts';
+import { errorKind, raising, type ApiError } from '../../http/api-error.ts';
+import { invalidRequestBody, validatePart } from '../../http/validate.ts';
+import { createWebhookBodySchema, updateWebhookBodySchema, type CreateWebhookBody, type UpdateWebhookBody } from './schemas.ts';
 
 /**
  * Brokkr's validation order for subscription writes (contract §2.8), which the generic route

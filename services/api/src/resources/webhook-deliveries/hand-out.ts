@@ -1,19 +1,17 @@
+import type { z } from 'zod';
 import { decryptString, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
-import { z } from 'zod';
-import { errorKind } from '../http/api-error.ts';
-import { defineRoute, json, type AnyRoute } from '../http/route.ts';
-import { uuid } from '../http/schemas.ts';
-import type { ApiContext } from '../context.ts';
-import { claimForAgent, recordAgentUndeliverable, type AgentClaimedDelivery } from '@brokkr/webhook-deliveries';
-import { decryptFailures, webhookKey } from './webhooks-key.ts';
-import { pendingDeliverySchema } from './webhooks-schemas.ts';
-import { findSubscriptionSecrets } from './webhooks-sql.ts';
+import { recordAgentUndeliverable, type AgentClaimedDelivery } from '@brokkr/webhook-deliveries';
+import type { ApiContext } from '../../context.ts';
+import { findSubscriptionSecrets } from '../webhooks/sql/queries.ts';
+import type { pendingDeliverySchema } from './schemas.ts';
 
-const CLAIM_LIMIT = 10;
-const agentPakMismatch = errorKind(403, 'agent_pak_mismatch', 'Must be the agent or an admin');
-const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
+/**
+ * Turning deliveries an agent claimed into what it sends: the URL and auth header decrypted, the
+ * payload signed here (the signing secret never leaves the hub). A row that cannot be handed out
+ * is settled dead and audited.
+ */
 
-type Pending = z.output<typeof pendingDeliverySchema>;
+export type Pending = z.output<typeof pendingDeliverySchema>;
 type SecretField = 'url' | 'auth_header' | 'signing_secret' | 'previous_signing_secret';
 type SecretsLookup = Map<string, Promise<string[] | Error | undefined>>;
 
@@ -29,9 +27,9 @@ const FIELD_NAMES: Record<SecretField, string> = {
 function open(ctx: ApiContext, field: SecretField, data: Buffer | null): string | null {
   if (data === null) return null;
   try {
-    return decryptString(webhookKey(ctx), data);
+    return decryptString(ctx.webhookKey, data);
   } catch (err) {
-    decryptFailures(ctx).inc({ field, path: 'agent' });
+    ctx.metrics.webhookDecryptFailures.inc({ field, path: 'agent' });
     throw new Error(`Failed to decrypt ${FIELD_NAMES[field]}: ${(err as Error).message}`, { cause: err });
   }
 }
@@ -120,36 +118,13 @@ async function toPending(ctx: ApiContext, agentId: string, row: AgentClaimedDeli
   };
 }
 
-export const webhookAgentRoutes: AnyRoute[] = [
-  defineRoute({
-    method: 'get',
-    path: '/agents/:agent_id/webhooks/pending',
-    summary: 'Claim up to 10 webhook deliveries this agent must send (target_labels all on the agent)',
-    description:
-      'Each returned delivery is leased to the agent for 90 s plus its timeout_seconds (start its POST within 60 s of the claim); ' +
-      'report it with POST /webhook-deliveries/{id}/result. ' +
-      '`webhook_headers` (our extension) carries the Standard Webhooks signature, so agents never hold the signing secret.',
-    tags: ['webhooks'],
-    access: 'any',
-    params: z.object({ agent_id: uuid() }),
-    responses: { 200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: pendingDeliverySchema.array() } },
-    errors: [agentPakMismatch, agentNotFound],
-    async handler({ params, identity, ctx }) {
-      const agentId = params.agent_id;
-      if (!identity.admin && identity.agent !== agentId) throw agentPakMismatch();
-      const { rows } = await ctx.db.pool.query<{ status: string }>('SELECT status FROM agents WHERE id = $1 AND deleted_at IS NULL', [agentId]);
-      const agent = rows[0];
-      if (!agent) throw agentNotFound();
-      // Inactive agents get no work (DESIGN §4); their deliveries wait for an active agent.
-      if (agent.status !== 'ACTIVE') return json(200, []);
-      const claimed = await claimForAgent(ctx.db.pool, agentId, CLAIM_LIMIT);
-      const lookup: SecretsLookup = new Map();
-      const pending: Pending[] = [];
-      for (const row of claimed) {
-        const item = await toPending(ctx, agentId, row, lookup);
-        if (item) pending.push(item);
-      }
-      return json(200, pending);
-    },
-  }),
-];
+/** The claimed rows as the agent receives them, in claim order; rows settled instead are left out. */
+export async function handOut(ctx: ApiContext, agentId: string, claimed: readonly AgentClaimedDelivery[]): Promise<Pending[]> {
+  const lookup: SecretsLookup = new Map();
+  const pending: Pending[] = [];
+  for (const row of claimed) {
+    const item = await toPending(ctx, agentId, row, lookup);
+    if (item) pending.push(item);
+  }
+  return pending;
+}

@@ -1,0 +1,7 @@
+import { z } from 'zod';
+import { timestamp } from '../../http/schemas.ts';
+
+const changeSchema = z.object({ key: z.string(), old_value: z.string(), new_value: z.string() }).meta({ id: 'ConfigChangeInfo' });
+export const configReloadResponseSchema = z
+  .object({ reloaded_at: timestamp(), changes: changeSchema.array(), success: z.boolean(), message: z.string() })
+  .meta({ id: 'ConfigReloadResponse' });

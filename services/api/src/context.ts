@@ -1,5 +1,4 @@
 import type { Bus } from '@brokkr/bus';
-import type { ApiConfig } from '@brokkr/config';
 import type { WebhookKey } from '@brokkr/crypto';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
@@ -10,12 +9,13 @@ import type { OutboxPublisher } from './events/outbox-publisher.ts';
 import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { AgentWakeups } from './resources/targeting/wakeups.ts';
+import type { ApiSettings } from './settings/api-settings.ts';
 import type { ConfigReloader } from './settings/config-reload.ts';
 import type { YamlValidator } from './yaml/index.ts';
 
 /** Everything a route handler may use; built once per process by `createContext`. */
 export interface ApiContext {
-  config: ApiConfig;
+  settings: ApiSettings;
   logger: Logger;
   db: Db;
   bus: Bus;

@@ -1,5 +1,4 @@
 import type { Bus } from '@brokkr/bus';
-import type { ApiConfig } from '@brokkr/config';
 import type { WebhookKey } from '@brokkr/crypto';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
@@ -11,11 +10,12 @@ import { createOutboxPublisher } from './events/outbox-publisher.ts';
 import { createTransact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { AgentWakeups } from './resources/targeting/wakeups.ts';
+import type { ApiSettings } from './settings/api-settings.ts';
 import { createConfigReloader } from './settings/config-reload.ts';
 import { createYamlValidator } from './yaml/index.ts';
 
 export interface ContextDeps {
-  config: ApiConfig;
+  settings: ApiSettings;
   logger: Logger;
   db: Db;
   bus: Bus;
@@ -26,16 +26,16 @@ export interface ContextDeps {
 }
 
 export function createContext(deps: ContextDeps): ApiContext {
-  const { config, logger, db, bus, metrics } = deps;
+  const { settings, logger, db, bus, metrics } = deps;
   const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger });
   const notifyAgents = createNotifyAgents(bus.nc, logger);
   return {
-    config,
+    settings,
     logger,
     db,
     bus,
     metrics,
-    auth: createAuthenticator({ db: db.pool, nc: bus.nc, ttlSeconds: config.BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS, logger }),
+    auth: createAuthenticator({ db: db.pool, nc: bus.nc, ttlSeconds: settings.authCacheTtlSeconds, logger }),
     audit: createAuditor({ js: bus.js, db: db.pool, logger, fallbackWrites: metrics.auditFallbackWrites }),
     transact: createTransact({ db, outbox, notifyAgents }),
     notifyAgents,

@@ -1,5 +1,4 @@
 import { connectBus, ensureStreams } from '@brokkr/bus';
-import type { ApiConfig } from '@brokkr/config';
 import { loadWebhookKey } from '@brokkr/crypto';
 import { createDb, migrateLatest } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
@@ -12,6 +11,7 @@ import { createApiMetrics } from './metrics/api-metrics.ts';
 import { allRoutes } from './resources/index.ts';
 import { startProcessWakeups } from './resources/targeting/process-wakeups.ts';
 import { requireWebhookKey } from './resources/webhooks/key-guard.ts';
+import type { ApiSettings } from './settings/api-settings.ts';
 
 export interface RunningApi {
   url: string;
@@ -19,47 +19,40 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
-const SHUTDOWN_GRACE_MS = 25_000;
+// Requests in flight get this long; the rest of the shutdown (outbox, NATS drain, pool, telemetry)
+// must fit in what is left of the runtime's 25 s deadline.
+const SERVER_DRAIN_MS = 20_000;
 const TELEMETRY_FLUSH_MS = 2000;
 const DEFAULT_PAK_WARNING_INTERVAL_MS = 60 * 60 * 1000;
 
-export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
-  const telemetry = startTelemetry({
-    serviceName: config.BROKKR__TELEMETRY__SERVICE_NAME ?? 'brokkr-api',
-    enabled: config.BROKKR__TELEMETRY__ENABLED,
-    otlpEndpoint: config.BROKKR__TELEMETRY__OTLP_ENDPOINT,
-    samplingRate: config.BROKKR__TELEMETRY__SAMPLING_RATE,
-    logger,
-  });
-  const dbSettings = { url: config.BROKKR__DATABASE__URL, schema: config.BROKKR__DATABASE__SCHEMA };
+/** Migrates, connects Postgres and NATS, runs the first-start bootstrap and listens. */
+export async function startApi(settings: ApiSettings, logger: Logger): Promise<RunningApi> {
+  const telemetry = startTelemetry({ ...settings.telemetry, logger });
+  const dbSettings = { url: settings.database.url, schema: settings.database.schema };
   const applied = await migrateLatest(dbSettings);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
-  const db = createDb({ ...dbSettings, poolSize: config.BROKKR__DATABASE__POOL_SIZE, applicationName: 'brokkr-api' });
-  const webhookKey = loadWebhookKey(config.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY);
+  const db = createDb({ ...dbSettings, poolSize: settings.database.poolSize, applicationName: 'brokkr-api' });
+  const webhookKey = loadWebhookKey(settings.webhooks.encryptionKey);
   await requireWebhookKey(db.pool, webhookKey, logger);
-  const bus = await connectBus({ url: config.BROKKR__NATS__URL, name: 'brokkr-api', logger });
+  const bus = await connectBus({ url: settings.natsUrl, name: 'brokkr-api', logger });
   await ensureStreams(bus.jsm);
 
   const shutdown = new AbortController();
   const metrics = createApiMetrics();
   const wakeups = await startProcessWakeups(bus.nc, metrics.registry, logger);
-  const ctx = createContext({ config, logger, db, bus, metrics, webhookKey, wakeups, shutdownSignal: shutdown.signal });
-  const boot = await bootstrap({
-    db,
-    logger,
-    configuredHash: config.BROKKR__BROKER__PAK_HASH,
-    pakFile: config.BROKKR__BROKER__PAK_FILE,
-  });
+  const ctx = createContext({ settings, logger, db, bus, metrics, webhookKey, wakeups, shutdownSignal: shutdown.signal });
+  const boot = await bootstrap({ db, logger, configuredHash: settings.adminPak.configuredHash, pakFile: settings.adminPak.file });
   ctx.metrics.defaultAdminPakInUse.set(boot.defaultAdminHashInUse ? 1 : 0);
   const warnTimer = boot.defaultAdminHashInUse
     ? setInterval(() => logger.warn("SECURITY WARNING: the admin PAK is still Brokkr's public default"), DEFAULT_PAK_WARNING_INTERVAL_MS).unref()
     : undefined;
 
   const api = createApp(ctx, { routes: allRoutes });
-  const server = await listen(api.app, config.BROKKR__BROKER__HOST, config.BROKKR__BROKER__PORT);
+  const { host, port: configuredPort } = settings.http;
+  const server = await listen(api.app, host, configuredPort);
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.BROKKR__BROKER__PORT;
-  const url = `http://${config.BROKKR__BROKER__HOST}:${port}`;
+  const port = typeof address === 'object' && address ? address.port : configuredPort;
+  const url = `http://${host}:${port}`;
   logger.info({ url }, `api listening on ${url}`);
 
   return {
@@ -67,7 +60,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
     async stop() {
       clearInterval(warnTimer);
       shutdown.abort();
-      await closeServer(server, SHUTDOWN_GRACE_MS);
+      await closeServer(server, SERVER_DRAIN_MS);
       await ctx.outbox.drain();
       api.close();
       ctx.auth.close();
@@ -76,6 +69,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
       await db.close();
       // A collector that is down must not hold the exit for the exporter's full retry budget.
       await Promise.race([telemetry.shutdown(), new Promise((r) => setTimeout(r, TELEMETRY_FLUSH_MS).unref())]);
+      logger.info('api stopped');
     },
   };
 }

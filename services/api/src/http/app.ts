@@ -1,4 +1,5 @@
 import express, { type Express, type Request, type Response } from 'express';
+import { createReadiness, pgCheck, type ReadinessResult } from '@brokkr/health';
 import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
 import type { ApiContext } from '../context.ts';
 import { inventoryRefresher } from '../metrics/inventory-gauges.ts';
@@ -9,7 +10,6 @@ import { renderDocsPage } from './docs-page.ts';
 import { errorHandler, notFoundHandler } from './error-handler.ts';
 import { API_PREFIX, mountRoutes } from './mount-routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { readinessCheck } from './readiness.ts';
 import { endpointLabel, requestMetrics } from './request-metrics.ts';
 import { serverSpans } from './tracing.ts';
 import type { AnyRoute } from './route.ts';
@@ -25,14 +25,22 @@ export interface ApiApp {
   close(): void;
 }
 
+/** `Ready`, or which dependency is missing (`database unavailable`). */
+function readinessText(result: ReadinessResult): string {
+  return result.ok ? 'Ready' : `${Object.keys(result.failed).join(', ')} unavailable`;
+}
+
 function mountRoot(app: Express, ctx: ApiContext, openapi: object): void {
-  const ready = readinessCheck(ctx.db.pool);
+  // Brokkr's rule: Postgres answers `SELECT 1` within 750 ms; the verdict is reused for 2 s so a
+  // probe storm never becomes a query storm. NATS is not a condition: without it writes still
+  // commit (the outbox and the audit fallback catch up).
+  const readiness = createReadiness({ database: pgCheck(ctx.db.pool) }, { timeoutMs: 750, cacheMs: 2000 });
   const refreshInventory = inventoryRefresher(ctx.db.pool, ctx.metrics, ctx.logger);
   const docsHtml = renderDocsPage(openapi);
   app.get('/healthz', endpointLabel('/healthz'), (_req, res) => void res.type('text/plain').send('OK'));
   app.get('/readyz', endpointLabel('/readyz'), async (_req, res) => {
-    const ok = await ready();
-    res.status(ok ? 200 : 503).type('text/plain').send(ok ? 'Ready' : 'database unavailable');
+    const result = await readiness();
+    res.status(result.ok ? 200 : 503).type('text/plain').send(readinessText(result));
   });
   app.get('/metrics', endpointLabel('/metrics'), async (_req, res) => {
     await refreshInventory();
@@ -46,24 +54,17 @@ function mountRoot(app: Express, ctx: ApiContext, openapi: object): void {
 export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', ctx.config.BROKKR__BROKER__TRUST_PROXY);
+  app.set('trust proxy', ctx.settings.http.trustProxy);
   app.use(requestMetrics(ctx.metrics));
-  if (ctx.config.BROKKR__TELEMETRY__ENABLED) app.use(serverSpans());
-  app.use(rejectOversizedBody(ctx.config.BROKKR__BROKER__BODY_LIMIT_BYTES));
+  if (ctx.settings.telemetry.enabled) app.use(serverSpans());
+  app.use(rejectOversizedBody(ctx.settings.http.bodyLimitBytes));
   mountRoot(app, ctx, buildOpenApiDocument(options.routes, options.version ?? '0.1.0'));
 
   const failedAuth = createFailedAuthAudit({ audit: ctx.audit, logger: ctx.logger, suppressed: ctx.metrics.authFailedAuditSuppressed });
   const auth = authenticate(ctx.auth, (f) => failedAuth.record(f));
   // Strict and case-sensitive like Brokkr's router: `/agents/` (search) is not `/agents` (list).
   const v1 = express.Router({ strict: true, caseSensitive: true });
-  v1.use(
-    cors({
-      allowedOrigins: ctx.config.BROKKR__CORS__ALLOWED_ORIGINS,
-      allowedMethods: ctx.config.BROKKR__CORS__ALLOWED_METHODS,
-      allowedHeaders: ctx.config.BROKKR__CORS__ALLOWED_HEADERS,
-      maxAgeSeconds: ctx.config.BROKKR__CORS__MAX_AGE_SECONDS,
-    }),
-  );
+  v1.use(cors(ctx.settings.cors));
   mountRoutes(v1, options.routes, ctx, auth);
   // Unknown paths under /api/v1 still require a PAK first (as in Brokkr, whose auth layer wraps the fallback).
   v1.use(auth, notFoundHandler());

@@ -57,7 +57,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], ctx: Ap
   const methodsByPath = new Map<string, Set<string>>();
   for (const route of routes) {
     const chain: RequestHandler[] = [markEndpoint(API_PREFIX + route.path), authenticate];
-    if (takesBody(route)) chain.push(readBody(ctx.config.BROKKR__BROKER__BODY_LIMIT_BYTES));
+    if (takesBody(route)) chain.push(readBody(ctx.settings.http.bodyLimitBytes));
     chain.push(handle(route, ctx));
     router[route.method](route.path, ...chain);
     const methods = methodsByPath.get(route.path) ?? new Set<string>();

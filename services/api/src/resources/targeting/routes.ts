@@ -56,7 +56,7 @@ export const targetingRoutes: AnyRoute[] = [
     async handler({ params, query, identity, ctx, req, res }) {
       requireAdminOrSelf(identity, params.id);
       const ifNoneMatch = req.get('if-none-match');
-      const waitSeconds = Math.min(Number(query.wait ?? 0), ctx.config.BROKKR__BROKER__LONG_POLL_MAX_SECONDS);
+      const waitSeconds = Math.min(Number(query.wait ?? 0), ctx.settings.longPollMaxSeconds);
       const waits = ifNoneMatch !== undefined && waitSeconds > 0;
       const answer = await answerTargetState(ctx.db.pool, waits ? ctx.wakeups : undefined, {
         agentId: params.id,

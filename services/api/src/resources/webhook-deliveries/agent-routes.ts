@@ -111,7 +111,7 @@ export const webhookAgentRoutes: AnyRoute[] = [
       // The dispatcher's retry policy; an agent's report carries no Retry-After.
       const next = afterFailure(
         { retryable, attemptsBefore: delivery.attempts, maxRetries: delivery.max_retries ?? 5 },
-        { maxBackoffSeconds: ctx.config.BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS },
+        { maxBackoffSeconds: ctx.settings.webhooks.maxBackoffSeconds },
       );
       const recorded = await recordAgentFailure(ctx.db.pool, claim, { ...next, error });
       if (!recorded) throw notAcquiredByAgent();

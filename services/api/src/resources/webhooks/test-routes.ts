@@ -67,7 +67,7 @@ export const webhookTestRoutes: AnyRoute[] = [
       const result = await sendTestWebhook({
         ...request,
         timeoutMs: Math.max(1, sub.timeout_seconds) * 1000,
-        allowPrivateNetworks: ctx.config.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        allowPrivateNetworks: ctx.settings.webhooks.allowPrivateNetworks,
       });
       if (result.kind === 'error') throw webhookTestFailed.with(`request failed: ${result.message}`);
       if (result.status < 200 || result.status >= 300) {

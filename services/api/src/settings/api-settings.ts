@@ -1,0 +1,78 @@
+import { apiConfigSchema, parseEnv, type ApiConfig } from '@brokkr/config';
+
+/**
+ * The api's settings in the names and units the code uses. The environment keeps Brokkr's
+ * `BROKKR__SECTION__KEY` names (DESIGN §4); this is the one place that reads them.
+ */
+export interface ApiSettings {
+  log: { level: ApiConfig['BROKKR__LOG__LEVEL']; format: ApiConfig['BROKKR__LOG__FORMAT'] };
+  database: { url: string; schema: string | undefined; poolSize: number };
+  natsUrl: string;
+  telemetry: { enabled: boolean; serviceName: string; otlpEndpoint: string; samplingRate: number };
+  http: {
+    host: string;
+    port: number;
+    /** Request bodies above this are refused with 413. */
+    bodyLimitBytes: number;
+    /** Take the client address from X-Forwarded-For (behind a load balancer). */
+    trustProxy: boolean;
+  };
+  /** Brokkr's `[cors]` section: comma lists, `*` for any origin. */
+  cors: { allowedOrigins: string; allowedMethods: string; allowedHeaders: string; maxAgeSeconds: number };
+  adminPak: {
+    /** 64 hex = use it; '' = mint a new admin PAK on the first start. */
+    configuredHash: string;
+    /** Where a minted admin PAK is written. */
+    file: string;
+  };
+  authCacheTtlSeconds: number;
+  /** The longest a target-state long-poll is held. */
+  longPollMaxSeconds: number;
+  webhooks: {
+    /** 64 hex characters; absent or '' = a random per-process key (refused while subscriptions exist). */
+    encryptionKey: string | undefined;
+    /** Lets test sends reach loopback and private addresses (the SSRF guard is on by default). */
+    allowPrivateNetworks: boolean;
+    /** Upper bound of the retry backoff of agent-delivered webhooks (the dispatcher's policy). */
+    maxBackoffSeconds: number;
+  };
+}
+
+export function settingsFrom(config: ApiConfig): ApiSettings {
+  return {
+    log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
+    database: { url: config.BROKKR__DATABASE__URL, schema: config.BROKKR__DATABASE__SCHEMA, poolSize: config.BROKKR__DATABASE__POOL_SIZE },
+    natsUrl: config.BROKKR__NATS__URL,
+    telemetry: {
+      enabled: config.BROKKR__TELEMETRY__ENABLED,
+      serviceName: config.BROKKR__TELEMETRY__SERVICE_NAME ?? 'brokkr-api',
+      otlpEndpoint: config.BROKKR__TELEMETRY__OTLP_ENDPOINT,
+      samplingRate: config.BROKKR__TELEMETRY__SAMPLING_RATE,
+    },
+    http: {
+      host: config.BROKKR__BROKER__HOST,
+      port: config.BROKKR__BROKER__PORT,
+      bodyLimitBytes: config.BROKKR__BROKER__BODY_LIMIT_BYTES,
+      trustProxy: config.BROKKR__BROKER__TRUST_PROXY,
+    },
+    cors: {
+      allowedOrigins: config.BROKKR__CORS__ALLOWED_ORIGINS,
+      allowedMethods: config.BROKKR__CORS__ALLOWED_METHODS,
+      allowedHeaders: config.BROKKR__CORS__ALLOWED_HEADERS,
+      maxAgeSeconds: config.BROKKR__CORS__MAX_AGE_SECONDS,
+    },
+    adminPak: { configuredHash: config.BROKKR__BROKER__PAK_HASH, file: config.BROKKR__BROKER__PAK_FILE },
+    authCacheTtlSeconds: config.BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS,
+    longPollMaxSeconds: config.BROKKR__BROKER__LONG_POLL_MAX_SECONDS,
+    webhooks: {
+      encryptionKey: config.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY,
+      allowPrivateNetworks: config.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      maxBackoffSeconds: config.BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS,
+    },
+  };
+}
+
+/** Reads the environment once; throws a ConfigError naming every bad variable. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): ApiSettings {
+  return settingsFrom(parseEnv(apiConfigSchema, env));
+}

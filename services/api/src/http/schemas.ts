@@ -1,27 +1,18 @@
 import { z } from 'zod';
+import { uuid } from '@brokkr/contracts';
 
 /**
- * Schema building blocks shared by the route modules. UUIDs are accepted in any version (the
- * database's own check is the 8-4-4-4-12 hex form); anything else is a 400 before SQL runs.
+ * Schema building blocks shared by the route modules. The wire primitives (`uuid()` in any
+ * version, `timestamp()`, `softDeletableRow()`) are @brokkr/contracts', so the api's shapes and
+ * the ones it shares with the agent are built alike; a malformed UUID is a 400 before SQL runs.
  */
-export const uuid = () => z.guid();
+export { softDeletableRow, timestamp, uuid } from '@brokkr/contracts';
 
 /** `{ id }` path parameters. */
 export const idParams = z.object({ id: uuid() });
 
-/** Timestamps are RFC 3339 strings on the wire (pg Dates serialize to `...Z`). */
-export const timestamp = () => z.string().meta({ format: 'date-time' });
-
 /** Timestamps a client sends back (PUT of a full object): RFC 3339 with an offset. */
 export const rfc3339 = () => z.iso.datetime({ offset: true });
-
-/** The id and timestamps every soft-deletable Brokkr row serializes (spread into an object). */
-export const softDeletableRow = () => ({
-  id: uuid(),
-  created_at: timestamp(),
-  updated_at: timestamp(),
-  deleted_at: timestamp().nullable(),
-});
 
 /** The same fields as a client sends them back in a full-object PUT (read-only, but validated). */
 export const softDeletableRowInput = () => ({

@@ -1,9 +1,9 @@
+import { agentEventSchema, newAgentEventSchema } from '@brokkr/contracts';
 import { errorKind } from '../../http/api-error.ts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf, requireSameAgent } from '../agents/access.ts';
-import { agentEventSchema, newAgentEventSchema } from './schemas.ts';
 import { findAgentEvent, listAgentEvents, listAllAgentEvents } from './sql/queries.ts';
 import { recordAgentEvent } from './sql/record-agent-event.ts';
 

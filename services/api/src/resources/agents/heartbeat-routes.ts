@@ -1,8 +1,8 @@
+import { heartbeatSchema } from '@brokkr/contracts';
 import type { RawBody } from '../../http/body.ts';
 import { defineRoute, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireSelf } from './access.ts';
-import { heartbeatSchema } from './schemas.ts';
 import { recordHeartbeat, type K8sReport } from './sql/record-heartbeat.ts';
 
 /** Brokkr ignores a missing or unparsable heartbeat body instead of rejecting the heartbeat. */

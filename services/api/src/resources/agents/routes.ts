@@ -1,10 +1,11 @@
+import { agentSchema } from '@brokkr/contracts';
 import { generatePak } from '@brokkr/pak';
 import { errorKind } from '../../http/api-error.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf, visibleAgents } from './access.ts';
-import { agentSchema, agentSearchQuery, agentUpdateSchema, createAgentResponseSchema, newAgentSchema, rotateAgentPakResponseSchema } from './schemas.ts';
+import { agentSearchQuery, agentUpdateSchema, createAgentResponseSchema, newAgentSchema, rotateAgentPakResponseSchema } from './schemas.ts';
 import { createAgent } from './sql/create-agent.ts';
 import { softDeleteAgent } from './sql/delete-agent.ts';
 import { findAgent, findAgentByName, unknownGeneratorIds } from './sql/queries.ts';

@@ -1,19 +1,6 @@
 import { z } from 'zod';
-import { softDeletableRow, timestamp, uuid } from '../../http/schemas.ts';
-
-/** Brokkr's Agent JSON (pak_hash is never serialized). */
-export const agentSchema = z
-  .object({
-    ...softDeletableRow(),
-    name: z.string(),
-    cluster_name: z.string(),
-    last_heartbeat: timestamp().nullable(),
-    status: z.string().meta({ description: '`ACTIVE` or `INACTIVE`; the agent only works while ACTIVE' }),
-    k8s_reachable: z.boolean().nullable(),
-    k8s_api_latency_ms: z.number().int().nullable(),
-    k8s_reported_at: timestamp().nullable(),
-  })
-  .meta({ id: 'Agent' });
+import { agentSchema } from '@brokkr/contracts';
+import { uuid } from '../../http/schemas.ts';
 
 export const newAgentSchema = z
   .object({
@@ -55,14 +42,6 @@ export const newAgentAnnotationSchema = z
 
 export const agentTargetSchema = z.object({ id: uuid(), agent_id: uuid(), stack_id: uuid() }).meta({ id: 'AgentTarget' });
 export const newAgentTargetSchema = z.object({ agent_id: uuid(), stack_id: uuid() }).meta({ id: 'NewAgentTarget' });
-
-/** The heartbeat's optional body; anything unparsable is ignored as in Brokkr. */
-export const heartbeatSchema = z
-  .object({
-    k8s_reachable: z.boolean().nullish(),
-    k8s_api_latency_ms: z.number().int().min(-2147483648).max(2147483647).nullish(),
-  })
-  .meta({ id: 'AgentHeartbeat' });
 
 export const agentLabelParams = z.object({ id: uuid(), label: z.string() });
 export const agentAnnotationParams = z.object({ id: uuid(), key: z.string() });

@@ -1,14 +1,5 @@
-import { z } from 'zod';
+import { authPayloadSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
-
-export const identitySchema = z
-  .object({
-    admin: z.boolean(),
-    agent: z.guid().nullable(),
-    generator: z.guid().nullable(),
-    readonly: z.boolean(),
-  })
-  .meta({ id: 'AuthPayload' });
 
 export const authRoutes: AnyRoute[] = [
   defineRoute({
@@ -17,7 +8,7 @@ export const authRoutes: AnyRoute[] = [
     summary: 'Identify the caller of a PAK',
     tags: ['auth'],
     access: 'any',
-    responses: { 200: { description: 'The identity behind the PAK', schema: identitySchema } },
+    responses: { 200: { description: 'The identity behind the PAK', schema: authPayloadSchema } },
     handler: ({ identity }) => json(200, identity),
   }),
 ];

@@ -1,3 +1,4 @@
+import { deploymentObjectSchema } from '@brokkr/contracts';
 import { errorKind } from '../../http/api-error.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -6,7 +7,6 @@ import { fetchOwnedStack, stackNotFound } from '../stacks/access.ts';
 import { requireObjectReader } from './access.ts';
 import { readDeploymentObjectInput, yamlValidatorBusy } from './input.ts';
 import {
-  deploymentObjectSchema,
   newDeploymentObjectQuery,
   newDeploymentObjectSchema,
   yamlRequestContent,

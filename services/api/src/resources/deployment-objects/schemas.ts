@@ -1,17 +1,5 @@
 import { z } from 'zod';
-import { queryBool, softDeletableRow, timestamp, uuid } from '../../http/schemas.ts';
-
-export const deploymentObjectSchema = z
-  .object({
-    ...softDeletableRow(),
-    sequence_id: z.number().int(),
-    stack_id: uuid(),
-    yaml_content: z.string(),
-    yaml_checksum: z.string(),
-    submitted_at: timestamp(),
-    is_deletion_marker: z.boolean(),
-  })
-  .meta({ id: 'DeploymentObject' });
+import { queryBool } from '../../http/schemas.ts';
 
 /** The JSON variant of POST /stacks/{id}/deployment-objects (unknown fields are ignored, as serde does). */
 export const newDeploymentObjectSchema = z

@@ -1,4 +1,4 @@
-import type { HealthStatus } from './schemas.ts';
+import type { HealthStatus } from '@brokkr/contracts';
 
 /** Contract §7.2: failing > degraded > healthy > unknown (also for no records at all). */
 export function overallStatus(statuses: Iterable<string>): HealthStatus {

@@ -1,10 +1,11 @@
+import { HEALTH_STATUSES, healthUpdateSchema, type HealthUpdate } from '@brokkr/contracts';
 import { errorKind } from '../../http/api-error.ts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
 import { overallStatus } from './overall-status.ts';
-import { deploymentObjectHealthResponseSchema, HEALTH_STATUSES, healthUpdateSchema, stackHealthResponseSchema, type HealthUpdate } from './schemas.ts';
+import { deploymentObjectHealthResponseSchema, stackHealthResponseSchema } from './schemas.ts';
 import { healthOfDeploymentObject, healthOfStack, type HealthRow } from './sql/queries.ts';
 import { upsertHealth, type HealthInput } from './sql/record-health.ts';
 

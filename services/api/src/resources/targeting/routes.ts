@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Response } from 'express';
+import { deploymentObjectSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
-import { deploymentObjectSchema } from '../deployment-objects/schemas.ts';
 import { stackSchema } from '../stacks/schemas.ts';
 import { answerTargetState, type TargetStateAnswer } from './long-poll.ts';
 import { queryAgentStacks } from './sql/agent-stacks.ts';

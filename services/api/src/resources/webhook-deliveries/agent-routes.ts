@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deliveryResultBodySchema, pendingDeliverySchema } from '@brokkr/contracts';
 import { decryptString } from '@brokkr/crypto';
 import { afterFailure, claimForAgent, isRetryableReport, recordAgentFailure, recordAgentSuccess, type RecordedResult } from '@brokkr/webhook-deliveries';
 import type { ApiContext } from '../../context.ts';
@@ -9,7 +10,7 @@ import { findSubscriptionSecrets } from '../webhooks/sql/queries.ts';
 import { handOut } from './hand-out.ts';
 import { storedAgentError, usableStatusCode } from './report.ts';
 import { deliveryNotFound } from './routes.ts';
-import { deliveryResultBodySchema, deliveryResultSchema, pendingDeliverySchema } from './schemas.ts';
+import { deliveryResultSchema } from './schemas.ts';
 import { agentStatus, findDelivery } from './sql/queries.ts';
 
 const tags = ['webhooks'];

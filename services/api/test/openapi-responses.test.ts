@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -114,13 +114,11 @@ describe('OpenAPI document: responses of every operation', () => {
   });
 
   it('keeps route modules on declared error kinds (no ad-hoc 4xx ApiError a route could forget to declare)', () => {
-    const src = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
+    const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'resources');
     const adHoc = /\b(badRequest|forbidden|notFound|conflict|unprocessable)\(|new ApiError\(\s*4\d\d/;
-    const offenders = ['resources', 'routes']
-      .filter((dir) => existsSync(path.join(src, dir)))
-      .flatMap((dir) => readdirSync(path.join(src, dir), { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f)))
+    const offenders = readdirSync(dir, { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
-      .flatMap((f) => readFileSync(path.join(src, f), 'utf8').split('\n').map((line, i) => ({ where: `${f}:${i + 1}`, line })))
+      .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').map((line, i) => ({ where: `${f}:${i + 1}`, line })))
       .filter(({ line }) => adHoc.test(line))
       .map(({ where, line }) => `${where}: ${line.trim()}`);
     expect(offenders, 'use errorKind(...) and list it (or the helper raising it) in the route’s `errors`').to.deep.equal([]);

@@ -2,7 +2,7 @@ import type { TxScope } from '../../events/transact.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
 import { wakeStackAgents } from '../stacks/wake-agents.ts';
 import type { DeploymentObjectRow } from './sql/deployment-object-row.ts';
-import { insertDeploymentObject } from './sql/insert-deployment-object.ts';
+import { insertDeploymentObject } from './sql/create-deployment-object.ts';
 
 export interface ValidatedDeploymentObject {
   stackId: string;

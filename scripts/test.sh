@@ -39,6 +39,7 @@ package_tests() { (cd "$1" && npm run --silent test); }
 
 run "kube-apiserver + etcd (built once from the Go module proxy, then cached)" kube_assets
 run "lint (eslint)" eslint .
+run "format (prettier --check; npm run format fixes it)" prettier --check --log-level warn .
 run "typecheck (tsc -b, then tests and scripts)" sh -c 'tsc -b && tsc -p tsconfig.check.json'
 for dir in shared/*/ services/*/; do
   dir=${dir%/}

@@ -26,7 +26,6 @@ export interface BenchEnv {
   stop(): Promise<void>;
 }
 
-
 export async function startBenchEnv(): Promise<BenchEnv> {
   await mochaGlobalSetup();
   const database = await createTestDatabase();

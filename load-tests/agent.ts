@@ -20,13 +20,17 @@ function bigStack(): string {
   const docs = ['apiVersion: v1\nkind: Namespace\nmetadata:\n  name: bench-big\n'];
   for (let i = 0; i < 50; i++) docs.push(doc('ConfigMap', `cm-${i}`, `data:\n  index: "${i}"\n  payload: "${'x'.repeat(200)}"\n`));
   for (let i = 0; i < 25; i++) docs.push(doc('Secret', `secret-${i}`, `stringData:\n  token: "t-${i}"\n`));
-  for (let i = 0; i < 24; i++) docs.push(doc('Service', `svc-${i}`, `spec:\n  selector: {app: a${i}}\n  ports: [{port: 80, targetPort: 8080}]\n`));
+  for (let i = 0; i < 24; i++)
+    docs.push(doc('Service', `svc-${i}`, `spec:\n  selector: {app: a${i}}\n  ports: [{port: 80, targetPort: 8080}]\n`));
   return docs.join('---\n');
 }
 
 async function newStack(env: BenchEnv, name: string): Promise<string> {
   const generators = await env.admin.must<{ id: string; name: string }[]>('GET', '/generators');
-  const stack = await env.admin.must<{ id: string }>('POST', '/stacks', { name, generator_id: generators.find((g) => g.name === 'admin-generator')!.id });
+  const stack = await env.admin.must<{ id: string }>('POST', '/stacks', {
+    name,
+    generator_id: generators.find((g) => g.name === 'admin-generator')!.id,
+  });
   await env.admin.must('POST', `/agents/${env.agent.id}/targets`, { agent_id: env.agent.id, stack_id: stack.id });
   return stack.id;
 }

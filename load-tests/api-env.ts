@@ -71,7 +71,13 @@ export async function startInfra(adminPakHash: string): Promise<ApiBenchEnv> {
 async function waitReady(url: string, proc: { exited: boolean; output(): string }, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !proc.exited) {
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`api at ${url} did not become ready:\n${proc.output().slice(-4000)}`);

@@ -124,7 +124,11 @@ const diff = (a: Counters, b: Counters): CpuSeconds & { seconds: number } => ({
  * Runs k6 and samples the CPU counters at the script's setup/teardown markers, so they cover the
  * load window only.
  */
-function runK6(k6: string, spec: StepSpec, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string; window?: ReturnType<typeof diff> }> {
+function runK6(
+  k6: string,
+  spec: StepSpec,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string; window?: ReturnType<typeof diff> }> {
   const script = path.join(repoRoot, 'load-tests', 'k6', 'api.ts');
   const child = spawn(k6, ['run', '--quiet', '--no-color', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

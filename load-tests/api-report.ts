@@ -78,7 +78,10 @@ function fixedLine(n: number, s: StepResult): string {
 }
 
 function maxLines(searches: Report['searches']): string[] {
-  return searches.map(({ label, search }) => `   ${label}: ${search.max > 0 ? `${search.max} req/s` : `none of the rungs held (lowest tried ${Math.min(...search.steps.map((s) => s.rate))} req/s)`}`);
+  return searches.map(
+    ({ label, search }) =>
+      `   ${label}: ${search.max > 0 ? `${search.max} req/s` : `none of the rungs held (lowest tried ${Math.min(...search.steps.map((s) => s.rate))} req/s)`}`,
+  );
 }
 
 export function formatReport(r: Report): string {

@@ -62,7 +62,10 @@ const SEED_SQL = [
   ),
 ];
 
-async function insertFleet(client: pg.Client, count: number): Promise<{ generatorId: string; generatorPak: string; agents: SeededFleet['agents'] }> {
+async function insertFleet(
+  client: pg.Client,
+  count: number,
+): Promise<{ generatorId: string; generatorPak: string; agents: SeededFleet['agents'] }> {
   const generator = mintPak();
   const { rows } = await client.query<{ id: string }>(
     `INSERT INTO generators (name, description, pak_hash) VALUES ('bench-generator', 'api benchmark', $1) RETURNING id`,

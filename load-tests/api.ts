@@ -84,8 +84,19 @@ async function measure(b: Bench, target: Target, one: ApiProcess[], two: ApiProc
 /** BENCH_PROFILE (on by default): where the api's CPU goes under target-state load, and what the query's planning costs. */
 async function diagnose(env: ApiBenchEnv, b: Bench, fleet: SeededFleet): Promise<string> {
   log('profiling one api process (--cpu-prof) under target-state load');
-  const prof = await profileApi({ k6: b.k6, env: env.apiEnv, dataFile: b.dataFile, target: 'target-state', rate: RATE, seconds: 15, postgresPid: b.postgresPid });
-  const sql = await probeTargetStateSql(env.databaseUrl, fleet.agents.map((a) => a.id));
+  const prof = await profileApi({
+    k6: b.k6,
+    env: env.apiEnv,
+    dataFile: b.dataFile,
+    target: 'target-state',
+    rate: RATE,
+    seconds: 15,
+    postgresPid: b.postgresPid,
+  });
+  const sql = await probeTargetStateSql(
+    env.databaseUrl,
+    fleet.agents.map((a) => a.id),
+  );
   return [
     '',
     `diagnosis — ${sql}`,

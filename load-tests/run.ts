@@ -8,8 +8,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
-const scripts = Object.keys((JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts)
-  .filter((name) => name.startsWith('bench:'));
+const scripts = Object.keys((JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts).filter(
+  (name) => name.startsWith('bench:'),
+);
 const only = process.env.BENCH_ONLY?.split(',').map((s) => `bench:${s.trim()}`);
 const selected = only ? scripts.filter((s) => only.includes(s)) : scripts;
 
@@ -21,8 +22,10 @@ function run(script: string): Promise<number | null> {
 }
 
 const cpus = os.cpus();
-process.stdout.write(`benchmarks: ${selected.join(', ')} on ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ` +
-  `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}\n`);
+process.stdout.write(
+  `benchmarks: ${selected.join(', ')} on ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ` +
+    `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}\n`,
+);
 const outcomes: string[] = [];
 for (const script of selected) {
   process.stdout.write(`\n\x1b[1m== npm run ${script}\x1b[0m\n`);

@@ -138,7 +138,10 @@ export function machine(): string {
     `${os.type()} ${os.release()} ${os.arch()}`,
     `Node ${process.version}`,
     // Other work on the machine skews every figure; say how busy it was.
-    `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
   ].join(', ');
 }
 

@@ -18,7 +18,16 @@ import { jetstream } from '@nats-io/jetstream';
 import type { PostgresHandle } from '@brokkr/infra';
 import { TestClient } from '@brokkr/testkit';
 import {
-  adminPak, freshStack, KEY_HEX, machine, percentile, spawnApi, spawnDispatcher, startBenchReceiver, startPostgresServer, waitFor,
+  adminPak,
+  freshStack,
+  KEY_HEX,
+  machine,
+  percentile,
+  spawnApi,
+  spawnDispatcher,
+  startBenchReceiver,
+  startPostgresServer,
+  waitFor,
 } from './webhooks-support.ts';
 
 const RATE = Number(process.env.BENCH_RATE ?? 200);
@@ -84,10 +93,22 @@ async function latencyScenario(server: PostgresHandle): Promise<string> {
     };
     return [
       `end-to-end latency after a 2 s warm-up, ${total} events at ${RATE}/s offered (${achieved.toFixed(0)}/s achieved, ${failures} failed writes), 1 api + 1 dispatcher:`,
-      line('api commit → receiver', split.map((s) => s.total)),
-      line('  of which commit → NATS', split.map((s) => s.api)),
-      line('  of which NATS → delivery row', split.map((s) => s.intake)),
-      line('  of which row → receiver', split.map((s) => s.delivery)),
+      line(
+        'api commit → receiver',
+        split.map((s) => s.total),
+      ),
+      line(
+        '  of which commit → NATS',
+        split.map((s) => s.api),
+      ),
+      line(
+        '  of which NATS → delivery row',
+        split.map((s) => s.intake),
+      ),
+      line(
+        '  of which row → receiver',
+        split.map((s) => s.delivery),
+      ),
     ].join('\n');
   } finally {
     await nc.close();

@@ -28,7 +28,9 @@ function print(kind: string, subject: string, data: string, meta: Record<string,
     process.stdout.write(`${JSON.stringify({ kind, subject, ...meta, data: safeJson(data) })}\n`);
     return;
   }
-  const tags = Object.entries(meta).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+  const tags = Object.entries(meta)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
   process.stdout.write(`${new Date().toISOString()} ${kind.padEnd(5)} ${subject}${tags ? ` ${tags}` : ''}\n  ${data}\n`);
 }
 
@@ -48,7 +50,11 @@ async function tailStream(nc: NatsConnection, stream: string, subject: string, k
   });
   const messages = await consumer.consume();
   for await (const m of messages as AsyncIterable<JsMsg>) {
-    print(kind, m.subject, m.string(), { seq: m.seq, 'msg-id': m.headers?.get('Nats-Msg-Id') ?? '-', traceparent: m.headers?.get('traceparent') || '-' });
+    print(kind, m.subject, m.string(), {
+      seq: m.seq,
+      'msg-id': m.headers?.get('Nats-Msg-Id') ?? '-',
+      traceparent: m.headers?.get('traceparent') || '-',
+    });
   }
 }
 
@@ -61,7 +67,9 @@ function tailCore(nc: NatsConnection): void {
 
 async function main(): Promise<void> {
   const nc = await connect({ servers: args.server.split(','), name: 'brokkr-nats-tail', maxReconnectAttempts: -1 });
-  process.stderr.write(`nats:tail: ${args.subject}${args.audit ? ` + ${SUBJECTS.auditAll}` : ''}${args.core ? ' + core hints' : ''} on ${nc.getServer()} (Ctrl-C to stop)\n`);
+  process.stderr.write(
+    `nats:tail: ${args.subject}${args.audit ? ` + ${SUBJECTS.auditAll}` : ''}${args.core ? ' + core hints' : ''} on ${nc.getServer()} (Ctrl-C to stop)\n`,
+  );
   const stop = () => void nc.drain().finally(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

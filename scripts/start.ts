@@ -29,7 +29,10 @@ async function ensureDatabase(server: PostgresHandle): Promise<string> {
 
 /** The admin PAK the api minted on first start (in its PAK file), else the one given in BROKKR_ADMIN_PAK. */
 async function adminPak(pakFile: string): Promise<{ pak?: string; line: string }> {
-  const minted = await fs.readFile(pakFile, 'utf8').then((t) => t.trim(), () => '');
+  const minted = await fs.readFile(pakFile, 'utf8').then(
+    (t) => t.trim(),
+    () => '',
+  );
   if (minted) return { pak: minted, line: `admin PAK: ${minted}   (also in ${pakFile}, mode 0600)` };
   const given = process.env.BROKKR_ADMIN_PAK?.trim();
   if (given) return { pak: given, line: 'admin PAK: the one in BROKKR_ADMIN_PAK' };
@@ -44,7 +47,12 @@ function wantsLocalCluster(): boolean {
   return !/^(false|0|no|off)$/i.test(process.env.BROKKR_LOCAL_CLUSTER ?? '');
 }
 
-function maybeStartLocalCluster(apiUrl: string, pak: string | undefined, workDir: string, stopping: () => boolean): LocalCluster | undefined {
+function maybeStartLocalCluster(
+  apiUrl: string,
+  pak: string | undefined,
+  workDir: string,
+  stopping: () => boolean,
+): LocalCluster | undefined {
   if (!wantsLocalCluster()) return void say('local cluster: off (--no-cluster / BROKKR_LOCAL_CLUSTER)');
   if (!pak) return void say('local cluster: skipped, npm start does not know the admin PAK (set BROKKR_ADMIN_PAK)');
   return startLocalCluster({
@@ -105,12 +113,18 @@ async function main(): Promise<void> {
     };
     for (const service of HUB) {
       const env = { ...common, ...(service === 'api' ? {} : { BROKKR__HEALTH__PORT: String(await freePort()) }) };
-      children.push(startChild({ service, env, onExit: (code) => {
-        if (!stopping) {
-          say(`${service} exited unexpectedly (code ${code}); stopping everything`);
-          void stopAll(1);
-        }
-      } }));
+      children.push(
+        startChild({
+          service,
+          env,
+          onExit: (code) => {
+            if (!stopping) {
+              say(`${service} exited unexpectedly (code ${code}); stopping everything`);
+              void stopAll(1);
+            }
+          },
+        }),
+      );
     }
     await waitForReady(`http://127.0.0.1:${apiPort}/readyz`, 60_000);
     say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -128,7 +142,13 @@ async function main(): Promise<void> {
 async function waitForReady(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`the api did not become ready at ${url} within ${timeoutMs / 1000} s`);

@@ -194,7 +194,10 @@ describe('compose/docker-compose.yml', () => {
     expect(env['BROKKR__BROKER__PAK_HASH']).to.equal('');
     expect(readFileSync(composeFile, 'utf8')).to.not.include(DEFAULT_ADMIN_PAK_HASH);
     const hash = 'cd'.repeat(32);
-    const configured = environmentOf(compose.services.api ?? {}, { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY, BROKKR__BROKER__PAK_HASH: hash });
+    const configured = environmentOf(compose.services.api ?? {}, {
+      BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY,
+      BROKKR__BROKER__PAK_HASH: hash,
+    });
     expect(configured['BROKKR__BROKER__PAK_HASH']).to.equal(hash);
   });
 
@@ -291,7 +294,10 @@ describe('Dockerfile', () => {
     expect(copies).to.not.be.empty;
     for (const { from, sources } of copies.map((c) => copySources(c.args))) {
       if (from) {
-        expect(stages.map((s) => s.name), `COPY --from=${from}`).to.include(from);
+        expect(
+          stages.map((s) => s.name),
+          `COPY --from=${from}`,
+        ).to.include(from);
         continue;
       }
       for (const source of sources) {
@@ -314,14 +320,18 @@ describe('Dockerfile', () => {
   it('ships node_modules, each package dist, migrations and scripts to the runtime stage', () => {
     const assembled = runs(stage('build')).join('\n');
     for (const part of ['node_modules', 'migrations', 'scripts', 'package.json', '"$pkg/dist"']) expect(assembled).to.include(part);
-    const runtimeCopies = stage('runtime').instructions.filter((i) => i.keyword === 'COPY').map((i) => copySources(i.args));
+    const runtimeCopies = stage('runtime')
+      .instructions.filter((i) => i.keyword === 'COPY')
+      .map((i) => copySources(i.args));
     expect(runtimeCopies.every((c) => c.from === 'build')).to.equal(true);
   });
 
   it('runs as a non-root user in production mode, the api by default', () => {
     const runtime = stage('runtime').instructions;
     const user = runtime.filter((i) => i.keyword === 'USER').at(-1)?.args;
-    expect(user, 'USER').to.be.a('string').and.not.match(/^(root|0)(:|$)/);
+    expect(user, 'USER')
+      .to.be.a('string')
+      .and.not.match(/^(root|0)(:|$)/);
     expect(runtime.some((i) => i.keyword === 'ENV' && /\bNODE_ENV=production\b/.test(i.args))).to.equal(true);
     const cmd = runtime.filter((i) => i.keyword === 'CMD').at(-1)?.args ?? '[]';
     expect(JSON.parse(cmd)).to.deep.equal(['node', 'services/api/dist/main.js']);
@@ -366,8 +376,7 @@ describe('k8s/hub manifests', () => {
       objects.push(doc.toJS() as K8sObject);
     }
   }
-  const find = (kind: string, name: string): K8sObject | undefined =>
-    objects.find((o) => o.kind === kind && o.metadata?.name === name);
+  const find = (kind: string, name: string): K8sObject | undefined => objects.find((o) => o.kind === kind && o.metadata?.name === name);
 
   it('every document has apiVersion, kind and metadata.name, namespaced in brokkr', () => {
     expect(objects.length).to.be.greaterThan(5);

@@ -17,7 +17,14 @@ function reported(seen: string): boolean {
 function splitSteps(block: string): { steps12: string; step3: string; exports: string } {
   const [steps12 = '', step3 = ''] = block.split(/\n(?=# 3\. )/);
   expect(step3, 'the block has a step 3').to.match(/^# 3\. /);
-  return { steps12, step3, exports: steps12.split('\n').filter((l) => l.startsWith('export ')).join('\n') };
+  return {
+    steps12,
+    step3,
+    exports: steps12
+      .split('\n')
+      .filter((l) => l.startsWith('export '))
+      .join('\n'),
+  };
 }
 
 /** Runs shell text exactly as pasted into bash; returns what it printed. */

@@ -22,7 +22,10 @@ describe('README', () => {
   it('has a "First deployment" section whose steps match what npm start prints', () => {
     const section = /^## First deployment in two minutes\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
     const printed = firstDeploymentScript({
-      apiUrl: 'URL', adminPak: 'ADMIN', generator: { id: 'GEN', pak: 'GENPAK' }, agent: { id: 'AGENT' },
+      apiUrl: 'URL',
+      adminPak: 'ADMIN',
+      generator: { id: 'GEN', pak: 'GENPAK' },
+      agent: { id: 'AGENT' },
       kube: { server: 'SERVER', token: 'TOKEN', caFile: 'CA', kubeconfigPath: 'KUBECONFIG' },
     });
     // Every comment and command line the script prints appears in the README, up to the placeholders.

@@ -29,16 +29,27 @@ export function startChild(options: ChildOptions): Child {
   const main = path.join(repoRoot, 'services', options.service, 'src', 'main.ts');
   const child = spawn(
     'bash',
-    [path.join(scriptsDir, 'lib', 'guard.sh'), String(process.pid), '-', process.execPath, '--import', 'tsx', '--conditions=development', main],
+    [
+      path.join(scriptsDir, 'lib', 'guard.sh'),
+      String(process.pid),
+      '-',
+      process.execPath,
+      '--import',
+      'tsx',
+      '--conditions=development',
+      main,
+    ],
     { cwd: repoRoot, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   for (const stream of [child.stdout, child.stderr]) {
     readline.createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix} ${line}\n`));
   }
-  const exited = new Promise<void>((resolve) => child.once('exit', (code) => {
-    options.onExit(code);
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
+      options.onExit(code);
+      resolve();
+    }),
+  );
   return {
     name: options.service,
     async stop() {

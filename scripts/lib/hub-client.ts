@@ -53,7 +53,9 @@ export async function ensureGenerator(hub: HubClient, name: string, description:
 /** Likewise for an agent, registered with the generator and set ACTIVE (Brokkr's agents start INACTIVE). */
 export async function ensureActiveAgent(hub: HubClient, name: string, generatorId: string): Promise<Credentials> {
   const created = await hub.call<{ agent: Named; initial_pak: string }>('POST', '/agents', {
-    name, cluster_name: name, generator_ids: [generatorId],
+    name,
+    cluster_name: name,
+    generator_ids: [generatorId],
   });
   let agent: Credentials;
   if (created.status === 201) {

@@ -32,7 +32,10 @@ export function startLocalCluster(options: LocalClusterOptions): LocalCluster {
   const { say } = options;
   const running = (async () => {
     const started = Date.now();
-    if (!findKubeAssets()) say('local cluster: building kube-apiserver + etcd from the Go module proxy (first run only, about 5 minutes; the hub is usable meanwhile)…');
+    if (!findKubeAssets())
+      say(
+        'local cluster: building kube-apiserver + etcd from the Go module proxy (first run only, about 5 minutes; the hub is usable meanwhile)…',
+      );
     await ensureKubeAssets({ signal: abort.signal, onProgress: (line) => say(`local cluster: ${line}`) });
     if (abort.signal.aborted) return;
     say('local cluster: starting etcd and kube-apiserver…');
@@ -57,7 +60,9 @@ export function startLocalCluster(options: LocalClusterOptions): LocalCluster {
     });
     const caFile = path.join(path.dirname(kube.kubeconfigPath), 'ca.crt');
     await fs.access(caFile);
-    say(`local cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s: kube-apiserver ${kube.server}, agent "local" (${local.id})`);
+    say(
+      `local cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s: kube-apiserver ${kube.server}, agent "local" (${local.id})`,
+    );
     say(`kubeconfig: ${kube.kubeconfigPath}`);
     const script = firstDeploymentScript({
       apiUrl: options.apiUrl,

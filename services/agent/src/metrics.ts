@@ -17,7 +17,10 @@ export function createAgentMetrics(registry: Registry = createMetricsRegistry({ 
       help: 'Target-state request duration, including the time a long-poll was held',
       buckets: SECONDS,
     }),
-    lastSuccessfulPoll: m.gauge({ name: 'brokkr_agent_last_successful_poll_timestamp', help: 'Unix time of the last answered target-state request' }),
+    lastSuccessfulPoll: m.gauge({
+      name: 'brokkr_agent_last_successful_poll_timestamp',
+      help: 'Unix time of the last answered target-state request',
+    }),
     applies: m.counter({ name: 'brokkr_agent_applies_total', help: 'Objects server-side applied, by kind', labelNames: ['kind'] as const }),
     applyFailures: m.counter({
       name: 'brokkr_agent_apply_failures_total',
@@ -40,11 +43,23 @@ export function createAgentMetrics(registry: Registry = createMetricsRegistry({ 
       labelNames: ['result'] as const,
       buckets: SECONDS,
     }),
-    heartbeats: m.counter({ name: 'brokkr_agent_heartbeat_sent_total', help: 'Heartbeats sent, by outcome', labelNames: ['status'] as const }),
+    heartbeats: m.counter({
+      name: 'brokkr_agent_heartbeat_sent_total',
+      help: 'Heartbeats sent, by outcome',
+      labelNames: ['status'] as const,
+    }),
     lastHeartbeat: m.gauge({ name: 'brokkr_agent_last_heartbeat_timestamp', help: 'Unix time of the last accepted heartbeat' }),
     k8sLatency: m.gauge({ name: 'brokkr_agent_kubernetes_api_latency_seconds', help: 'Latency of the last GET /version probe' }),
-    eventsSent: m.counter({ name: 'brokkr_agent_events_sent_total', help: 'Agent events posted to the broker, by outcome', labelNames: ['status'] as const }),
-    healthReports: m.counter({ name: 'brokkr_agent_health_reports_total', help: 'Deployment-health reports, by outcome', labelNames: ['status'] as const }),
+    eventsSent: m.counter({
+      name: 'brokkr_agent_events_sent_total',
+      help: 'Agent events posted to the broker, by outcome',
+      labelNames: ['status'] as const,
+    }),
+    healthReports: m.counter({
+      name: 'brokkr_agent_health_reports_total',
+      help: 'Deployment-health reports, by outcome',
+      labelNames: ['status'] as const,
+    }),
   };
 }
 

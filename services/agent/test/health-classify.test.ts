@@ -2,11 +2,18 @@ import { expect } from 'chai';
 import { summarizePods, type PodLike } from '../src/index.ts';
 
 const pod = (name: string, status: PodLike['status']): PodLike => ({ metadata: { name, namespace: 'ns' }, status });
-const ready = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'c', state: { running: {} } }] };
+const ready = {
+  phase: 'Running',
+  conditions: [{ type: 'Ready', status: 'True' }],
+  containerStatuses: [{ name: 'c', state: { running: {} } }],
+};
 
 describe('agent deployment health classification', () => {
   it('is unknown without pods', () => {
-    expect(summarizePods([])).to.deep.equal({ status: 'unknown', summary: { pods_ready: 0, pods_total: 0, conditions: [], resources: [] } });
+    expect(summarizePods([])).to.deep.equal({
+      status: 'unknown',
+      summary: { pods_ready: 0, pods_total: 0, conditions: [], resources: [] },
+    });
   });
 
   it('is healthy when no container is in trouble, and counts ready pods', () => {
@@ -15,7 +22,10 @@ describe('agent deployment health classification', () => {
   });
 
   it('is degraded for a crash-looping container, with the pod as a resource', () => {
-    const crashing = pod('a', { phase: 'Running', containerStatuses: [{ name: 'c', state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off' } } }] });
+    const crashing = pod('a', {
+      phase: 'Running',
+      containerStatuses: [{ name: 'c', state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off' } } }],
+    });
     const { status, summary } = summarizePods([crashing, pod('b', ready)]);
     expect(status).to.equal('degraded');
     expect(summary.conditions).to.deep.equal(['CrashLoopBackOff']);
@@ -23,7 +33,10 @@ describe('agent deployment health classification', () => {
   });
 
   it('notices OOM kills (current or last state) and failing init containers', () => {
-    const oom = pod('a', { phase: 'Running', containerStatuses: [{ name: 'c', state: { running: {} }, lastState: { terminated: { reason: 'OOMKilled' } } }] });
+    const oom = pod('a', {
+      phase: 'Running',
+      containerStatuses: [{ name: 'c', state: { running: {} }, lastState: { terminated: { reason: 'OOMKilled' } } }],
+    });
     const init = pod('b', { phase: 'Pending', initContainerStatuses: [{ name: 'i', state: { waiting: { reason: 'ImagePullBackOff' } } }] });
     const { status, summary } = summarizePods([oom, init]);
     expect(status).to.equal('degraded');

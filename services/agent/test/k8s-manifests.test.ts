@@ -69,7 +69,9 @@ describe('k8s/agent manifests', function () {
   it('grants CRDs (apiextensions.k8s.io) cluster-wide and only the watched namespace in the variant', () => {
     const [role] = find(clusterWide, 'ClusterRole');
     const rules = role!.rules as { apiGroups: string[]; verbs: string[] }[];
-    expect(rules.some((r) => (r.apiGroups.includes('apiextensions.k8s.io') || r.apiGroups.includes('*')) && r.verbs.includes('*'))).to.equal(true);
+    expect(
+      rules.some((r) => (r.apiGroups.includes('apiextensions.k8s.io') || r.apiGroups.includes('*')) && r.verbs.includes('*')),
+    ).to.equal(true);
     const [config] = find(namespaced, 'ConfigMap');
     const watched = (config!.data as Record<string, string>).BROKKR__AGENT__WATCH_NAMESPACE;
     expect(find(namespaced, 'Role')[0]!.metadata.namespace).to.equal(watched);
@@ -81,7 +83,10 @@ describe('k8s/agent manifests', function () {
       const [config] = find(list, 'ConfigMap');
       const data = config!.data as Record<string, string>;
       const known = Object.keys(agentConfigSchema.shape);
-      expect(Object.keys(data).filter((k) => !known.includes(k)), 'unknown settings').to.deep.equal([]);
+      expect(
+        Object.keys(data).filter((k) => !known.includes(k)),
+        'unknown settings',
+      ).to.deep.equal([]);
       const [secret] = find(clusterWide, 'Secret');
       const env = { ...data, ...(secret!.stringData as Record<string, string>), BROKKR__AGENT__HEALTH_PORT: '8080' };
       expect(() => parseEnv(agentConfigSchema, env)).to.not.throw();

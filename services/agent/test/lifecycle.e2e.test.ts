@@ -88,13 +88,19 @@ describe('agent lifecycle (end to end)', function () {
     const metrics = async () => (await fetch(`${proc.healthUrl}/metrics`)).text();
 
     it('only heartbeats while INACTIVE (with the Kubernetes reachability it measured)', async () => {
-      const record = await eventually(async () => {
-        const res = await broker.admin.get(`/agents/${agentId}`);
-        return res.body.last_heartbeat && res.body.k8s_reported_at ? res.body : undefined;
-      }, { timeoutMs: 60_000, what: 'a heartbeat' });
+      const record = await eventually(
+        async () => {
+          const res = await broker.admin.get(`/agents/${agentId}`);
+          return res.body.last_heartbeat && res.body.k8s_reported_at ? res.body : undefined;
+        },
+        { timeoutMs: 60_000, what: 'a heartbeat' },
+      );
       expect(record.k8s_reachable).to.equal(true);
       expect(record.k8s_api_latency_ms).to.be.a('number');
-      await eventually(async () => /brokkr_agent_heartbeat_sent_total\{status="success",service="agent"\} [2-9]/.test(await metrics()), { timeoutMs: 60_000, what: 'two heartbeats' });
+      await eventually(async () => /brokkr_agent_heartbeat_sent_total\{status="success",service="agent"\} [2-9]/.test(await metrics()), {
+        timeoutMs: 60_000,
+        what: 'two heartbeats',
+      });
       expect(await metrics()).to.not.match(/brokkr_agent_poll_requests_total\{status="/);
       expect(await kubectl.get('/api/v1/namespaces/default/configmaps/gated')).to.equal(undefined);
     });
@@ -102,10 +108,13 @@ describe('agent lifecycle (end to end)', function () {
     it('starts reconciling once an admin activates it, and long-polls the target state', async () => {
       expect((await broker.admin.put(`/agents/${agentId}`, { status: 'ACTIVE' })).status).to.equal(200);
       await eventually(() => kubectl.get('/api/v1/namespaces/default/configmaps/gated'), { timeoutMs: 30_000, what: 'gated applied' });
-      await eventually(async () => /brokkr_agent_poll_requests_total\{status="not_modified",service="agent"\} [1-9]/.test(await metrics()), {
-        timeoutMs: 30_000,
-        what: 'a long-poll answered 304',
-      });
+      await eventually(
+        async () => /brokkr_agent_poll_requests_total\{status="not_modified",service="agent"\} [1-9]/.test(await metrics()),
+        {
+          timeoutMs: 30_000,
+          what: 'a long-poll answered 304',
+        },
+      );
     });
 
     it('serves /healthz, /readyz, /health and /metrics', async () => {
@@ -118,7 +127,14 @@ describe('agent lifecycle (end to end)', function () {
       expect(health.kubernetes).to.deep.equal({ connected: true });
       expect(health.broker.connected).to.equal(true);
       const text = await metrics();
-      for (const name of ['poll_duration_seconds', 'applies_total', 'apply_failures_total', 'prune_deletions_total', 'reconcile_duration_seconds', 'heartbeat_sent_total']) {
+      for (const name of [
+        'poll_duration_seconds',
+        'applies_total',
+        'apply_failures_total',
+        'prune_deletions_total',
+        'reconcile_duration_seconds',
+        'heartbeat_sent_total',
+      ]) {
         expect(text).to.include(`brokkr_agent_${name}`);
       }
       expect(text).to.match(/brokkr_agent_applies_total\{kind="ConfigMap",service="agent"\} 1/);
@@ -127,7 +143,10 @@ describe('agent lifecycle (end to end)', function () {
     it('leaves the cluster alone when it is deactivated (an inactive agent gets an empty target state)', async () => {
       expect((await broker.admin.put(`/agents/${agentId}`, { status: 'INACTIVE' })).status).to.equal(200);
       // Long enough for several heartbeats and a long-poll round.
-      await eventually(async () => /brokkr_agent_heartbeat_sent_total\{status="success",service="agent"\} ([89]|\d\d)/.test(await metrics()), { timeoutMs: 30_000, what: 'more heartbeats' });
+      await eventually(
+        async () => /brokkr_agent_heartbeat_sent_total\{status="success",service="agent"\} ([89]|\d\d)/.test(await metrics()),
+        { timeoutMs: 30_000, what: 'more heartbeats' },
+      );
       expect(await kubectl.get('/api/v1/namespaces/default/configmaps/gated')).to.not.equal(undefined);
     });
 
@@ -136,4 +155,3 @@ describe('agent lifecycle (end to end)', function () {
     });
   });
 });
-

@@ -4,7 +4,9 @@ import { ManifestError, parseManifests, stamp } from '../src/index.ts';
 describe('agent manifests', () => {
   describe('parseManifests', () => {
     it('keeps document order and skips empty and null documents', () => {
-      const objects = parseManifests('---\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n~\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n');
+      const objects = parseManifests(
+        '---\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n~\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n',
+      );
       expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).to.deep.equal(['ConfigMap/a', 'Namespace/n']);
     });
 
@@ -14,7 +16,10 @@ describe('agent manifests', () => {
     });
 
     it('fails the whole manifest for a document that is not an object', () => {
-      expect(() => parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n- a list\n')).to.throw(ManifestError, /document 2 is not a mapping/);
+      expect(() => parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n- a list\n')).to.throw(
+        ManifestError,
+        /document 2 is not a mapping/,
+      );
       expect(() => parseManifests('just text')).to.throw(ManifestError, /not a mapping/);
     });
 
@@ -22,7 +27,9 @@ describe('agent manifests', () => {
       expect(() => parseManifests('kind: ConfigMap\nmetadata: {name: a}')).to.throw(/no apiVersion/);
       expect(() => parseManifests('apiVersion: v1\nmetadata: {name: a}')).to.throw(/no kind/);
       expect(() => parseManifests('apiVersion: v1\nkind: Pod\nmetadata: {generateName: x-}')).to.throw(/no metadata.name/);
-      expect(() => parseManifests('apiVersion: v1\nkind: Pod\nmetadata: {name: a, labels: {n: 1}}')).to.throw(/labels must map strings to strings/);
+      expect(() => parseManifests('apiVersion: v1\nkind: Pod\nmetadata: {name: a, labels: {n: 1}}')).to.throw(
+        /labels must map strings to strings/,
+      );
     });
 
     it('rejects syntax errors and duplicate keys', () => {
@@ -32,7 +39,12 @@ describe('agent manifests', () => {
 
     it('stops an alias bomb instead of expanding it', () => {
       const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-      for (let i = 1; i < 9; i++) levels.push(`l${i}: &l${i} [${Array(9).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]`);
+      for (let i = 1; i < 9; i++)
+        levels.push(
+          `l${i}: &l${i} [${Array(9)
+            .fill(i === 1 ? '*a' : `*l${i - 1}`)
+            .join(',')}]`,
+        );
       const bomb = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: boom}\ndata:\n${levels.map((l) => `  ${l}`).join('\n')}\n`;
       expect(() => parseManifests(bomb)).to.throw(ManifestError, /alias/i);
     });
@@ -45,7 +57,9 @@ describe('agent manifests', () => {
 
   describe('stamp', () => {
     const ctx = { stackId: 'stack-1', checksum: 'abc', objectId: 'do-1', agentId: 'agent-1' };
-    const [source] = parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {app: x, brokkr.io/owner-id: someone}\n  annotations: {note: keep}\n');
+    const [source] = parseManifests(
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {app: x, brokkr.io/owner-id: someone}\n  annotations: {note: keep}\n',
+    );
 
     it('adds our labels and annotations (ours win) without touching the source object', () => {
       const out = stamp(source!, ctx, true, 'ns');

@@ -32,10 +32,13 @@ describe('agent reconciliation (end to end)', function () {
   const cm = (ns: string, name: string) => `/api/v1/namespaces/${ns}/configmaps/${name}`;
   const events = () => agentEvents(broker.admin, agent.id);
   const eventFor = (d: DeploymentObject, status: string, type?: string) =>
-    eventually(async () => (await events()).find((e) => e.deployment_object_id === d.id && e.status === status && (!type || e.event_type === type)), {
-      timeoutMs: 60_000,
-      what: `${type ?? ''} ${status} event for ${d.id}`,
-    });
+    eventually(
+      async () => (await events()).find((e) => e.deployment_object_id === d.id && e.status === status && (!type || e.event_type === type)),
+      {
+        timeoutMs: 60_000,
+        what: `${type ?? ''} ${status} event for ${d.id}`,
+      },
+    );
 
   async function startAgentProcess(env: Record<string, string> = {}) {
     proc = await spawnAgent(broker.url, agent, kube.kubeconfigPath, { env: { BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: '2', ...env } });
@@ -66,7 +69,13 @@ describe('agent reconciliation (end to end)', function () {
     const d = await deploy(
       broker.admin,
       stack,
-      stream(widget('shop', 'w1', 3), configMap('shop', 'settings', { color: 'blue' }), deployment('shop', 'web'), crd(), namespace('shop')),
+      stream(
+        widget('shop', 'w1', 3),
+        configMap('shop', 'settings', { color: 'blue' }),
+        deployment('shop', 'web'),
+        crd(),
+        namespace('shop'),
+      ),
     );
     await eventFor(d, 'SUCCESS', 'APPLIED');
     const config = await kubectl.get(cm('shop', 'settings'));
@@ -102,18 +111,28 @@ describe('agent reconciliation (end to end)', function () {
       doId = web.metadata.annotations['brokkr.io/deployment-object-id'];
       // No controllers run here: play the Deployment controller and the kubelet by hand.
       const rs = await kubectl.create('/apis/apps/v1/namespaces/shop/replicasets', {
-        metadata: { name: 'web-1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: web.metadata.uid, controller: true }] },
+        metadata: {
+          name: 'web-1',
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: web.metadata.uid, controller: true }],
+        },
         spec: { selector: { matchLabels: { app: 'web' } }, template: web.spec.template },
       });
       await kubectl.create('/api/v1/namespaces/shop/pods', {
-        metadata: { name: 'web-1', labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: rs.metadata.uid, controller: true }] },
+        metadata: {
+          name: 'web-1',
+          labels: { app: 'web' },
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: rs.metadata.uid, controller: true }],
+        },
         spec: { containers: [{ name: 'main', image: 'nginx:1.27' }] },
       });
       await kubectl.mergePatch(`${podPath}/status`, podStatus(running, true));
-      const report = await eventually(async () => {
-        const h = await health(doId);
-        return h.health_records[0]?.status === 'healthy' ? h : undefined;
-      }, { timeoutMs: 60_000, what: 'healthy report' });
+      const report = await eventually(
+        async () => {
+          const h = await health(doId);
+          return h.health_records[0]?.status === 'healthy' ? h : undefined;
+        },
+        { timeoutMs: 60_000, what: 'healthy report' },
+      );
       expect(report.health_records[0].agent_id).to.equal(agent.id);
       expect(JSON.parse(report.health_records[0].summary)).to.deep.include({ pods_ready: 1, pods_total: 1, conditions: [] });
     });
@@ -121,10 +140,13 @@ describe('agent reconciliation (end to end)', function () {
     it('turns degraded when the pod crash-loops, and healthy again when it recovers', async () => {
       const crashing = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' } };
       await kubectl.mergePatch(`${podPath}/status`, podStatus(crashing, false));
-      const degraded = await eventually(async () => {
-        const h = await health(doId);
-        return h.overall_status === 'degraded' ? h : undefined;
-      }, { timeoutMs: 60_000, what: 'degraded report' });
+      const degraded = await eventually(
+        async () => {
+          const h = await health(doId);
+          return h.overall_status === 'degraded' ? h : undefined;
+        },
+        { timeoutMs: 60_000, what: 'degraded report' },
+      );
       const summary = JSON.parse(degraded.health_records[0].summary);
       expect(summary).to.deep.include({ pods_ready: 0, pods_total: 1, conditions: ['CrashLoopBackOff'] });
       expect(summary.resources[0]).to.include({ kind: 'Pod', name: 'web-1', namespace: 'shop', ready: false });
@@ -154,7 +176,17 @@ describe('agent reconciliation (end to end)', function () {
           ownerReferences: [{ apiVersion: 'demo.brokkr.io/v1', kind: 'Widget', name: 'w1', uid: w1.metadata.uid }],
         },
       });
-      d2 = await deploy(broker.admin, stack, stream(namespace('shop'), crd(), widget('shop', 'w1', 4), configMap('shop', 'settings', { color: 'green' }), configMap('shop', 'extra', { a: '1' })));
+      d2 = await deploy(
+        broker.admin,
+        stack,
+        stream(
+          namespace('shop'),
+          crd(),
+          widget('shop', 'w1', 4),
+          configMap('shop', 'settings', { color: 'green' }),
+          configMap('shop', 'extra', { a: '1' }),
+        ),
+      );
       await eventFor(d2, 'SUCCESS', 'UPDATED');
       const after = await kubectl.get(cm('shop', 'settings'));
       expect(after.data).to.deep.equal({ color: 'green' });
@@ -162,7 +194,10 @@ describe('agent reconciliation (end to end)', function () {
       expect(after.metadata.annotations['brokkr.io/deployment-object-id']).to.equal(d2.id);
       expect(await kubectl.get(cm('shop', 'extra'))).to.have.nested.property('data.a', '1');
       expect((await kubectl.get('/apis/demo.brokkr.io/v1/namespaces/shop/widgets/w1')).spec.size).to.equal(4);
-      await eventually(async () => !(await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web')), { timeoutMs: 60_000, what: 'web pruned' });
+      await eventually(async () => !(await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web')), {
+        timeoutMs: 60_000,
+        what: 'web pruned',
+      });
       // The ReplicaSet and Pod the test created carry no labels of ours (and have owner references): untouched.
       expect(await kubectl.get('/api/v1/namespaces/shop/pods/web-1')).to.not.equal(undefined);
       expect(await kubectl.get(cm('shop', 'dependent')), 'owner references protect it').to.not.equal(undefined);
@@ -171,8 +206,14 @@ describe('agent reconciliation (end to end)', function () {
     it('reverts a hand edit and re-creates a deleted object within the resync interval', async () => {
       await kubectl.mergePatch(cm('shop', 'settings'), { data: { color: 'red' } });
       expect(await kubectl.remove(cm('shop', 'extra'))).to.equal(200);
-      await eventually(async () => (await kubectl.get(cm('shop', 'settings')))?.data.color === 'green', { timeoutMs: 60_000, what: 'drift reverted' });
-      await eventually(async () => (await kubectl.get(cm('shop', 'extra')))?.data.a === '1', { timeoutMs: 60_000, what: 'extra re-created' });
+      await eventually(async () => (await kubectl.get(cm('shop', 'settings')))?.data.color === 'green', {
+        timeoutMs: 60_000,
+        what: 'drift reverted',
+      });
+      await eventually(async () => (await kubectl.get(cm('shop', 'extra')))?.data.a === '1', {
+        timeoutMs: 60_000,
+        what: 'extra re-created',
+      });
       // A resync that changes nothing reports nothing new.
       const forD2 = (await events()).filter((e) => e.deployment_object_id === d2.id);
       expect(forD2.map((e) => `${e.event_type}:${e.status}`)).to.deep.equal(['UPDATED:SUCCESS']);
@@ -189,7 +230,11 @@ describe('agent reconciliation (end to end)', function () {
       expect(await kubectl.get(cm('shop', 'extra'))).to.not.equal(undefined);
       const notYaml = await deploy(broker.admin, stack, 'just a string\n');
       expect((await eventFor(notYaml, 'FAILURE')).message).to.match(/not a mapping/);
-      const fixed = await deploy(broker.admin, stack, stream(namespace('shop'), crd(), widget('shop', 'w1', 4), configMap('shop', 'settings', { color: 'yellow' })));
+      const fixed = await deploy(
+        broker.admin,
+        stack,
+        stream(namespace('shop'), crd(), widget('shop', 'w1', 4), configMap('shop', 'settings', { color: 'yellow' })),
+      );
       await eventFor(fixed, 'SUCCESS', 'UPDATED');
       expect((await kubectl.get(cm('shop', 'settings'))).data.color).to.equal('yellow');
       await eventually(async () => !(await kubectl.get(cm('shop', 'extra'))), { timeoutMs: 60_000, what: 'extra pruned' });
@@ -198,7 +243,17 @@ describe('agent reconciliation (end to end)', function () {
     });
 
     it('retries a failed object with backoff and succeeds once the cluster allows it, without a new deployment object', async () => {
-      const d = await deploy(broker.admin, stack, stream(namespace('shop'), crd(), widget('shop', 'w1', 4), configMap('shop', 'settings', { color: 'yellow' }), configMap('later', 'waiting', { x: 'y' })));
+      const d = await deploy(
+        broker.admin,
+        stack,
+        stream(
+          namespace('shop'),
+          crd(),
+          widget('shop', 'w1', 4),
+          configMap('shop', 'settings', { color: 'yellow' }),
+          configMap('later', 'waiting', { x: 'y' }),
+        ),
+      );
       await eventFor(d, 'FAILURE');
       await kubectl.create('/api/v1/namespaces', { metadata: { name: 'later' } });
       await eventFor(d, 'SUCCESS');
@@ -207,7 +262,11 @@ describe('agent reconciliation (end to end)', function () {
 
     it('deletes the namespaces a failing pass created, and spares existing ones', async () => {
       const broken = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  namespace: fresh\ndata:\n  n: 1\n`;
-      const d = await deploy(broker.admin, stack, stream(namespace('shop'), namespace('fresh'), configMap('fresh', 'fine', { ok: 'yes' }), broken));
+      const d = await deploy(
+        broker.admin,
+        stack,
+        stream(namespace('shop'), namespace('fresh'), configMap('fresh', 'fine', { ok: 'yes' }), broken),
+      );
       await eventFor(d, 'FAILURE');
       await eventually(() => kubectl.goneOrTerminating('/api/v1/namespaces/fresh'), { timeoutMs: 60_000, what: 'fresh rolled back' });
       const shop = await kubectl.get('/api/v1/namespaces/shop');
@@ -223,7 +282,11 @@ describe('agent reconciliation (end to end)', function () {
       });
       const stack = await createStack(broker.admin);
       await target(broker.admin, agent.id, stack);
-      const d1 = await deploy(broker.admin, stack, stream(configMap('default', 'shared', { color: 'ours' }), configMap('default', 'mine', { a: '1' })));
+      const d1 = await deploy(
+        broker.admin,
+        stack,
+        stream(configMap('default', 'shared', { color: 'ours' }), configMap('default', 'mine', { a: '1' })),
+      );
       await eventFor(d1, 'SUCCESS');
       const shared = await kubectl.get(cm('default', 'shared'));
       expect(shared.data).to.deep.equal({ color: 'ours', note: 'kept' });
@@ -241,7 +304,11 @@ describe('agent reconciliation (end to end)', function () {
     it('deletes the objects of a stack that is no longer targeted', async () => {
       const stack = await createStack(broker.admin);
       await target(broker.admin, agent.id, stack);
-      const d = await deploy(broker.admin, stack, stream(namespace('gone-soon'), configMap('gone-soon', 'a', { x: '1' }), configMap('default', 'untargeted', { x: '1' })));
+      const d = await deploy(
+        broker.admin,
+        stack,
+        stream(namespace('gone-soon'), configMap('gone-soon', 'a', { x: '1' }), configMap('default', 'untargeted', { x: '1' })),
+      );
       await eventFor(d, 'SUCCESS');
       expect((await broker.admin.delete(`/agents/${agent.id}/targets/${stack}`)).status).to.equal(204);
       await eventFor(d, 'SUCCESS', 'DELETED');
@@ -258,7 +325,10 @@ describe('agent reconciliation (end to end)', function () {
       expect((await broker.admin.delete(`/stacks/${stack}`)).status).to.equal(204);
       await eventually(async () => !(await kubectl.get(cm('default', 'doomed'))), { timeoutMs: 60_000, what: 'doomed deleted' });
       const acknowledged = await eventually(
-        async () => (await events()).find((e) => e.event_type === 'DELETED' && e.status === 'SUCCESS' && !known.has(`${e.deployment_object_id}:DELETED`)),
+        async () =>
+          (await events()).find(
+            (e) => e.event_type === 'DELETED' && e.status === 'SUCCESS' && !known.has(`${e.deployment_object_id}:DELETED`),
+          ),
         { timeoutMs: 60_000, what: 'DELETED event on the marker' },
       );
       expect(acknowledged.deployment_object_id, 'reported on the marker, not on the deleted object').to.not.equal(d.id);
@@ -281,11 +351,19 @@ describe('agent reconciliation (end to end)', function () {
     it('converges after a SIGKILL without deleting anything it should keep', async () => {
       const stack = await createStack(broker.admin);
       await target(broker.admin, agent.id, stack);
-      const d1 = await deploy(broker.admin, stack, stream(configMap('default', 'keep', { v: '1' }), configMap('default', 'drop', { v: '1' })));
+      const d1 = await deploy(
+        broker.admin,
+        stack,
+        stream(configMap('default', 'keep', { v: '1' }), configMap('default', 'drop', { v: '1' })),
+      );
       await eventFor(d1, 'SUCCESS');
       const keep = await kubectl.get(cm('default', 'keep'));
       await proc!.kill();
-      const d2 = await deploy(broker.admin, stack, stream(configMap('default', 'keep', { v: '1' }), configMap('default', 'new', { v: '2' })));
+      const d2 = await deploy(
+        broker.admin,
+        stack,
+        stream(configMap('default', 'keep', { v: '1' }), configMap('default', 'new', { v: '2' })),
+      );
       const before = await events();
       await startAgentProcess();
       await eventFor(d2, 'SUCCESS', 'UPDATED');
@@ -296,7 +374,10 @@ describe('agent reconciliation (end to end)', function () {
       expect(await kubectl.get(cm('default', 'shared')), "someone else's object survives restarts").to.not.equal(undefined);
       expect(await kubectl.get(cm('shop', 'settings'))).to.have.nested.property('data.color', 'yellow');
       // Nothing reported before the restart is reported again.
-      await eventually(async () => (await proc!.output()).includes('deployment object applied'), { timeoutMs: 60_000, what: 'first pass after restart' });
+      await eventually(async () => (await proc!.output()).includes('deployment object applied'), {
+        timeoutMs: 60_000,
+        what: 'first pass after restart',
+      });
       const after = await events();
       const repeated = after.filter((e) => e.deployment_object_id !== d2.id).length - before.length;
       expect(repeated).to.equal(0);

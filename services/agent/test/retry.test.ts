@@ -3,9 +3,13 @@ import { backoffDelay, isRetryable, KubeApiError, withRetries } from '../src/ind
 
 describe('agent retries', () => {
   it('retries throttling, server errors and lost connections, but not client errors', () => {
-    for (const status of [0, 429, 500, 503, 504]) expect(isRetryable(new KubeApiError(status, undefined, 'x')), String(status)).to.equal(true);
-    for (const status of [400, 403, 404, 409, 422]) expect(isRetryable(new KubeApiError(status, undefined, 'x')), String(status)).to.equal(false);
-    expect(isRetryable(new KubeApiError(500, 'InternalError', 'PATCH x → 500: failed to create typed patch object (a; /v1, Kind=ConfigMap)'))).to.equal(false);
+    for (const status of [0, 429, 500, 503, 504])
+      expect(isRetryable(new KubeApiError(status, undefined, 'x')), String(status)).to.equal(true);
+    for (const status of [400, 403, 404, 409, 422])
+      expect(isRetryable(new KubeApiError(status, undefined, 'x')), String(status)).to.equal(false);
+    expect(
+      isRetryable(new KubeApiError(500, 'InternalError', 'PATCH x → 500: failed to create typed patch object (a; /v1, Kind=ConfigMap)')),
+    ).to.equal(false);
     expect(isRetryable(new Error('not a Kubernetes error'))).to.equal(false);
   });
 

@@ -21,7 +21,8 @@ const delivery = (url: string, extra: Partial<PendingWebhookDelivery> = {}): Pen
 describe('agent webhook sender', function () {
   this.timeout(30_000);
   const dispatcher = new Agent({ keepAliveTimeout: 1000 });
-  const send = (d: PendingWebhookDelivery, signal = new AbortController().signal) => sendDelivery(d, { dispatcher, signal, userAgent: 'brokkr-agent/test' });
+  const send = (d: PendingWebhookDelivery, signal = new AbortController().signal) =>
+    sendDelivery(d, { dispatcher, signal, userAgent: 'brokkr-agent/test' });
   let receiver: WebhookReceiver;
 
   before(async () => {
@@ -36,7 +37,13 @@ describe('agent webhook sender', function () {
   });
 
   it('POSTs the payload verbatim with Brokkr headers, Authorization and the broker-signed headers', async () => {
-    const signed = { 'webhook-id': 'e1', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abc', 'content-type': 'text/evil', other: 'x' };
+    const signed = {
+      'webhook-id': 'e1',
+      'webhook-timestamp': '1700000000',
+      'webhook-signature': 'v1,abc',
+      'content-type': 'text/evil',
+      other: 'x',
+    };
     const result = await send(delivery(receiver.url, { auth_header: 'Bearer s3cret', webhook_headers: signed }));
     expect(result.outcome).to.equal('success');
     expect(result.outcome !== 'skipped' && result.report).to.deep.include({ success: true, status_code: 204 });
@@ -74,7 +81,8 @@ describe('agent webhook sender', function () {
   });
 
   it('does not follow redirects', async () => {
-    receiver.respond = (req) => (req.path === '/elsewhere' ? { status: 200 } : { status: 307, headers: { location: receiver.urlFor('/elsewhere') } });
+    receiver.respond = (req) =>
+      req.path === '/elsewhere' ? { status: 200 } : { status: 307, headers: { location: receiver.urlFor('/elsewhere') } };
     const before = receiver.requests.length;
     const result = await send(delivery(receiver.url));
     expect(result.outcome).to.equal('failure');

@@ -43,10 +43,17 @@ describe('agent-delivered webhooks (end to end)', function () {
       startWebhookReceiver((req) => replies.get(req.path) ?? { status: 200, body: 'ok' }),
     ]);
     [labelled, plain] = [await registerAgent(hub.admin), await registerAgent(hub.admin)];
-    for (const [agent, labels] of [[labelled, [label, 'zone-a']], [plain, ['zone-a']]] as const) {
-      for (const l of labels) expect((await hub.admin.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label: l })).status).to.equal(201);
+    for (const [agent, labels] of [
+      [labelled, [label, 'zone-a']],
+      [plain, ['zone-a']],
+    ] as const) {
+      for (const l of labels)
+        expect((await hub.admin.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label: l })).status).to.equal(201);
     }
-    [labelledProc, plainProc] = await Promise.all([spawnAgent(hub.url, labelled, kube.kubeconfigPath, agentEnv), spawnAgent(hub.url, plain, kube.kubeconfigPath, agentEnv)]);
+    [labelledProc, plainProc] = await Promise.all([
+      spawnAgent(hub.url, labelled, kube.kubeconfigPath, agentEnv),
+      spawnAgent(hub.url, plain, kube.kubeconfigPath, agentEnv),
+    ]);
   });
 
   after(async () => {
@@ -60,7 +67,12 @@ describe('agent-delivered webhooks (end to end)', function () {
 
   async function subscribe(path: string, extra: Record<string, unknown> = {}) {
     const res = await hub.admin.post('/webhooks', {
-      name: path, url: receiver.urlFor(path), auth_header: 'Bearer in-cluster', event_types: ['stack.created'], target_labels: [label, 'zone-a'], ...extra,
+      name: path,
+      url: receiver.urlFor(path),
+      auth_header: 'Bearer in-cluster',
+      event_types: ['stack.created'],
+      target_labels: [label, 'zone-a'],
+      ...extra,
     });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body as { id: string; signing_secret: string };
@@ -77,14 +89,21 @@ describe('agent-delivered webhooks (end to end)', function () {
   it('delivers to the receiver with Brokkr headers and a signature that verifies with the subscription secret', async () => {
     const sub = await subscribe('/ok');
     const stackId = await createStack(hub.admin);
-    const hits = await receiver.waitFor(1, { where: (h) => h.path === '/ok' && h.body.includes(stackId), timeoutMs: 60_000, what: 'the POST' });
+    const hits = await receiver.waitFor(1, {
+      where: (h) => h.path === '/ok' && h.body.includes(stackId),
+      timeoutMs: 60_000,
+      what: 'the POST',
+    });
     const hit = hits[0]!;
     const event = JSON.parse(hit.body);
     expect(event).to.include({ event_type: 'stack.created' });
-    const [delivery] = await eventually(async () => {
-      const list = await deliveries(sub.id);
-      return list.length === 1 && list[0].status === 'success' ? list : undefined;
-    }, { timeoutMs: 60_000, what: 'the delivery recorded as success' });
+    const [delivery] = await eventually(
+      async () => {
+        const list = await deliveries(sub.id);
+        return list.length === 1 && list[0].status === 'success' ? list : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the delivery recorded as success' },
+    );
     expect(delivery).to.include({ acquired_by: labelled.id, attempts: 1, last_error: null, event_id: event.id });
     expect(hit.body).to.equal(delivery.payload);
     expect(hit.headers).to.include({
@@ -95,10 +114,13 @@ describe('agent-delivered webhooks (end to end)', function () {
       'webhook-id': event.id,
     });
     expect(() => new Webhook(sub.signing_secret).verify(hit.body, hit.headers as Record<string, string>)).to.not.throw();
-    await eventually(async () => /brokkr_agent_webhook_deliveries_total\{outcome="success",service="agent"\} [1-9]/.test(await metrics(labelledProc)), {
-      timeoutMs: 30_000,
-      what: 'the success counted',
-    });
+    await eventually(
+      async () => /brokkr_agent_webhook_deliveries_total\{outcome="success",service="agent"\} [1-9]/.test(await metrics(labelledProc)),
+      {
+        timeoutMs: 30_000,
+        what: 'the success counted',
+      },
+    );
   });
 
   it('a receiver answering 503 leaves the delivery failed with the status in last_error, and it is retried later', async () => {
@@ -114,7 +136,10 @@ describe('agent-delivered webhooks (end to end)', function () {
     // The broker offers it again after its backoff; this time the receiver is back.
     await receiver.waitFor(2, { where: (h) => h.path === '/busy', timeoutMs: 60_000, what: 'a retry' });
     replies.delete('/busy');
-    const done = await eventually(async () => (await deliveries(sub.id)).find((d) => d.status === 'success'), { timeoutMs: 60_000, what: 'success after retries' });
+    const done = await eventually(async () => (await deliveries(sub.id)).find((d) => d.status === 'success'), {
+      timeoutMs: 60_000,
+      what: 'success after retries',
+    });
     expect(done.attempts).to.be.at.least(2);
     expect(await metrics(labelledProc)).to.match(/brokkr_agent_webhook_deliveries_total\{outcome="failure",service="agent"\} [1-9]/);
   });

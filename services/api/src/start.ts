@@ -44,7 +44,10 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const boot = await bootstrap({ db, logger, configuredHash: settings.adminPak.configuredHash, pakFile: settings.adminPak.file });
   ctx.metrics.defaultAdminPakInUse.set(boot.defaultAdminHashInUse ? 1 : 0);
   const warnTimer = boot.defaultAdminHashInUse
-    ? setInterval(() => logger.warn("SECURITY WARNING: the admin PAK is still Brokkr's public default"), DEFAULT_PAK_WARNING_INTERVAL_MS).unref()
+    ? setInterval(
+        () => logger.warn("SECURITY WARNING: the admin PAK is still Brokkr's public default"),
+        DEFAULT_PAK_WARNING_INTERVAL_MS,
+      ).unref()
     : undefined;
 
   const api = createApp(ctx, { routes: allRoutes });

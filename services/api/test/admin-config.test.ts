@@ -74,7 +74,10 @@ describe('api POST /admin/config/reload', () => {
   it('applies file changes in maintenance at once and audits them', async () => {
     const setting = `brokkr_maintenance_setting{key="BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS"`;
     expect(await scrape(metricsUrl, setting)).to.equal(60, 'maintenance read the file at start-up');
-    await writeFile(file, '[log]\nlevel = "debug"\n[broker]\naudit_log_retention_days = 45\ndiagnostic_max_age_hours = 2\n[maintenance]\nwork_order_interval_seconds = 30\n');
+    await writeFile(
+      file,
+      '[log]\nlevel = "debug"\n[broker]\naudit_log_retention_days = 45\ndiagnostic_max_age_hours = 2\n[maintenance]\nwork_order_interval_seconds = 30\n',
+    );
 
     const res = await api.admin.post<ReloadBody>('/admin/config/reload');
     expect(res.status, res.text).to.equal(200);
@@ -91,12 +94,18 @@ describe('api POST /admin/config/reload', () => {
     expect(await scrape(metricsUrl, 'brokkr_maintenance_interval_seconds{task="work-orders"')).to.equal(30);
     expect(maintenance.output()).to.contain('configuration applied: 3 setting(s) changed');
 
-    const entry = await eventually(async () => {
-      const logs = await api.admin.get<{ logs: { actor_type: string; resource_type: string; details: { changes: unknown[] } }[] }>('/admin/audit-logs', {
-        query: { action: 'config.reloaded' },
-      });
-      return logs.body.logs.find((l) => l.details.changes.length === 3);
-    }, { what: 'the config.reloaded audit entry' });
+    const entry = await eventually(
+      async () => {
+        const logs = await api.admin.get<{ logs: { actor_type: string; resource_type: string; details: { changes: unknown[] } }[] }>(
+          '/admin/audit-logs',
+          {
+            query: { action: 'config.reloaded' },
+          },
+        );
+        return logs.body.logs.find((l) => l.details.changes.length === 3);
+      },
+      { what: 'the config.reloaded audit entry' },
+    );
     expect(entry).to.include({ actor_type: 'admin', resource_type: 'config' });
     expect(entry.details).to.deep.equal({ changes });
   });
@@ -107,7 +116,10 @@ describe('api POST /admin/config/reload', () => {
     expect(res.status).to.equal(500);
     expect(res.body).to.include({ code: 'internal_error' });
 
-    await writeFile(file, '[log]\nlevel = "debug"\n[broker]\naudit_log_retention_days = 45\ndiagnostic_max_age_hours = 2\n[maintenance]\nwork_order_interval_seconds = 30\n');
+    await writeFile(
+      file,
+      '[log]\nlevel = "debug"\n[broker]\naudit_log_retention_days = 45\ndiagnostic_max_age_hours = 2\n[maintenance]\nwork_order_interval_seconds = 30\n',
+    );
     const again = await api.admin.post<ReloadBody>('/admin/config/reload');
     expect(again.body).to.include({ message: 'No changes detected' });
   });

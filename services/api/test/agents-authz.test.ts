@@ -100,7 +100,12 @@ const CASES: Case[] = [
   {
     name: 'POST events',
     call: (c, w) =>
-      c.post(`/agents/${w.subject.id}/events`, { agent_id: w.subject.id, deployment_object_id: w.objectId, event_type: 'DEPLOY', status: 'SUCCESS' }),
+      c.post(`/agents/${w.subject.id}/events`, {
+        agent_id: w.subject.id,
+        deployment_object_id: w.objectId,
+        event_type: 'DEPLOY',
+        status: 'SUCCESS',
+      }),
     allowed: SELF_OR_ADMIN(201),
   },
   { name: 'GET target-state', call: (c, w) => c.get(`/agents/${w.subject.id}/target-state`), allowed: SELF_OR_ADMIN(200) },
@@ -139,7 +144,14 @@ describe('api agents: authorization matrix', () => {
       status: 'FAILURE',
     });
     expect(event.status, event.text).to.equal(201);
-    return { id: agent.id, name: agent.name, cluster: agent.cluster_name, pak: rotated.body.pak, oldPak: initial_pak, eventId: event.body.id };
+    return {
+      id: agent.id,
+      name: agent.name,
+      cluster: agent.cluster_name,
+      pak: rotated.body.pak,
+      oldPak: initial_pak,
+      eventId: event.body.id,
+    };
   }
 
   function clientFor(caller: Caller, subject: Subject): ApiClient {

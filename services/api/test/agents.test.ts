@@ -29,7 +29,17 @@ const AGENT_FIELDS = [
   'k8s_api_latency_ms',
   'k8s_reported_at',
 ];
-const EVENT_FIELDS = ['id', 'created_at', 'updated_at', 'deleted_at', 'agent_id', 'deployment_object_id', 'event_type', 'status', 'message'];
+const EVENT_FIELDS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'agent_id',
+  'deployment_object_id',
+  'event_type',
+  'status',
+  'message',
+];
 
 describe('api agents', () => {
   let api: TestApi;
@@ -83,7 +93,9 @@ describe('api agents', () => {
       expect(regs.body.map((r: { generator_id: string }) => r.generator_id)).to.have.members([rows[0]!.id, gen.generator.id]);
       expect(regs.body[0]).to.have.all.keys('id', 'agent_id', 'generator_id', 'registered_at');
 
-      const registered = await eventually(async () => (await events('agent.registered')).find((e) => e.data.agent_id === res.body.agent.id));
+      const registered = await eventually(async () =>
+        (await events('agent.registered')).find((e) => e.data.agent_id === res.body.agent.id),
+      );
       expect(registered.data).to.deep.equal({
         agent_id: res.body.agent.id,
         name,
@@ -96,13 +108,19 @@ describe('api agents', () => {
       );
       expect(created).to.include({ actor_type: 'admin', resource_type: 'agent' });
       expect(created.details).to.deep.equal({ name, cluster_name: 'c1' });
-      const pak = await eventually(async () => (await auditMessages(api.natsUrl, 'pak.created')).find((a) => a.resource_id === res.body.agent.id));
+      const pak = await eventually(async () =>
+        (await auditMessages(api.natsUrl, 'pak.created')).find((a) => a.resource_id === res.body.agent.id),
+      );
       expect(pak).to.include({ resource_type: 'pak' });
       expect(pak.details).to.deep.equal({ entity: 'agent', name });
     });
 
     it('checks generator ids first (400 invalid_generator_id), then blank names (400 invalid_agent)', async () => {
-      expectError(await api.admin.post('/agents', { name: ' ', cluster_name: 'c', generator_ids: [randomUUID()] }), 400, 'invalid_generator_id');
+      expectError(
+        await api.admin.post('/agents', { name: ' ', cluster_name: 'c', generator_ids: [randomUUID()] }),
+        400,
+        'invalid_generator_id',
+      );
       expectError(await api.admin.post('/agents', { name: '  ', cluster_name: 'c' }), 400, 'invalid_agent');
       expectError(await api.admin.post('/agents', { name: 'a', cluster_name: '' }), 400, 'invalid_agent');
     });
@@ -163,7 +181,11 @@ describe('api agents', () => {
       const stranger = await createAgent(api.admin);
       expectError(await api.admin.get('/agents/', { query: { name: agent.name } }), 400, 'name_and_cluster_required');
       expectError(await stranger.client.get('/agents/', { query: { name: 'nope', cluster_name: 'nope' } }), 404, 'agent_not_found');
-      expectError(await stranger.client.get('/agents/', { query: { name: agent.name, cluster_name: 'search' } }), 403, 'agent_pak_mismatch');
+      expectError(
+        await stranger.client.get('/agents/', { query: { name: agent.name, cluster_name: 'search' } }),
+        403,
+        'agent_pak_mismatch',
+      );
     });
   });
 
@@ -255,7 +277,11 @@ describe('api agents', () => {
       expect((await client.get(`/agents/${agent.id}/annotations`)).body).to.deep.equal([add.body]);
       const dup = await api.admin.post(`/agents/${agent.id}/annotations`, { agent_id: agent.id, key: 'region', value: 'us' });
       expectError(dup, 409, 'unique_violation');
-      expectError(await api.admin.post(`/agents/${agent.id}/annotations`, { agent_id: randomUUID(), key: 'k', value: 'v' }), 400, 'agent_id_mismatch');
+      expectError(
+        await api.admin.post(`/agents/${agent.id}/annotations`, { agent_id: randomUUID(), key: 'k', value: 'v' }),
+        400,
+        'agent_id_mismatch',
+      );
       expect((await api.admin.delete(`/agents/${agent.id}/annotations/region`)).status).to.equal(204);
       expectError(await api.admin.delete(`/agents/${agent.id}/annotations/region`), 404, 'agent_annotation_not_found');
     });
@@ -292,9 +318,17 @@ describe('api agents', () => {
       const body = (agentId: string, stackId = stack.id) => ({ agent_id: agentId, stack_id: stackId });
       const id = registered.agent.id;
       // Each case also fails every later check, so the code proves the order.
-      expectError(await stranger.post(`/agents/${unregistered.agent.id}/targets`, body(randomUUID(), randomUUID())), 404, 'stack_not_found');
+      expectError(
+        await stranger.post(`/agents/${unregistered.agent.id}/targets`, body(randomUUID(), randomUUID())),
+        404,
+        'stack_not_found',
+      );
       expectError(await stranger.post(`/agents/${unregistered.agent.id}/targets`, body(randomUUID())), 403, 'target_generator_mismatch');
-      expectError(await registered.client.post(`/agents/${unregistered.agent.id}/targets`, body(randomUUID())), 403, 'target_create_denied');
+      expectError(
+        await registered.client.post(`/agents/${unregistered.agent.id}/targets`, body(randomUUID())),
+        403,
+        'target_create_denied',
+      );
       expectError(await api.admin.post(`/agents/${unregistered.agent.id}/targets`, body(randomUUID())), 403, 'agent_not_registered');
       expectError(await api.admin.post(`/agents/${id}/targets`, body(randomUUID())), 400, 'agent_id_mismatch');
       expectError(await registered.client.delete(`/agents/${id}/targets/${stack.id}`), 403, 'target_create_denied');
@@ -341,7 +375,13 @@ describe('api agents', () => {
       });
       expect(ok.status, ok.text).to.equal(201);
       expect(ok.body).to.have.all.keys(...EVENT_FIELDS);
-      expect(ok.body).to.include({ agent_id: agent.id, deployment_object_id: objectId, event_type: 'DEPLOY', status: 'success', message: 'applied' });
+      expect(ok.body).to.include({
+        agent_id: agent.id,
+        deployment_object_id: objectId,
+        event_type: 'DEPLOY',
+        status: 'success',
+        message: 'applied',
+      });
       const bad = await client.post(`/agents/${agent.id}/events`, {
         agent_id: agent.id,
         deployment_object_id: objectId,
@@ -379,7 +419,11 @@ describe('api agents', () => {
       const { objectId } = await stackWithObject();
       const body = { agent_id: agent.id, deployment_object_id: objectId, event_type: 'DEPLOY', status: 'SUCCESS' };
       expectError(await client.post(`/agents/${agent.id}/events`, { ...body, agent_id: other.agent.id }), 400, 'agent_id_mismatch');
-      expectError(await client.post(`/agents/${agent.id}/events`, { ...body, deployment_object_id: randomUUID() }), 422, 'foreign_key_violation');
+      expectError(
+        await client.post(`/agents/${agent.id}/events`, { ...body, deployment_object_id: randomUUID() }),
+        422,
+        'foreign_key_violation',
+      );
       expectError(await client.post(`/agents/${agent.id}/events`, { ...body, status: 'S'.repeat(11) }), 400, 'invalid_input');
       expectError(await client.post(`/agents/${agent.id}/events`, { ...body, event_type: 'E'.repeat(51) }), 400, 'invalid_input');
       expectError(await other.client.post(`/agents/${agent.id}/events`, body), 403, 'agent_pak_mismatch');

@@ -29,8 +29,22 @@ describe('api GET /admin/audit-logs', () => {
     const seeds: Seed[] = [
       { actor_type: 'admin', action: 'agent.created', resource_type: 'agent', resource_id: agent.id, timestamp: '2030-01-01T00:00:00Z' },
       { actor_type: 'admin', action: 'agent.updated', resource_type: 'agent', resource_id: agent.id, timestamp: '2030-01-01T00:00:01Z' },
-      { actor_type: 'agent', actor_id: agent.id, action: 'agent.registered', resource_type: 'agent', resource_id: agent.id, timestamp: '2030-01-01T00:00:02Z' },
-      { actor_type: 'generator', actor_id: generator.id, action: 'stack.created', resource_type: 'stack', resource_id: resource, timestamp: '2030-01-01T00:00:03Z' },
+      {
+        actor_type: 'agent',
+        actor_id: agent.id,
+        action: 'agent.registered',
+        resource_type: 'agent',
+        resource_id: agent.id,
+        timestamp: '2030-01-01T00:00:02Z',
+      },
+      {
+        actor_type: 'generator',
+        actor_id: generator.id,
+        action: 'stack.created',
+        resource_type: 'stack',
+        resource_id: resource,
+        timestamp: '2030-01-01T00:00:03Z',
+      },
       {
         actor_type: 'system',
         action: 'auth.failed',
@@ -45,7 +59,16 @@ describe('api GET /admin/audit-logs', () => {
       await api.sql.query(
         `INSERT INTO audit_logs ("timestamp", actor_type, actor_id, action, resource_type, resource_id, details, ip_address, user_agent)
          VALUES ($1, $2, $3, $4, $5, $6, '{"k":1}', $7, $8)`,
-        [s.timestamp, s.actor_type, s.actor_id ?? null, s.action, s.resource_type, s.resource_id ?? null, s.ip_address ?? null, s.user_agent ?? null],
+        [
+          s.timestamp,
+          s.actor_type,
+          s.actor_id ?? null,
+          s.action,
+          s.resource_type,
+          s.resource_id ?? null,
+          s.ip_address ?? null,
+          s.user_agent ?? null,
+        ],
       );
     }
   });
@@ -61,7 +84,14 @@ describe('api GET /admin/audit-logs', () => {
     const res = await api.admin.get('/admin/audit-logs', { query: inWindow });
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ total: 6, count: 6, limit: 100, offset: 0 });
-    expect(actions(res.body)).to.deep.equal(['agent_x', 'auth.failed', 'stack.created', 'agent.registered', 'agent.updated', 'agent.created']);
+    expect(actions(res.body)).to.deep.equal([
+      'agent_x',
+      'auth.failed',
+      'stack.created',
+      'agent.registered',
+      'agent.updated',
+      'agent.created',
+    ]);
     const byAction = Object.fromEntries(res.body.logs.map((l: { action: string }) => [l.action, l]));
     expect(byAction['agent.created'].actor_name).to.equal('admin');
     expect(byAction['auth.failed'].actor_name).to.equal('system');
@@ -75,7 +105,8 @@ describe('api GET /admin/audit-logs', () => {
   });
 
   it('filters by actor, action (exact and prefix*), resource and time window', async () => {
-    const q = async (query: Record<string, string>) => actions((await api.admin.get('/admin/audit-logs', { query: { ...inWindow, ...query } })).body);
+    const q = async (query: Record<string, string>) =>
+      actions((await api.admin.get('/admin/audit-logs', { query: { ...inWindow, ...query } })).body);
     expect(await q({ actor_type: 'agent' })).to.deep.equal(['agent_x', 'agent.registered']);
     expect(await q({ actor_id: generator.id })).to.deep.equal(['stack.created']);
     expect(await q({ action: 'agent.created' })).to.deep.equal(['agent.created']);

@@ -59,7 +59,9 @@ describe('api auth (PAK)', () => {
 
   it('audits failed authentication with path, client address and user agent, but not a missing header', async () => {
     await api.anonymous.get('/generators', { headers: { 'user-agent': 'probe-missing/1.0' } });
-    await api.anonymous.get('/generators', { headers: { authorization: 'Bearer nope', 'x-forwarded-for': '203.0.113.7, 10.0.0.1', 'user-agent': 'probe/1.0' } });
+    await api.anonymous.get('/generators', {
+      headers: { authorization: 'Bearer nope', 'x-forwarded-for': '203.0.113.7, 10.0.0.1', 'user-agent': 'probe/1.0' },
+    });
     const entry = await eventually(async () => (await auditMessages(api.natsUrl, 'auth.failed')).find((e) => e.user_agent === 'probe/1.0'));
     expect(entry).to.include({ actor_type: 'system', actor_id: null, resource_type: 'system', ip_address: '203.0.113.7' });
     expect(entry.details).to.deep.equal({ reason: 'invalid_pak', path: '/generators' });

@@ -20,6 +20,9 @@ describe('docs/compatibility.md "Not served yet"', () => {
     const served = new Set(allRoutes.map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:[A-Za-z0-9_]+/g, '{}')}`));
     const listed = listedEndpoints();
     expect(listed.length, 'the table lists endpoints').to.be.greaterThan(25);
-    expect(listed.filter((e) => served.has(e)), 'served, yet listed as missing').to.deep.equal([]);
+    expect(
+      listed.filter((e) => served.has(e)),
+      'served, yet listed as missing',
+    ).to.deep.equal([]);
   });
 });

@@ -40,7 +40,12 @@ describe('api core: probes, docs, errors', () => {
     expect(metrics.text).to.include('brokkr_http_requests_total{endpoint="/api/v1/generators/:id",method="GET",status="404"');
     expect(metrics.text).to.not.include('abc123');
     expect(metrics.text).to.include('endpoint="unmatched"');
-    for (const name of ['brokkr_active_agents', 'brokkr_stacks_total', 'brokkr_deployment_objects_total', 'brokkr_http_request_duration_seconds']) {
+    for (const name of [
+      'brokkr_active_agents',
+      'brokkr_stacks_total',
+      'brokkr_deployment_objects_total',
+      'brokkr_http_request_duration_seconds',
+    ]) {
       expect(metrics.text).to.include(name);
     }
     expect(metrics.text).to.match(/brokkr_default_admin_pak_hash_in_use\{[^}]*\} 0/);

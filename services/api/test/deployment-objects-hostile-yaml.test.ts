@@ -40,7 +40,8 @@ describe('api deployment objects: hostile YAML never stalls the api (issue 11)',
   let owner: ApiClient;
   let stackId: string;
 
-  const postYaml = (yaml: string) => owner.request('POST', `/stacks/${stackId}/deployment-objects`, { raw: yaml, contentType: 'application/yaml' });
+  const postYaml = (yaml: string) =>
+    owner.request('POST', `/stacks/${stackId}/deployment-objects`, { raw: yaml, contentType: 'application/yaml' });
 
   before(async () => {
     api = await startTestApi();

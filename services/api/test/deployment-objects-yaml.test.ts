@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { acceptsYaml, DEFAULT_YAML_LIMITS, decodeUtf8, isYamlContentType, validateDeploymentYaml, yamlChecksum } from '../src/yaml/index.ts';
+import {
+  acceptsYaml,
+  DEFAULT_YAML_LIMITS,
+  decodeUtf8,
+  isYamlContentType,
+  validateDeploymentYaml,
+  yamlChecksum,
+} from '../src/yaml/index.ts';
 
 const plain = { isDeletionMarker: false };
 const small = { maxDocuments: 3, maxAnchors: 2, maxAliases: 2, maxNodes: 20, maxExpandedNodes: 30 };
@@ -21,7 +28,10 @@ describe('api yaml module (deployment-object content rules)', () => {
   });
 
   it('rejects null-only streams, parse errors, alias bombs, NUL and lone surrogates with a reason', () => {
-    const laughs = ['a: &a [x,x,x,x,x,x,x,x,x,x]', ...'bcdefgh'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(',')}]`)].join('\n');
+    const laughs = [
+      'a: &a [x,x,x,x,x,x,x,x,x,x]',
+      ...'bcdefgh'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(',')}]`),
+    ].join('\n');
     for (const content of ['~', '# only a comment', 'a: 1\na: 2', 'a: *missing', laughs, 'a: "\u0000"', 'a: \ud800']) {
       const verdict = validateDeploymentYaml(content, plain);
       expect(verdict.ok, content.slice(0, 30)).to.equal(false);
@@ -31,7 +41,10 @@ describe('api yaml module (deployment-object content rules)', () => {
 
   it('refuses recursive aliases (an alias inside the node it names)', () => {
     for (const content of ['&a [*a]', 'a: &a {b: *a}']) {
-      expect(validateDeploymentYaml(content, plain)).to.deep.equal({ ok: false, reason: 'invalid YAML: Alias refers to a node that contains it: a' });
+      expect(validateDeploymentYaml(content, plain)).to.deep.equal({
+        ok: false,
+        reason: 'invalid YAML: Alias refers to a node that contains it: a',
+      });
     }
   });
 
@@ -74,7 +87,8 @@ describe('api yaml module (deployment-object content rules)', () => {
     for (const type of ['application/yaml', 'text/yaml', 'application/x-yaml', 'Application/YAML; charset=utf-8']) {
       expect(isYamlContentType(type), type).to.equal(true);
     }
-    for (const type of [undefined, '', 'application/json', 'text/plain', 'application/yaml-ish']) expect(isYamlContentType(type)).to.equal(false);
+    for (const type of [undefined, '', 'application/json', 'text/plain', 'application/yaml-ish'])
+      expect(isYamlContentType(type)).to.equal(false);
     expect(acceptsYaml('application/json, text/yaml;q=0.1')).to.equal(true);
     expect(acceptsYaml('*/*')).to.equal(false);
     expect(acceptsYaml(undefined)).to.equal(false);
@@ -82,6 +96,10 @@ describe('api yaml module (deployment-object content rules)', () => {
 
   it('computes the lowercase hex SHA-256 of the UTF-8 bytes', () => {
     expect(yamlChecksum('')).to.equal('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
-    expect(yamlChecksum('é')).to.equal(createHash('sha256').update(Buffer.from([0xc3, 0xa9])).digest('hex'));
+    expect(yamlChecksum('é')).to.equal(
+      createHash('sha256')
+        .update(Buffer.from([0xc3, 0xa9]))
+        .digest('hex'),
+    );
   });
 });

@@ -67,7 +67,6 @@ describe('api deployment objects', () => {
     return { id, client: api.admin.as(pak) };
   }
 
-
   function expectInvalid(res: ApiResponse, what: string) {
     expect(res.status, `${what}: ${res.text}`).to.equal(400);
     expect(res.body.code, what).to.equal('invalid_deployment_object');
@@ -90,7 +89,9 @@ describe('api deployment objects', () => {
       expect(res.status, res.text).to.equal(201);
       expect(Object.keys(res.body).sort()).to.deep.equal(DO_FIELDS);
       expect(res.body).to.include({ stack_id: stackId, yaml_content: MULTI_DOC, is_deletion_marker: false, deleted_at: null });
-      expect(res.body.yaml_checksum).to.equal(sha256(MULTI_DOC)).and.match(/^[0-9a-f]{64}$/);
+      expect(res.body.yaml_checksum)
+        .to.equal(sha256(MULTI_DOC))
+        .and.match(/^[0-9a-f]{64}$/);
       expect(res.body.sequence_id).to.be.a('number');
       for (const field of ['created_at', 'updated_at', 'submitted_at']) expect(res.body[field]).to.match(RFC3339_Z);
     });
@@ -114,15 +115,24 @@ describe('api deployment objects', () => {
       const res = await owner.client.post(`/stacks/${stackId}/deployment-objects`, { yaml_content: '', is_deletion_marker: true });
       expect(res.status).to.equal(201);
       expect(res.body.is_deletion_marker).to.equal(true);
-      const ignored = await owner.client.post(`/stacks/${stackId}/deployment-objects`, { yaml_content: 'a: 1\n' }, { query: { deletion_marker: 'true' } });
+      const ignored = await owner.client.post(
+        `/stacks/${stackId}/deployment-objects`,
+        { yaml_content: 'a: 1\n' },
+        { query: { deletion_marker: 'true' } },
+      );
       expect(ignored.status).to.equal(201);
       expect(ignored.body.is_deletion_marker).to.equal(false);
     });
 
     it('reads bodies without a YAML content type as JSON', async () => {
-      const res = await owner.client.request('POST', `/stacks/${stackId}/deployment-objects`, { raw: JSON.stringify({ yaml_content: 'x: 1\n' }) });
+      const res = await owner.client.request('POST', `/stacks/${stackId}/deployment-objects`, {
+        raw: JSON.stringify({ yaml_content: 'x: 1\n' }),
+      });
       expect(res.status, res.text).to.equal(201);
-      const yamlAsText = await owner.client.request('POST', `/stacks/${stackId}/deployment-objects`, { raw: 'x: 1\n', contentType: 'text/plain' });
+      const yamlAsText = await owner.client.request('POST', `/stacks/${stackId}/deployment-objects`, {
+        raw: 'x: 1\n',
+        contentType: 'text/plain',
+      });
       expectInvalid(yamlAsText, 'YAML sent as text/plain');
     });
 
@@ -162,7 +172,13 @@ describe('api deployment objects', () => {
         ['blank content without marker', { json: { yaml_content: '   ' } }],
         ['null-only content', { json: { yaml_content: 'null' } }],
         ['lone surrogate', { raw: '{"yaml_content": "a: \\ud800"}', contentType: 'application/json' }],
-        ['non-UTF-8 JSON', { raw: Buffer.concat([Buffer.from('{"yaml_content": "a: '), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]), contentType: 'application/json' }],
+        [
+          'non-UTF-8 JSON',
+          {
+            raw: Buffer.concat([Buffer.from('{"yaml_content": "a: '), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+            contentType: 'application/json',
+          },
+        ],
       ];
       for (const [what, options] of jsonCases) expectInvalid(await owner.client.request('POST', path, options), what);
 
@@ -182,7 +198,10 @@ describe('api deployment objects', () => {
       expect(unknown.status).to.equal(404);
       expect(unknown.body.code).to.equal('stack_not_found');
       const other = await createGenerator(api.admin);
-      const foreign = await other.client.request('POST', `/stacks/${stackId}/deployment-objects`, { raw: '', contentType: 'application/yaml' });
+      const foreign = await other.client.request('POST', `/stacks/${stackId}/deployment-objects`, {
+        raw: '',
+        contentType: 'application/yaml',
+      });
       expect(foreign.status).to.equal(403);
       expect(foreign.body.code).to.equal('stack_not_owned');
     });
@@ -190,7 +209,10 @@ describe('api deployment objects', () => {
     it('publishes deployment.created to BROKKR_EVENTS with Nats-Msg-Id = event id', async () => {
       const created = (await postYaml(stackId, 'event: test\n')).body;
       const message = await eventually(async () => {
-        const all = await readStream<{ id: string; event_type: string; timestamp: string; data: Record<string, unknown> }>(api.natsUrl, 'BROKKR_EVENTS');
+        const all = await readStream<{ id: string; event_type: string; timestamp: string; data: Record<string, unknown> }>(
+          api.natsUrl,
+          'BROKKR_EVENTS',
+        );
         return all.find((m) => m.data.event_type === 'deployment.created' && m.data.data.deployment_object_id === created.id);
       });
       expect(message.subject).to.equal('brokkr.events.deployment.created');

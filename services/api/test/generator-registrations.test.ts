@@ -30,7 +30,9 @@ describe('api generator registrations', () => {
     } finally {
       await notifications.close();
     }
-    const entry = await eventually(async () => (await auditMessages(api.natsUrl, 'agent.registered')).find((e) => e.resource_id === agent.id));
+    const entry = await eventually(async () =>
+      (await auditMessages(api.natsUrl, 'agent.registered')).find((e) => e.resource_id === agent.id),
+    );
     expect(entry).to.include({ actor_type: 'admin', resource_type: 'agent' });
     expect(entry.details).to.deep.equal({ generator_id: generator.id });
   });
@@ -44,7 +46,9 @@ describe('api generator registrations', () => {
     expect(res.body.agent_id).to.equal(agent.id);
     const empty = await api.admin.as(other.pak).request('POST', `/generators/${generator.id}/register`);
     expect(empty.status).to.equal(201);
-    const entry = await eventually(async () => (await auditMessages(api.natsUrl, 'agent.registered')).find((e) => e.resource_id === agent.id));
+    const entry = await eventually(async () =>
+      (await auditMessages(api.natsUrl, 'agent.registered')).find((e) => e.resource_id === agent.id),
+    );
     expect(entry).to.include({ actor_type: 'agent', actor_id: agent.id });
   });
 
@@ -90,7 +94,9 @@ describe('api generator registrations', () => {
     expect((await api.admin.delete(`/generators/${generator.id}/register`, { json: { agent_id: agent.id } })).status).to.equal(204);
     const self = await api.admin.as(agent.pak).request('DELETE', `/generators/${otherGen.generator.id}/register`);
     expect(self.status).to.equal(204);
-    const entry = await eventually(async () => (await auditMessages(api.natsUrl, 'agent.deregistered')).find((e) => e.actor_id === agent.id));
+    const entry = await eventually(async () =>
+      (await auditMessages(api.natsUrl, 'agent.deregistered')).find((e) => e.actor_id === agent.id),
+    );
     expect(entry.details).to.deep.equal({ generator_id: otherGen.generator.id });
   });
 

@@ -22,7 +22,17 @@ describe('api generators', () => {
       const names = res.body.map((g) => g.name);
       expect(names).to.include.members(['admin-generator', generator.name]);
       expect(names).to.not.include('__system__');
-      expect(res.body[0]).to.have.all.keys('id', 'created_at', 'updated_at', 'deleted_at', 'name', 'description', 'last_active_at', 'is_active', 'is_system');
+      expect(res.body[0]).to.have.all.keys(
+        'id',
+        'created_at',
+        'updated_at',
+        'deleted_at',
+        'name',
+        'description',
+        'last_active_at',
+        'is_active',
+        'is_system',
+      );
       const denied = await client.get('/generators');
       expect(denied.status).to.equal(403);
       expect(denied.body.code).to.equal('admin_required');
@@ -107,7 +117,14 @@ describe('api generators', () => {
       const body = { ...generator, name, description: 'new', is_active: false, is_system: true, created_at: '2000-01-01T00:00:00Z' };
       const res = await client.put(`/generators/${generator.id}`, body);
       expect(res.status).to.equal(200);
-      expect(res.body).to.include({ id: generator.id, name, description: 'new', is_active: false, is_system: false, created_at: generator.created_at });
+      expect(res.body).to.include({
+        id: generator.id,
+        name,
+        description: 'new',
+        is_active: false,
+        is_system: false,
+        created_at: generator.created_at,
+      });
       const kept = await api.admin.put(`/generators/${generator.id}`, { ...res.body, description: null });
       expect(kept.body.description).to.equal('new');
     });

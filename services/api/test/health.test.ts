@@ -39,11 +39,18 @@ describe('api deployment health', () => {
   });
 
   it('accepts a report from the agent itself (200, empty body) and upserts one row per agent and object', async () => {
-    const first = await report(agent1.client, agent1.id, [{ id: doA, status: 'healthy', summary: summary(), checked_at: '2026-01-01T00:00:00Z' }]);
+    const first = await report(agent1.client, agent1.id, [
+      { id: doA, status: 'healthy', summary: summary(), checked_at: '2026-01-01T00:00:00Z' },
+    ]);
     expect(first.status, first.text).to.equal(200);
     expect(first.text).to.equal('');
     const second = await report(agent1.client, agent1.id, [
-      { id: doA, status: 'degraded', summary: summary({ pods_ready: 0, conditions: ['CrashLoopBackOff'] }), checked_at: '2026-01-01T00:01:00Z' },
+      {
+        id: doA,
+        status: 'degraded',
+        summary: summary({ pods_ready: 0, conditions: ['CrashLoopBackOff'] }),
+        checked_at: '2026-01-01T00:01:00Z',
+      },
     ]);
     expect(second.status).to.equal(200);
     const { rows } = await api.sql.query('SELECT status, summary, checked_at FROM deployment_health WHERE agent_id = $1', [agent1.id]);
@@ -71,12 +78,17 @@ describe('api deployment health', () => {
     ]);
     expect(res.status).to.equal(422);
     expect(res.body.code).to.equal('invalid_health_record');
-    const { rows } = await api.sql.query('SELECT 1 FROM deployment_health WHERE agent_id = $1 AND deployment_object_id = $2', [agent2.id, doA]);
+    const { rows } = await api.sql.query('SELECT 1 FROM deployment_health WHERE agent_id = $1 AND deployment_object_id = $2', [
+      agent2.id,
+      doA,
+    ]);
     expect(rows).to.have.length(0);
   });
 
   it('answers 422 foreign_key_violation for an unknown deployment object, 422 for a malformed body', async () => {
-    const unknown = await report(agent2.client, agent2.id, [{ id: '00000000-0000-4000-8000-000000000000', status: 'healthy', checked_at: '2026-01-02T00:00:00Z' }]);
+    const unknown = await report(agent2.client, agent2.id, [
+      { id: '00000000-0000-4000-8000-000000000000', status: 'healthy', checked_at: '2026-01-02T00:00:00Z' },
+    ]);
     expect(unknown.status).to.equal(422);
     expect(unknown.body.code).to.equal('foreign_key_violation');
     const malformed = await report(agent2.client, agent2.id, [{ id: doA, status: 'healthy' }]);
@@ -89,7 +101,10 @@ describe('api deployment health', () => {
       { id: doA, status: 'healthy', checked_at: '2026-01-03T00:00:01Z' },
     ]);
     expect(res.status, res.text).to.equal(200);
-    const { rows } = await api.sql.query('SELECT status FROM deployment_health WHERE agent_id = $1 AND deployment_object_id = $2', [agent2.id, doA]);
+    const { rows } = await api.sql.query('SELECT status FROM deployment_health WHERE agent_id = $1 AND deployment_object_id = $2', [
+      agent2.id,
+      doA,
+    ]);
     expect(rows.map((r) => r.status)).to.deep.equal(['healthy']);
   });
 

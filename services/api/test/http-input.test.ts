@@ -27,7 +27,9 @@ function rawExchange(port: number, request: string): Promise<RawResponse> {
       const [statusLine = '', ...headerLines] = head.split('\r\n');
       const status = Number(statusLine.split(' ')[1]);
       if (!Number.isInteger(status)) return reject(new Error(`no HTTP response before the connection closed: ${JSON.stringify(text)}`));
-      const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       resolve({ status, headers, body: rest.join('\r\n\r\n') });
     });
     socket.write(request);
@@ -57,7 +59,12 @@ function chunkedUntilAnswered(port: number, head: string, maxBytes: number): Pro
       const [head = '', ...rest] = received.split('\r\n\r\n');
       const status = Number(head.split(' ')[1]);
       if (!Number.isInteger(status)) return reject(new Error(`no answer after ${sentBytes} bytes`));
-      const headers = Object.fromEntries(head.split('\r\n').slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        head
+          .split('\r\n')
+          .slice(1)
+          .map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       resolve({ response: { status, headers, body: rest.join('\r\n\r\n') }, sentBytes });
     });
     socket.write(head);
@@ -115,13 +122,23 @@ describe('api HTTP input hardening (issue 11, finding 3)', () => {
 
     it('limits the decompressed size of a gzip body (413), reads a small one (201), refuses an unknown encoding (415)', async () => {
       const send = (body: Buffer, encoding: string) =>
-        generator.client.request('POST', '/stacks', { raw: body, contentType: 'application/json', headers: { 'content-encoding': encoding } });
+        generator.client.request('POST', '/stacks', {
+          raw: body,
+          contentType: 'application/json',
+          headers: { 'content-encoding': encoding },
+        });
       const name = uniqueName('gzipped');
       const small = await send(gzipSync(JSON.stringify({ name, generator_id: generator.id })), 'gzip');
       expect(small.status, small.text).to.equal(201);
       expect(small.body.name).to.equal(name);
       // 8 MiB of spaces compress to a few KiB.
-      const bomb = gzipSync(Buffer.concat([Buffer.from(`{"name":"bomb","generator_id":"${generator.id}"`), Buffer.alloc(8 * 1024 * 1024, ' '), Buffer.from('}')]));
+      const bomb = gzipSync(
+        Buffer.concat([
+          Buffer.from(`{"name":"bomb","generator_id":"${generator.id}"`),
+          Buffer.alloc(8 * 1024 * 1024, ' '),
+          Buffer.from('}'),
+        ]),
+      );
       expect(bomb.length).to.be.below(64 * 1024);
       const big = await send(bomb, 'gzip');
       expect(big.status, big.text).to.equal(413);
@@ -139,7 +156,10 @@ describe('api HTTP input hardening (issue 11, finding 3)', () => {
 
   describe("errors of Node's HTTP parser are JSON too", () => {
     it('400 invalid_request for ambiguous framing (Content-Length with Transfer-Encoding: chunked)', async () => {
-      const res = await rawExchange(api.port, 'POST /api/v1/stacks HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+      const res = await rawExchange(
+        api.port,
+        'POST /api/v1/stacks HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      );
       const body = expectJsonError(res, 400, 'invalid_request');
       expect(body.details).to.have.property('reason').that.match(/^HPE_/);
       expect(res.headers.connection).to.equal('close');
@@ -150,7 +170,11 @@ describe('api HTTP input hardening (issue 11, finding 3)', () => {
     });
 
     it('400 invalid_request for a malformed Content-Length', async () => {
-      expectJsonError(await rawExchange(api.port, 'POST /api/v1/stacks HTTP/1.1\r\nHost: test\r\nContent-Length: 12abc\r\n\r\n'), 400, 'invalid_request');
+      expectJsonError(
+        await rawExchange(api.port, 'POST /api/v1/stacks HTTP/1.1\r\nHost: test\r\nContent-Length: 12abc\r\n\r\n'),
+        400,
+        'invalid_request',
+      );
     });
 
     it('431 headers_too_large for a header block over the limit', async () => {
@@ -178,7 +202,12 @@ describe('api HTTP input hardening (issue 11, finding 3)', () => {
       const key = await api.admin.post('/generators', { name: uniqueName('g'), ['\udc00x']: 1 });
       expect(key.status, key.text).to.equal(400);
       expect(key.body.code).to.equal('invalid_json');
-      const agent = await api.admin.post('/agents', { name: uniqueName('a'), cluster_name: 'c', generator_ids: [], extra: [[{ deep: 'x\udbff' }]] });
+      const agent = await api.admin.post('/agents', {
+        name: uniqueName('a'),
+        cluster_name: 'c',
+        generator_ids: [],
+        extra: [[{ deep: 'x\udbff' }]],
+      });
       expect(agent.status, agent.text).to.equal(400);
       expect(agent.body.details).to.deep.equal({ reason: 'unpaired UTF-16 surrogate', path: 'extra.0.0.deep' });
     });

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { createAgent, createGenerator, createStack, startTestApi, type ApiClient, type ApiResponse, type TestApi } from './support/index.ts';
+import {
+  createAgent,
+  createGenerator,
+  createStack,
+  startTestApi,
+  type ApiClient,
+  type ApiResponse,
+  type TestApi,
+} from './support/index.ts';
 
 /**
  * Real error responses, one request per kind of refusal, each checked against the document the
@@ -85,15 +93,25 @@ async function buildSamples(api: TestApi): Promise<Sample[]> {
     sample('GET /stacks/{id}', 403, 'stack_not_owned', () => other.client.get(`/stacks/${stack.id}`)),
     sample('POST /stacks/{id}/labels', 404, 'stack_not_found', () => admin.post(`/stacks/${missing}/labels`, 'x')),
     sample('POST /stacks/{id}/labels', 400, 'invalid_label', () => admin.post(`/stacks/${stack.id}/labels`, 'has space')),
-    sample('POST /stacks', 400, 'invalid_json', () => admin.request('POST', '/stacks', { raw: '{"name": ', contentType: 'application/json' })),
-    sample('POST /stacks', 415, 'unsupported_media_type', () => admin.request('POST', '/stacks', { raw: 'name=x', contentType: 'text/plain' })),
+    sample('POST /stacks', 400, 'invalid_json', () =>
+      admin.request('POST', '/stacks', { raw: '{"name": ', contentType: 'application/json' }),
+    ),
+    sample('POST /stacks', 415, 'unsupported_media_type', () =>
+      admin.request('POST', '/stacks', { raw: 'name=x', contentType: 'text/plain' }),
+    ),
     sample('POST /stacks', 422, 'invalid_request_body', () => admin.post('/stacks', { name: 42 })),
     sample('POST /stacks', 422, 'foreign_key_violation', () => admin.post('/stacks', { name: 'orphan', generator_id: missing })),
-    sample('POST /stacks', 409, 'unique_violation', () => admin.post('/stacks', { name: stack.name, generator_id: generator.generator.id })),
-    sample('POST /generators', 413, 'payload_too_large', () => admin.post('/generators', { name: 'big', description: 'y'.repeat(3 * 1024 * 1024) })),
+    sample('POST /stacks', 409, 'unique_violation', () =>
+      admin.post('/stacks', { name: stack.name, generator_id: generator.generator.id }),
+    ),
+    sample('POST /generators', 413, 'payload_too_large', () =>
+      admin.post('/generators', { name: 'big', description: 'y'.repeat(3 * 1024 * 1024) }),
+    ),
     sample('POST /generators', 409, 'unique_violation', () => admin.post('/generators', { name: generator.generator.name })),
     sample('POST /generators/{id}/register', 409, 'already_registered', () => ag.post(`/generators/${generator.generator.id}/register`)),
-    sample('POST /agents/{id}/targets', 403, 'target_create_denied', () => ag.post(`/agents/${agentId}/targets`, { agent_id: agentId, stack_id: stack.id })),
+    sample('POST /agents/{id}/targets', 403, 'target_create_denied', () =>
+      ag.post(`/agents/${agentId}/targets`, { agent_id: agentId, stack_id: stack.id }),
+    ),
     sample('POST /agents/{id}/events', 400, 'agent_id_mismatch', () =>
       ag.post(`/agents/${agentId}/events`, { agent_id: missing, deployment_object_id: missing, event_type: 'DEPLOY', status: 'SUCCESS' }),
     ),
@@ -102,14 +120,24 @@ async function buildSamples(api: TestApi): Promise<Sample[]> {
     ),
     sample('DELETE /agents/{id}/labels/{label}', 400, 'invalid_input', () => admin.delete(`/agents/${agentId}/labels/nul%00byte`)),
     sample('PATCH /agents/{id}/health-status', 422, 'invalid_health_record', () =>
-      ag.patch(`/agents/${agentId}/health-status`, { deployment_objects: [{ id: missing, status: 'weird', checked_at: new Date().toISOString() }] }),
+      ag.patch(`/agents/${agentId}/health-status`, {
+        deployment_objects: [{ id: missing, status: 'weird', checked_at: new Date().toISOString() }],
+      }),
     ),
     sample('GET /admin/audit-logs', 400, 'invalid_query', () => admin.get('/admin/audit-logs', { query: { limit: 'many' } })),
     sample('GET /agent-events/{id}', 404, 'agent_event_not_found', () => admin.get(`/agent-events/${missing}`)),
-    sample('POST /webhooks', 400, 'invalid_url_scheme', () => admin.post('/webhooks', { name: 'x', url: 'ftp://example.com', event_types: ['*'] })),
-    sample('POST /webhooks', 422, 'unsupported_field', () => admin.post('/webhooks', { name: 'x', url: 'http://e.com', event_types: ['*'], validate: true })),
+    sample('POST /webhooks', 400, 'invalid_url_scheme', () =>
+      admin.post('/webhooks', { name: 'x', url: 'ftp://example.com', event_types: ['*'] }),
+    ),
+    sample('POST /webhooks', 422, 'unsupported_field', () =>
+      admin.post('/webhooks', { name: 'x', url: 'http://e.com', event_types: ['*'], validate: true }),
+    ),
     sample('GET /webhooks/{id}', 404, 'webhook_not_found', () => admin.get(`/webhooks/${missing}`)),
-    sample('POST /webhook-deliveries/{id}/redeliver', 409, 'delivery_not_finished', () => admin.post(`/webhook-deliveries/${pending}/redeliver`)),
-    sample('POST /webhook-deliveries/{id}/result', 403, 'agent_pak_required', () => admin.post(`/webhook-deliveries/${pending}/result`, { success: true })),
+    sample('POST /webhook-deliveries/{id}/redeliver', 409, 'delivery_not_finished', () =>
+      admin.post(`/webhook-deliveries/${pending}/redeliver`),
+    ),
+    sample('POST /webhook-deliveries/{id}/result', 403, 'agent_pak_required', () =>
+      admin.post(`/webhook-deliveries/${pending}/result`, { success: true }),
+    ),
   ];
 }

@@ -86,12 +86,19 @@ describe('OpenAPI conformance fuzzing (schemathesis)', function () {
       totals.cases += result.cases;
       totals.failures += result.failures.length;
       totals.ms += result.durationMs;
-      problems.push(...result.failures.map((f) => describeFailure(identity.name, f)), ...result.errors.map((e) => `[${identity.name}] ${e}`));
+      problems.push(
+        ...result.failures.map((f) => describeFailure(identity.name, f)),
+        ...result.errors.map((e) => `[${identity.name}] ${e}`),
+      );
       if (result.operations !== operations || result.cases === 0 || (result.exitCode !== 0 && result.failures.length === 0)) {
-        problems.push(`[${identity.name}] incomplete run (exit ${result.exitCode}, ${result.operations}/${operations} operations):\n${result.output.slice(-3000)}`);
+        problems.push(
+          `[${identity.name}] incomplete run (exit ${result.exitCode}, ${result.operations}/${operations} operations):\n${result.output.slice(-3000)}`,
+        );
       }
     }
-    console.log(`[openapi-fuzz] total: ${operations} operations × ${IDENTITIES.length} identities, ${totals.cases} cases, ${totals.failures} failures, ${(totals.ms / 1000).toFixed(1)} s`);
+    console.log(
+      `[openapi-fuzz] total: ${operations} operations × ${IDENTITIES.length} identities, ${totals.cases} cases, ${totals.failures} failures, ${(totals.ms / 1000).toFixed(1)} s`,
+    );
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 });

@@ -35,7 +35,9 @@ function operationOf(route: AnyRoute): Operation {
 function expectError(route: AnyRoute, status: number, code: string): void {
   const response = operationOf(route).responses[String(status)];
   expect(response, `${label(route)} does not document ${status}`).to.exist;
-  expect(response!.content?.['application/json']?.schema.$ref, `${label(route)} ${status} schema`).to.equal('#/components/schemas/ErrorResponse');
+  expect(response!.content?.['application/json']?.schema.$ref, `${label(route)} ${status} schema`).to.equal(
+    '#/components/schemas/ErrorResponse',
+  );
   expect(response!.description, `${label(route)} ${status} description`).to.include(`\`${code}\``);
 }
 
@@ -54,7 +56,10 @@ describe('OpenAPI document: responses of every operation', () => {
   it('documents a success status and never a catch-all `default` response', () => {
     for (const route of allRoutes) {
       const statuses = Object.keys(operationOf(route).responses);
-      expect(statuses.some((s) => /^[23]\d\d$/.test(s)), `${label(route)} has no success response`).to.equal(true);
+      expect(
+        statuses.some((s) => /^[23]\d\d$/.test(s)),
+        `${label(route)} has no success response`,
+      ).to.equal(true);
       expect(statuses, label(route)).to.not.include('default');
     }
   });
@@ -118,7 +123,11 @@ describe('OpenAPI document: responses of every operation', () => {
     const adHoc = /\b(badRequest|forbidden|notFound|conflict|unprocessable)\(|new ApiError\(\s*4\d\d/;
     const offenders = readdirSync(dir, { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
-      .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').map((line, i) => ({ where: `${f}:${i + 1}`, line })))
+      .flatMap((f) =>
+        readFileSync(path.join(dir, f), 'utf8')
+          .split('\n')
+          .map((line, i) => ({ where: `${f}:${i + 1}`, line })),
+      )
       .filter(({ line }) => adHoc.test(line))
       .map(({ where, line }) => `${where}: ${line.trim()}`);
     expect(offenders, 'use errorKind(...) and list it (or the helper raising it) in the route’s `errors`').to.deep.equal([]);

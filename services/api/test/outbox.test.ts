@@ -135,9 +135,23 @@ describe('api outbox and audit delivery', () => {
     it('writes audit entries straight to audit_logs', async () => {
       const fallback = fallbackCounter();
       const audit = createAuditor({ js: downBus.js, db: db.pool, logger, fallbackWrites: fallback });
-      const record = await audit({ actor: 'system', action: 'auth.failed', resourceType: 'system', details: { reason: 'invalid_pak', path: '/x' }, ipAddress: '192.0.2.1' });
-      const { rows } = await db.query('SELECT actor_type, action, details, ip_address, user_agent FROM audit_logs WHERE id = $1', [record.id]);
-      expect(rows[0]).to.deep.equal({ actor_type: 'system', action: 'auth.failed', details: { reason: 'invalid_pak', path: '/x' }, ip_address: '192.0.2.1', user_agent: null });
+      const record = await audit({
+        actor: 'system',
+        action: 'auth.failed',
+        resourceType: 'system',
+        details: { reason: 'invalid_pak', path: '/x' },
+        ipAddress: '192.0.2.1',
+      });
+      const { rows } = await db.query('SELECT actor_type, action, details, ip_address, user_agent FROM audit_logs WHERE id = $1', [
+        record.id,
+      ]);
+      expect(rows[0]).to.deep.equal({
+        actor_type: 'system',
+        action: 'auth.failed',
+        details: { reason: 'invalid_pak', path: '/x' },
+        ip_address: '192.0.2.1',
+        user_agent: null,
+      });
       expect((await fallback.get()).values[0]?.value).to.equal(1);
     });
   });

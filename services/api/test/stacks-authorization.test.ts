@@ -55,7 +55,14 @@ const CASES: Case[] = [
   {
     name: 'GET /stacks',
     call: (c) => c.get('/stacks'),
-    expect: { admin: '200', owner: '200', otherGenerator: '200', targetedAgent: '403 stacks_list_denied', otherAgent: '403 stacks_list_denied', ...NO_AUTH },
+    expect: {
+      admin: '200',
+      owner: '200',
+      otherGenerator: '200',
+      targetedAgent: '403 stacks_list_denied',
+      otherAgent: '403 stacks_list_denied',
+      ...NO_AUTH,
+    },
   },
   {
     name: 'POST /stacks (for the owner)',
@@ -78,7 +85,11 @@ const CASES: Case[] = [
   { name: 'DELETE /stacks/{id}', call: async (c, w) => c.delete(`/stacks/${await w.freshStack()}`), expect: ownedOnly('204') },
   { name: 'GET /stacks/{id}/labels', call: (c, w) => c.get(`/stacks/${w.stackId}/labels`), expect: METADATA_READ },
   { name: 'POST /stacks/{id}/labels', call: (c, w) => c.post(`/stacks/${w.stackId}/labels`, uniqueName('l')), expect: ownedOnly('201') },
-  { name: 'DELETE /stacks/{id}/labels/{label}', call: async (c, w) => c.delete(`/stacks/${await w.freshStack()}/labels/l`), expect: ownedOnly('204') },
+  {
+    name: 'DELETE /stacks/{id}/labels/{label}',
+    call: async (c, w) => c.delete(`/stacks/${await w.freshStack()}/labels/l`),
+    expect: ownedOnly('204'),
+  },
   { name: 'GET /stacks/{id}/annotations', call: (c, w) => c.get(`/stacks/${w.stackId}/annotations`), expect: METADATA_READ },
   {
     name: 'POST /stacks/{id}/annotations',
@@ -90,7 +101,11 @@ const CASES: Case[] = [
     call: async (c, w) => c.delete(`/stacks/${await w.freshStack()}/annotations/k`),
     expect: ownedOnly('204'),
   },
-  { name: 'GET /stacks/{id}/deployment-objects', call: (c, w) => c.get(`/stacks/${w.stackId}/deployment-objects`), expect: ownedOnly('200') },
+  {
+    name: 'GET /stacks/{id}/deployment-objects',
+    call: (c, w) => c.get(`/stacks/${w.stackId}/deployment-objects`),
+    expect: ownedOnly('200'),
+  },
   {
     name: 'POST /stacks/{id}/deployment-objects',
     call: (c, w) => c.post(`/stacks/${w.stackId}/deployment-objects`, { yaml_content: 'kind: ConfigMap\n' }),
@@ -120,7 +135,6 @@ describe('api stacks and deployment objects: authorization matrix', () => {
     return { id, client: api.admin.as(pak) };
   }
 
-
   before(async () => {
     api = await startTestApi();
     const owner = await createGenerator(api.admin);
@@ -139,7 +153,10 @@ describe('api stacks and deployment objects: authorization matrix', () => {
     // Matches the stack by label and is registered with its generator, but has no explicit target.
     const matching = await insertAgent();
     await api.sql.query(`INSERT INTO agent_labels (agent_id, label) VALUES ($1, 'shared')`, [matching.id]);
-    await api.sql.query('INSERT INTO agent_generator_registrations (agent_id, generator_id) VALUES ($1, $2)', [matching.id, owner.generator.id]);
+    await api.sql.query('INSERT INTO agent_generator_registrations (agent_id, generator_id) VALUES ($1, $2)', [
+      matching.id,
+      owner.generator.id,
+    ]);
 
     Object.assign(clients, {
       admin: api.admin,

@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { eventually } from '@brokkr/testkit';
-import { auditMessages, createGenerator, createStack, insertAgentRow, startTestApi, type ApiClient, type TestApi } from './support/index.ts';
+import {
+  auditMessages,
+  createGenerator,
+  createStack,
+  insertAgentRow,
+  startTestApi,
+  type ApiClient,
+  type TestApi,
+} from './support/index.ts';
 
 /**
  * Issue 11, finding 2: a generator must not move its stack to another generator, or its objects
@@ -49,7 +57,9 @@ describe('api stack owner (generator_id) changes', () => {
     expect((await api.admin.get(`/stacks/${stack.id}`)).body).to.include({ generator_id: g2.id, name: full.name });
     expect(await stackObjectIds(agentClient)).to.not.include(stack.id);
 
-    const audit = await eventually(async () => (await auditMessages(api.natsUrl, 'stack.owner_change_denied')).find((a) => a.resource_id === stack.id));
+    const audit = await eventually(async () =>
+      (await auditMessages(api.natsUrl, 'stack.owner_change_denied')).find((a) => a.resource_id === stack.id),
+    );
     expect(audit).to.include({ actor_type: 'generator', actor_id: g2.id, resource_type: 'stack' });
     expect(audit.details).to.deep.equal({ generator_id: g2.id, requested_generator_id: g1.id });
   });

@@ -30,7 +30,6 @@ describe('api stacks, labels and annotations', () => {
     return { id, client: api.admin.as(pak) };
   }
 
-
   async function events(type: string): Promise<EventEnvelope[]> {
     const all = await readStream<EventEnvelope>(api.natsUrl, 'BROKKR_EVENTS');
     return all.filter((m) => m.data.event_type === type).map((m) => m.data);
@@ -106,8 +105,15 @@ describe('api stacks, labels and annotations', () => {
     it('emits stack.created and audits it with the real actor', async () => {
       const stack = await createStack(owner.client, { generator_id: owner.id, description: 'audited' });
       const event = await eventually(async () => (await events('stack.created')).find((e) => e.data.stack_id === stack.id));
-      expect(event.data).to.deep.equal({ stack_id: stack.id, name: stack.name, description: 'audited', created_at: (stack as { created_at?: string }).created_at });
-      const audit = await eventually(async () => (await auditMessages(api.natsUrl, 'stack.created')).find((a) => a.resource_id === stack.id));
+      expect(event.data).to.deep.equal({
+        stack_id: stack.id,
+        name: stack.name,
+        description: 'audited',
+        created_at: (stack as { created_at?: string }).created_at,
+      });
+      const audit = await eventually(async () =>
+        (await auditMessages(api.natsUrl, 'stack.created')).find((a) => a.resource_id === stack.id),
+      );
       expect(audit).to.include({ actor_type: 'generator', actor_id: owner.id, resource_type: 'stack' });
       expect(audit.details).to.deep.equal({ name: stack.name, generator_id: owner.id });
     });
@@ -123,7 +129,9 @@ describe('api stacks, labels and annotations', () => {
       const own = await owner.client.get('/stacks');
       expect(own.status).to.equal(200);
       expect(own.body.every((s: { generator_id: string }) => s.generator_id === owner.id)).to.equal(true);
-      expect(own.body.map((s: { id: string }) => s.id)).to.include(mine.id).and.not.include(theirs.id);
+      expect(own.body.map((s: { id: string }) => s.id))
+        .to.include(mine.id)
+        .and.not.include(theirs.id);
 
       const agent = await insertAgent({ targets: [mine.id] });
       const denied = await agent.client.get('/stacks');
@@ -148,7 +156,9 @@ describe('api stacks, labels and annotations', () => {
       const res = await owner.client.put(`/stacks/${stack.id}`, { ...stack, name: renamed, description: 'd2' });
       expect(res.status, res.text).to.equal(200);
       expect(res.body).to.include({ id: stack.id, name: renamed, description: 'd2', generator_id: owner.id, created_at: stack.created_at });
-      const audit = await eventually(async () => (await auditMessages(api.natsUrl, 'stack.updated')).find((a) => a.resource_id === stack.id));
+      const audit = await eventually(async () =>
+        (await auditMessages(api.natsUrl, 'stack.updated')).find((a) => a.resource_id === stack.id),
+      );
       expect(audit).to.include({ actor_type: 'generator', actor_id: owner.id });
       expect(audit.details).to.deep.equal({ name: renamed });
     });
@@ -211,7 +221,9 @@ describe('api stacks, labels and annotations', () => {
       expect(rows[0]!.deleted_at).to.be.instanceOf(Date);
       const event = await eventually(async () => (await events('stack.deleted')).find((e) => e.data.stack_id === stack.id));
       expect(event.data.deleted_at).to.equal(rows[0]!.deleted_at.toISOString());
-      const audit = await eventually(async () => (await auditMessages(api.natsUrl, 'stack.deleted')).find((a) => a.resource_id === stack.id));
+      const audit = await eventually(async () =>
+        (await auditMessages(api.natsUrl, 'stack.deleted')).find((a) => a.resource_id === stack.id),
+      );
       expect(audit).to.include({ actor_type: 'generator', actor_id: owner.id, resource_type: 'stack' });
     });
 
@@ -220,14 +232,26 @@ describe('api stacks, labels and annotations', () => {
       const posted = await api.admin.post(`/stacks/${stack.id}/deployment-objects`, { yaml_content: 'kind: ConfigMap\n' });
       expect(posted.status).to.equal(201);
       expect((await api.admin.delete(`/stacks/${stack.id}`)).status).to.equal(204);
-      const { rows } = await api.sql.query<{ id: string; deleted_at: Date | null; is_deletion_marker: boolean; yaml_content: string; yaml_checksum: string; sequence_id: number }>(
+      const { rows } = await api.sql.query<{
+        id: string;
+        deleted_at: Date | null;
+        is_deletion_marker: boolean;
+        yaml_content: string;
+        yaml_checksum: string;
+        sequence_id: number;
+      }>(
         'SELECT id, deleted_at, is_deletion_marker, yaml_content, yaml_checksum, sequence_id FROM deployment_objects WHERE stack_id = $1 ORDER BY sequence_id',
         [stack.id],
       );
       expect(rows).to.have.length(2);
       expect(rows[0]!.id).to.equal(posted.body.id);
       expect(rows[0]!.deleted_at).to.not.equal(null);
-      expect(rows[1]).to.include({ deleted_at: null, is_deletion_marker: true, yaml_content: '', yaml_checksum: 'd41d8cd98f00b204e9800998ecf8427e' });
+      expect(rows[1]).to.include({
+        deleted_at: null,
+        is_deletion_marker: true,
+        yaml_content: '',
+        yaml_checksum: 'd41d8cd98f00b204e9800998ecf8427e',
+      });
       expect(rows[1]!.sequence_id).to.be.greaterThan(rows[0]!.sequence_id);
     });
 
@@ -349,7 +373,13 @@ describe('api stacks, labels and annotations', () => {
       expect(dup.status).to.equal(409);
       expect(dup.body.code).to.equal('unique_violation');
       expect(dup.body.details.constraint).to.equal('unique_stack_annotation');
-      for (const [key, value] of [['', 'v'], [' ', 'v'], ['k2', ''], ['x'.repeat(65), 'v'], ['k3', 'y'.repeat(65)]]) {
+      for (const [key, value] of [
+        ['', 'v'],
+        [' ', 'v'],
+        ['k2', ''],
+        ['x'.repeat(65), 'v'],
+        ['k3', 'y'.repeat(65)],
+      ]) {
         const res = await api.admin.post(path, { stack_id: stack.id, key, value });
         expect(res.status, `${key}=${value}`).to.equal(400);
         expect(res.body.code).to.equal('invalid_annotation');
@@ -364,7 +394,9 @@ describe('api stacks, labels and annotations', () => {
       const stack = await createStack(api.admin, { generator_id: owner.id });
       const agent = await insertAgent({ registeredWith: [owner.id] });
       await api.sql.query(`INSERT INTO agent_annotations (agent_id, key, value) VALUES ($1, 'zone', 'z9')`, [agent.id]);
-      expect((await api.admin.post(`/stacks/${stack.id}/annotations`, { stack_id: stack.id, key: 'zone', value: 'z9' })).status).to.equal(201);
+      expect((await api.admin.post(`/stacks/${stack.id}/annotations`, { stack_id: stack.id, key: 'zone', value: 'z9' })).status).to.equal(
+        201,
+      );
       const notes = await collectCore(api.natsUrl, `brokkr.notify.agent.${agent.id}`);
       try {
         expect((await api.admin.delete(`/stacks/${stack.id}/annotations/zone`)).status).to.equal(204);
@@ -378,11 +410,22 @@ describe('api stacks, labels and annotations', () => {
   it('documents the stack and deployment-object endpoints in the OpenAPI document', async () => {
     const doc = await api.anonymous.get('//docs/openapi.json');
     expect(doc.status).to.equal(200);
-    for (const path of ['/api/v1/stacks', '/api/v1/stacks/{id}', '/api/v1/stacks/{id}/labels/{label}', '/api/v1/stacks/{id}/annotations/{key}', '/api/v1/deployment-objects/{id}']) {
+    for (const path of [
+      '/api/v1/stacks',
+      '/api/v1/stacks/{id}',
+      '/api/v1/stacks/{id}/labels/{label}',
+      '/api/v1/stacks/{id}/annotations/{key}',
+      '/api/v1/deployment-objects/{id}',
+    ]) {
       expect(doc.body.paths, path).to.have.property(path);
     }
     const post = doc.body.paths['/api/v1/stacks/{id}/deployment-objects'].post;
-    expect(Object.keys(post.requestBody.content)).to.include.members(['application/json', 'application/yaml', 'text/yaml', 'application/x-yaml']);
+    expect(Object.keys(post.requestBody.content)).to.include.members([
+      'application/json',
+      'application/yaml',
+      'text/yaml',
+      'application/x-yaml',
+    ]);
     expect(doc.body.components.schemas).to.include.keys('Stack', 'StackLabel', 'StackAnnotation', 'DeploymentObject');
   });
 

@@ -45,7 +45,10 @@ describe('api target state: long-poll across replicas', () => {
    */
   async function hold(agent: { id: string; client: ApiClient; etag: string }): Promise<{ response: Promise<ApiResponse> }> {
     const before = await waiting(api.url);
-    const response = agent.client.get(`/agents/${agent.id}/target-state`, { query: { wait: 60 }, headers: { 'if-none-match': agent.etag } });
+    const response = agent.client.get(`/agents/${agent.id}/target-state`, {
+      query: { wait: 60 },
+      headers: { 'if-none-match': agent.etag },
+    });
     response.catch(() => undefined);
     await eventually(async () => (await waiting(api.url)) > before, { timeoutMs: 30_000, what: 'the request to be held' });
     return { response };
@@ -92,7 +95,10 @@ describe('api target state: long-poll across replicas', () => {
 
   it('answers 304 when the wait ends without a change', async () => {
     const agent = await agentWithState('lp-quiet');
-    const res = await agent.client.get(`/agents/${agent.id}/target-state`, { query: { wait: 1 }, headers: { 'if-none-match': agent.etag } });
+    const res = await agent.client.get(`/agents/${agent.id}/target-state`, {
+      query: { wait: 1 },
+      headers: { 'if-none-match': agent.etag },
+    });
     expect(res.status).to.equal(304);
     expect(res.text).to.equal('');
   });

@@ -213,7 +213,10 @@ describe('api target state', () => {
       expect(now.status).to.equal(304);
       expect(now.text).to.equal('');
       expect(now.headers.get('etag')).to.equal(etag);
-      const waited = await agent.client.get(`/agents/${agent.id}/target-state`, { query: { wait: 1 }, headers: { 'if-none-match': `W/${etag}, "x"` } });
+      const waited = await agent.client.get(`/agents/${agent.id}/target-state`, {
+        query: { wait: 1 },
+        headers: { 'if-none-match': `W/${etag}, "x"` },
+      });
       expect(waited.status).to.equal(304);
       expect(waited.text).to.equal('');
     });

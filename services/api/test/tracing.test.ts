@@ -10,7 +10,11 @@ describe('api trace propagation (telemetry enabled)', () => {
   before(async () => {
     // Nothing listens on the OTLP endpoint: exports fail quietly, propagation still works.
     api = await startTestApi({
-      env: { BROKKR__TELEMETRY__ENABLED: 'true', BROKKR__TELEMETRY__OTLP_ENDPOINT: 'http://127.0.0.1:9', BROKKR__TELEMETRY__SAMPLING_RATE: '1' },
+      env: {
+        BROKKR__TELEMETRY__ENABLED: 'true',
+        BROKKR__TELEMETRY__OTLP_ENDPOINT: 'http://127.0.0.1:9',
+        BROKKR__TELEMETRY__SAMPLING_RATE: '1',
+      },
     });
   });
 

@@ -18,7 +18,9 @@ describe('api agent-delivered webhooks: Standard Webhooks headers in the pending
   let agent: { id: string; client: ApiClient };
 
   before(async () => {
-    api = await startTestApi({ env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    api = await startTestApi({
+      env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+    });
     const row = await insertAgentRow(api.sql, { status: 'ACTIVE' });
     agent = { id: row.id, client: api.admin.as(row.pak) };
   });
@@ -30,7 +32,12 @@ describe('api agent-delivered webhooks: Standard Webhooks headers in the pending
   async function subscriptionWithDelivery(payload = '{"id":"e","n":1}') {
     const label = `signing-${Math.random().toString(36).slice(2, 8)}`;
     await api.sql.query('INSERT INTO agent_labels (agent_id, label) VALUES ($1, $2)', [agent.id, label]);
-    const res = await api.admin.post('/webhooks', { name: 's', url: 'http://127.0.0.1:9/hook', event_types: ['stack.created'], target_labels: [label] });
+    const res = await api.admin.post('/webhooks', {
+      name: 's',
+      url: 'http://127.0.0.1:9/hook',
+      event_types: ['stack.created'],
+      target_labels: [label],
+    });
     expect(res.status, res.text).to.equal(201);
     const sub = res.body as { id: string; signing_secret: string };
     const { rows } = await api.sql.query(
@@ -81,7 +88,10 @@ describe('api agent-delivered webhooks: Standard Webhooks headers in the pending
   it('a signing secret that does not decrypt makes the delivery dead (never handed out unsigned)', async () => {
     const { sub, delivery } = await subscriptionWithDelivery();
     const otherKey = loadWebhookKey('ff'.repeat(32));
-    await api.sql.query('UPDATE webhook_subscriptions SET signing_secret_encrypted = $2 WHERE id = $1', [sub.id, encrypt(otherKey, 'whsec_x')]);
+    await api.sql.query('UPDATE webhook_subscriptions SET signing_secret_encrypted = $2 WHERE id = $1', [
+      sub.id,
+      encrypt(otherKey, 'whsec_x'),
+    ]);
     expect(await claim()).to.deep.equal([]);
     const row = (await api.sql.query('SELECT status, last_error FROM webhook_deliveries WHERE id = $1', [delivery.id])).rows[0];
     expect(row.status).to.equal('dead');
@@ -89,7 +99,9 @@ describe('api agent-delivered webhooks: Standard Webhooks headers in the pending
   });
 
   it('documents webhook_headers in the OpenAPI schema of the pending response', async () => {
-    const doc = (await (await fetch(`${api.url}/docs/openapi.json`)).json()) as { components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> } };
+    const doc = (await (await fetch(`${api.url}/docs/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> };
+    };
     const schema = doc.components.schemas.PendingWebhookDelivery!;
     expect(schema.properties).to.have.property('webhook_headers');
     expect(schema.properties).to.include.keys('url', 'auth_header', 'payload');

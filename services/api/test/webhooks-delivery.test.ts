@@ -34,7 +34,9 @@ async function startReceiver() {
 function verifies(secret: string, hit: Hit): boolean {
   const id = String(hit.headers['webhook-id']);
   const ts = String(hit.headers['webhook-timestamp']);
-  const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${ts}.${hit.body}`).digest();
+  const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    .update(`${id}.${ts}.${hit.body}`)
+    .digest();
   return String(hit.headers['webhook-signature'])
     .split(' ')
     .some((sig) => {
@@ -50,7 +52,9 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   before(async () => {
-    api = await startTestApi({ env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    api = await startTestApi({
+      env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+    });
     receiver = await startReceiver();
   });
   after(async () => {
@@ -62,7 +66,13 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
   });
 
   async function subscribe(extra: Record<string, unknown> = {}) {
-    const res = await api.admin.post('/webhooks', { name: 'r', url: receiver.url, event_types: ['stack.created'], auth_header: 'Bearer t', ...extra });
+    const res = await api.admin.post('/webhooks', {
+      name: 'r',
+      url: receiver.url,
+      event_types: ['stack.created'],
+      auth_header: 'Bearer t',
+      ...extra,
+    });
     expect(res.status, res.text).to.equal(201);
     return res.body as { id: string; signing_secret: string };
   }
@@ -81,7 +91,9 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       expect(hit.headers.authorization).to.equal('Bearer t');
       expect(hit.headers['content-type']).to.equal('application/json');
       expect(verifies(sub.signing_secret, hit)).to.equal(true);
-      expect((await api.sql.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1', [sub.id])).rows[0].n).to.equal(0);
+      expect(
+        (await api.sql.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1', [sub.id])).rows[0].n,
+      ).to.equal(0);
     });
 
     it('reports a non-2xx answer as 400 webhook_test_failed with the status and a short excerpt of the body', async () => {
@@ -112,7 +124,11 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       const before = receiver.hits.length;
       expect((await api.admin.post(`/webhooks/${sub.id}/test`)).status).to.equal(200); // the first replica allows it
       const client = new ApiClient(guarded.url, api.adminPak);
-      const localhost = await api.admin.post('/webhooks', { name: 'l', url: `http://localhost:${new URL(receiver.url).port}/x`, event_types: ['*'] });
+      const localhost = await api.admin.post('/webhooks', {
+        name: 'l',
+        url: `http://localhost:${new URL(receiver.url).port}/x`,
+        event_types: ['*'],
+      });
       for (const id of [sub.id, localhost.body.id]) {
         const refused = await client.post(`/webhooks/${id}/test`);
         expect(refused.status).to.equal(400);
@@ -127,9 +143,16 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       const guarded = await api.spawnReplica({ BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
       const client = new ApiClient(guarded.url, api.adminPak);
       // The probe's case: the machine's interface sat in a range the guard used to allow.
-      const own = Object.values(networkInterfaces()).flatMap((e) => e ?? []).filter((e) => !e.internal && e.family === 'IPv4').map((e) => e.address);
+      const own = Object.values(networkInterfaces())
+        .flatMap((e) => e ?? [])
+        .filter((e) => !e.internal && e.family === 'IPv4')
+        .map((e) => e.address);
       for (const address of [...own, '127.0.0.1']) {
-        const created = await client.post('/webhooks', { name: 'self', url: `http://${address}:${guarded.port}/api/v1/webhooks`, event_types: ['*'] });
+        const created = await client.post('/webhooks', {
+          name: 'self',
+          url: `http://${address}:${guarded.port}/api/v1/webhooks`,
+          event_types: ['*'],
+        });
         expect(created.status, created.text).to.equal(201);
         const refused = await client.post(`/webhooks/${created.body.id}/test`);
         expect(refused.status, address).to.equal(400);
@@ -162,8 +185,21 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       expect(all.status).to.equal(200);
       expect(all.body.map((d: { id: string }) => d.id)).to.deep.equal([ids.dead, ids.success, ids.pending, ids.failed]);
       expect(Object.keys(all.body[0]).sort()).to.deep.equal([
-        'acquired_by', 'acquired_until', 'attempts', 'completed_at', 'created_at', 'event_id', 'event_type', 'id', 'last_attempt_at',
-        'last_error', 'next_retry_at', 'payload', 'status', 'subscription_id', 'target_labels',
+        'acquired_by',
+        'acquired_until',
+        'attempts',
+        'completed_at',
+        'created_at',
+        'event_id',
+        'event_type',
+        'id',
+        'last_attempt_at',
+        'last_error',
+        'next_retry_at',
+        'payload',
+        'status',
+        'subscription_id',
+        'target_labels',
       ]);
       expect(all.body[0].payload).to.equal('{"id":"x"}');
       const dead = await api.admin.get(`/webhooks/${sub.id}/deliveries`, { query: { status: 'dead' } });
@@ -190,7 +226,9 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       }
       const busy = await api.admin.post(`/webhook-deliveries/${ids.pending}/redeliver`);
       expect([busy.status, busy.body.code]).to.deep.equal([409, 'delivery_not_finished']);
-      expect((await api.admin.post('/webhook-deliveries/00000000-0000-4000-8000-000000000000/redeliver')).body.code).to.equal('delivery_not_found');
+      expect((await api.admin.post('/webhook-deliveries/00000000-0000-4000-8000-000000000000/redeliver')).body.code).to.equal(
+        'delivery_not_found',
+      );
       expect((await auditMessages(api.natsUrl, 'webhook.redelivered')).length).to.be.at.least(2);
     });
   });
@@ -239,7 +277,10 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       const all = [...claimed.a!, ...claimed.b!];
       expect(new Set(all).size).to.equal(all.length, 'a delivery was handed out twice');
       expect(all.sort()).to.deep.equal([...created].sort());
-      const { rows } = await api.sql.query(`SELECT acquired_by, count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) GROUP BY acquired_by`, [created]);
+      const { rows } = await api.sql.query(
+        `SELECT acquired_by, count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) GROUP BY acquired_by`,
+        [created],
+      );
       expect(rows.reduce((s: number, r: { n: number }) => s + r.n, 0)).to.equal(40);
     });
 
@@ -249,7 +290,17 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       expect((await sleeper.client.get(`/agents/${sleeper.id}/webhooks/pending`)).body).to.deep.equal([]);
       const res = await other.client.get(`/agents/${other.id}/webhooks/pending`);
       expect(res.body).to.have.length(1);
-      expect(res.body[0]).to.deep.include({ id, subscription_id: sub.id, event_type: 'stack.created', payload: '{"n":1}', url: receiver.url, auth_header: 'Bearer t', attempts: 0, max_retries: 5, timeout_seconds: 30 });
+      expect(res.body[0]).to.deep.include({
+        id,
+        subscription_id: sub.id,
+        event_type: 'stack.created',
+        payload: '{"n":1}',
+        url: receiver.url,
+        auth_header: 'Bearer t',
+        attempts: 0,
+        max_retries: 5,
+        timeout_seconds: 30,
+      });
       const mismatch = await other.client.get(`/agents/${a.id}/webhooks/pending`);
       expect([mismatch.status, mismatch.body.code]).to.deep.equal([403, 'agent_pak_mismatch']);
       const missing = await api.admin.get('/agents/00000000-0000-4000-8000-000000000000/webhooks/pending');
@@ -262,8 +313,12 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       expect(res.body.map((d: { id: string }) => d.id).sort()).to.deep.equal([ok, retry, terminal].sort());
 
       expect((await api.admin.post(`/webhook-deliveries/${ok}/result`, { success: true })).body.code).to.equal('agent_pak_required');
-      expect((await a.client.post(`/webhook-deliveries/${ok}/result`, { success: true })).body.code).to.equal('delivery_not_acquired_by_agent');
-      expect((await b.client.post('/webhook-deliveries/00000000-0000-4000-8000-000000000000/result', { success: true })).body.code).to.equal('delivery_not_found');
+      expect((await a.client.post(`/webhook-deliveries/${ok}/result`, { success: true })).body.code).to.equal(
+        'delivery_not_acquired_by_agent',
+      );
+      expect(
+        (await b.client.post('/webhook-deliveries/00000000-0000-4000-8000-000000000000/result', { success: true })).body.code,
+      ).to.equal('delivery_not_found');
       expect((await b.client.post(`/webhook-deliveries/${ok}/result`, { success: 'yes' })).status).to.equal(422);
 
       const success = await b.client.post(`/webhook-deliveries/${ok}/result`, { success: true, status_code: 200, duration_ms: 12 });
@@ -277,9 +332,15 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       const row = (await api.sql.query('SELECT last_error, acquired_by FROM webhook_deliveries WHERE id = $1', [retry])).rows[0];
       expect(row).to.deep.equal({ last_error: 'HTTP 503: busy', acquired_by: null });
 
-      const dead = await b.client.post(`/webhook-deliveries/${terminal}/result`, { success: false, status_code: 404, error: 'HTTP 404 gone' });
+      const dead = await b.client.post(`/webhook-deliveries/${terminal}/result`, {
+        success: false,
+        status_code: 404,
+        error: 'HTTP 404 gone',
+      });
       expect(dead.body).to.include({ status: 'dead', delivery_id: terminal, attempts: 1, next_retry_at: null });
-      const audits = await eventually(async () => (await auditMessages(api.natsUrl, 'webhook.delivery_failed')).filter((m) => m.details?.delivery_id === terminal));
+      const audits = await eventually(async () =>
+        (await auditMessages(api.natsUrl, 'webhook.delivery_failed')).filter((m) => m.details?.delivery_id === terminal),
+      );
       expect(audits[0]).to.include({ actor_type: 'system', resource_type: 'webhook_subscription', resource_id: sub.id });
       expect(audits[0]!.details).to.include({ error: 'HTTP 404 gone', status_code: 404, retryable: false, delivered_by_agent: b.id });
     });
@@ -288,12 +349,20 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
   describe('start-up key check', () => {
     it('refuses to start without a key while subscriptions exist (api and dispatcher)', async () => {
       await subscribe();
-      const err = await api.spawnReplica({ BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: '' }).then(() => undefined, (e: unknown) => e as Error);
+      const err = await api.spawnReplica({ BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: '' }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
       expect(err?.message).to.include('BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY');
       const port = await freePort();
       const dispatcher = await spawnService({
         service: 'webhook-dispatcher',
-        env: { BROKKR__DATABASE__URL: api.database.url, BROKKR__NATS__URL: api.natsUrl, BROKKR__HEALTH__PORT: String(port), BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: '' },
+        env: {
+          BROKKR__DATABASE__URL: api.database.url,
+          BROKKR__NATS__URL: api.natsUrl,
+          BROKKR__HEALTH__PORT: String(port),
+          BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: '',
+        },
       });
       expect(await dispatcher.exited).to.equal(1);
       expect(dispatcher.output()).to.include('BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY');
@@ -326,7 +395,10 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       const sub = await subscribe();
       const generatorId = await adminGeneratorId(api.admin);
       const stack = await createStack(api.admin, { generator_id: generatorId });
-      const hit = await eventually(() => receiver.hits.find((h) => h.body.includes(stack.id) && h.body.includes('stack.created')), { timeoutMs: 30_000, what: 'the webhook' });
+      const hit = await eventually(() => receiver.hits.find((h) => h.body.includes(stack.id) && h.body.includes('stack.created')), {
+        timeoutMs: 30_000,
+        what: 'the webhook',
+      });
       const event = JSON.parse(hit.body);
       expect(event).to.include({ event_type: 'stack.created' });
       expect(event.data).to.include({ stack_id: stack.id, name: stack.name });

@@ -17,7 +17,9 @@ describe('api webhook hardening: stored auth headers, interrupted agent attempts
   let url: string;
 
   before(async () => {
-    api = await startTestApi({ env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    api = await startTestApi({
+      env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+    });
     server = createServer((_req, res) => {
       hits++;
       res.end('ok');
@@ -32,9 +34,18 @@ describe('api webhook hardening: stored auth headers, interrupted agent attempts
 
   /** A subscription whose auth header was stored before create/update validated it. */
   async function subscriptionWithStoredHeader(authHeader: string, extra: Record<string, unknown> = {}): Promise<string> {
-    const res = await api.admin.post('/webhooks', { name: 'legacy', url, event_types: ['stack.created'], auth_header: 'Bearer fine', ...extra });
+    const res = await api.admin.post('/webhooks', {
+      name: 'legacy',
+      url,
+      event_types: ['stack.created'],
+      auth_header: 'Bearer fine',
+      ...extra,
+    });
     expect(res.status, res.text).to.equal(201);
-    await api.sql.query('UPDATE webhook_subscriptions SET auth_header_encrypted = $2 WHERE id = $1', [res.body.id, encrypt(key, authHeader)]);
+    await api.sql.query('UPDATE webhook_subscriptions SET auth_header_encrypted = $2 WHERE id = $1', [
+      res.body.id,
+      encrypt(key, authHeader),
+    ]);
     return res.body.id as string;
   }
 
@@ -67,7 +78,9 @@ describe('api webhook hardening: stored auth headers, interrupted agent attempts
     const row = (await api.sql.query('SELECT status, attempts, last_error FROM webhook_deliveries WHERE id = $1', [deliveryId])).rows[0];
     expect(row.status).to.equal('dead');
     expect(row.last_error).to.match(/auth header cannot be sent/);
-    const audits = await eventually(async () => (await auditMessages(api.natsUrl, 'webhook.delivery_failed')).filter((m) => m.details?.delivery_id === deliveryId));
+    const audits = await eventually(async () =>
+      (await auditMessages(api.natsUrl, 'webhook.delivery_failed')).filter((m) => m.details?.delivery_id === deliveryId),
+    );
     expect(audits[0]).to.include({ actor_type: 'system', resource_id: id });
   });
 
@@ -85,7 +98,13 @@ describe('api webhook hardening: stored auth headers, interrupted agent attempts
     });
 
     async function agentDelivery(maxRetries: number): Promise<{ subscriptionId: string; deliveryId: string }> {
-      const sub = await api.admin.post('/webhooks', { name: 'edge', url, event_types: ['stack.created'], target_labels: ['lease-test'], max_retries: maxRetries });
+      const sub = await api.admin.post('/webhooks', {
+        name: 'edge',
+        url,
+        event_types: ['stack.created'],
+        target_labels: ['lease-test'],
+        max_retries: maxRetries,
+      });
       expect(sub.status, sub.text).to.equal(201);
       const { rows } = await api.sql.query(
         `INSERT INTO webhook_deliveries (subscription_id, event_type, event_id, payload, target_labels)
@@ -100,7 +119,8 @@ describe('api webhook hardening: stored auth headers, interrupted agent attempts
       await api.sql.query(`UPDATE webhook_deliveries SET acquired_until = now() - interval '1 second' WHERE id = $1`, [deliveryId]);
     }
 
-    const row = async (id: string) => (await api.sql.query('SELECT status, attempts, last_error, acquired_by FROM webhook_deliveries WHERE id = $1', [id])).rows[0];
+    const row = async (id: string) =>
+      (await api.sql.query('SELECT status, attempts, last_error, acquired_by FROM webhook_deliveries WHERE id = $1', [id])).rows[0];
 
     it('counts the attempt of an agent whose lease expired when another agent takes the delivery over', async () => {
       const { deliveryId } = await agentDelivery(3);
@@ -119,13 +139,19 @@ describe('api webhook hardening: stored auth headers, interrupted agent attempts
 
     it('settles it dead instead of handing it out again when the interrupted attempt was the last allowed one', async () => {
       const { subscriptionId, deliveryId } = await agentDelivery(1);
-      expect((await agentA.client.get(`/agents/${agentA.id}/webhooks/pending`)).body.map((d: { id: string }) => d.id)).to.include(deliveryId);
+      expect((await agentA.client.get(`/agents/${agentA.id}/webhooks/pending`)).body.map((d: { id: string }) => d.id)).to.include(
+        deliveryId,
+      );
       await expireLease(deliveryId);
-      expect((await agentB.client.get(`/agents/${agentB.id}/webhooks/pending`)).body.map((d: { id: string }) => d.id)).to.not.include(deliveryId);
+      expect((await agentB.client.get(`/agents/${agentB.id}/webhooks/pending`)).body.map((d: { id: string }) => d.id)).to.not.include(
+        deliveryId,
+      );
       const dead = await row(deliveryId);
       expect(dead).to.include({ status: 'dead', attempts: 1, acquired_by: agentA.id });
       expect(dead.last_error).to.match(/^Request interrupted/);
-      const audits = await eventually(async () => (await auditMessages(api.natsUrl, 'webhook.delivery_failed')).filter((m) => m.details?.delivery_id === deliveryId));
+      const audits = await eventually(async () =>
+        (await auditMessages(api.natsUrl, 'webhook.delivery_failed')).filter((m) => m.details?.delivery_id === deliveryId),
+      );
       expect(audits[0]).to.include({ resource_id: subscriptionId });
       // Agent A's late report finds the outcome already recorded.
       const late = await agentA.client.post(`/webhook-deliveries/${deliveryId}/result`, { success: true });
@@ -140,9 +166,13 @@ describe('api webhook hardening: stored auth headers, interrupted agent attempts
       const res = await agentA.client.post(`/webhook-deliveries/${deliveryId}/result`, { success: false, error: reported });
       expect(res.body).to.include({ status: 'dead' });
       const stored = (await row(deliveryId)).last_error as string;
-      expect(stored).to.equal('error sending request for url (<endpoint>): client error (Connect): tcp connect error: Connection refused to <endpoint> <endpoint>');
+      expect(stored).to.equal(
+        'error sending request for url (<endpoint>): client error (Connect): tcp connect error: Connection refused to <endpoint> <endpoint>',
+      );
       expect(stored).to.not.include(hostname).and.not.include(port);
-      const audits = await eventually(async () => (await auditMessages(api.natsUrl, 'webhook.delivery_failed')).filter((m) => m.details?.delivery_id === deliveryId));
+      const audits = await eventually(async () =>
+        (await auditMessages(api.natsUrl, 'webhook.delivery_failed')).filter((m) => m.details?.delivery_id === deliveryId),
+      );
       expect(audits[0]!.details).to.include({ error: stored });
     });
   });

@@ -13,12 +13,33 @@ import {
 
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 const WEBHOOK_FIELDS = [
-  'created_at', 'created_by', 'enabled', 'event_types', 'filters', 'has_auth_header', 'has_url', 'id', 'max_retries', 'name',
-  'target_labels', 'timeout_seconds', 'updated_at',
+  'created_at',
+  'created_by',
+  'enabled',
+  'event_types',
+  'filters',
+  'has_auth_header',
+  'has_url',
+  'id',
+  'max_retries',
+  'name',
+  'target_labels',
+  'timeout_seconds',
+  'updated_at',
 ];
 const EVENT_TYPES = [
-  'agent.registered', 'agent.deregistered', 'stack.created', 'stack.deleted', 'deployment.created', 'deployment.applied',
-  'deployment.failed', 'deployment.deleted', 'workorder.created', 'workorder.claimed', 'workorder.completed', 'workorder.failed',
+  'agent.registered',
+  'agent.deregistered',
+  'stack.created',
+  'stack.deleted',
+  'deployment.created',
+  'deployment.applied',
+  'deployment.failed',
+  'deployment.deleted',
+  'workorder.created',
+  'workorder.claimed',
+  'workorder.completed',
+  'workorder.failed',
 ];
 
 const valid = (extra: Record<string, unknown> = {}) => ({ name: 'hook', url: 'https://hooks.example.com/x', event_types: ['*'], ...extra });
@@ -40,9 +61,17 @@ describe('api webhook subscriptions (contract §2.8)', () => {
   it('is admin only: 403 admin_required for agents and generators on every subscription endpoint', async () => {
     const id = '00000000-0000-4000-8000-000000000000';
     const calls: [string, string, unknown?][] = [
-      ['GET', '/webhooks'], ['POST', '/webhooks', valid()], ['GET', '/webhooks/event-types'], ['GET', `/webhooks/${id}`],
-      ['PUT', `/webhooks/${id}`, {}], ['DELETE', `/webhooks/${id}`], ['GET', `/webhooks/${id}/deliveries`], ['POST', `/webhooks/${id}/test`],
-      ['POST', `/webhooks/${id}/rotate-secret`], ['GET', '/webhook-deliveries'], ['POST', `/webhook-deliveries/${id}/redeliver`],
+      ['GET', '/webhooks'],
+      ['POST', '/webhooks', valid()],
+      ['GET', '/webhooks/event-types'],
+      ['GET', `/webhooks/${id}`],
+      ['PUT', `/webhooks/${id}`, {}],
+      ['DELETE', `/webhooks/${id}`],
+      ['GET', `/webhooks/${id}/deliveries`],
+      ['POST', `/webhooks/${id}/test`],
+      ['POST', `/webhooks/${id}/rotate-secret`],
+      ['GET', '/webhook-deliveries'],
+      ['POST', `/webhook-deliveries/${id}/redeliver`],
     ];
     for (const client of [generator, agent]) {
       for (const [method, path, json] of calls) {
@@ -60,16 +89,27 @@ describe('api webhook subscriptions (contract §2.8)', () => {
   });
 
   it('creates a subscription (201), returns the signing secret once and never the URL or auth header', async () => {
-    const res = await api.admin.post('/webhooks', valid({
-      auth_header: 'Bearer s3cret',
-      filters: { stack_id: '7B0C6F1E-8A53-4B5E-9A59-3C9C1A0B2D11' },
-      target_labels: ['env=prod'],
-      max_retries: 3,
-      timeout_seconds: 10,
-    }));
+    const res = await api.admin.post(
+      '/webhooks',
+      valid({
+        auth_header: 'Bearer s3cret',
+        filters: { stack_id: '7B0C6F1E-8A53-4B5E-9A59-3C9C1A0B2D11' },
+        target_labels: ['env=prod'],
+        max_retries: 3,
+        timeout_seconds: 10,
+      }),
+    );
     expect(res.status, res.text).to.equal(201);
     expect(Object.keys(res.body).sort()).to.deep.equal([...WEBHOOK_FIELDS, 'signing_secret'].sort());
-    expect(res.body).to.include({ name: 'hook', has_url: true, has_auth_header: true, enabled: true, max_retries: 3, timeout_seconds: 10, created_by: 'admin' });
+    expect(res.body).to.include({
+      name: 'hook',
+      has_url: true,
+      has_auth_header: true,
+      enabled: true,
+      max_retries: 3,
+      timeout_seconds: 10,
+      created_by: 'admin',
+    });
     expect(res.body.filters).to.deep.equal({ stack_id: '7b0c6f1e-8a53-4b5e-9a59-3c9c1a0b2d11' });
     expect(res.body.target_labels).to.deep.equal(['env=prod']);
     expect(res.body.signing_secret).to.match(/^whsec_/);
@@ -81,7 +121,10 @@ describe('api webhook subscriptions (contract §2.8)', () => {
     expect(got.text).to.not.include('hooks.example.com');
 
     // Encrypted at rest with Brokkr's envelope and the configured key.
-    const { rows } = await api.sql.query('SELECT url_encrypted, auth_header_encrypted, signing_secret_encrypted FROM webhook_subscriptions WHERE id = $1', [res.body.id]);
+    const { rows } = await api.sql.query(
+      'SELECT url_encrypted, auth_header_encrypted, signing_secret_encrypted FROM webhook_subscriptions WHERE id = $1',
+      [res.body.id],
+    );
     const key = loadWebhookKey(KEY_HEX);
     expect(rows[0].url_encrypted[0]).to.equal(0x01);
     expect(rows[0].url_encrypted.toString('latin1')).to.not.include('hooks.example.com');
@@ -153,8 +196,19 @@ describe('api webhook subscriptions (contract §2.8)', () => {
   });
 
   it('updates partially: null clears auth_header, filters and target_labels; validate is ignored; ranges are checked', async () => {
-    const created = (await api.admin.post('/webhooks', valid({ auth_header: 'A', filters: { agent_id: '7b0c6f1e-8a53-4b5e-9a59-3c9c1a0b2d11' }, target_labels: ['x'] }))).body;
-    const res = await api.admin.put(`/webhooks/${created.id}`, { name: 'renamed', validate: true, auth_header: null, filters: null, target_labels: null });
+    const created = (
+      await api.admin.post(
+        '/webhooks',
+        valid({ auth_header: 'A', filters: { agent_id: '7b0c6f1e-8a53-4b5e-9a59-3c9c1a0b2d11' }, target_labels: ['x'] }),
+      )
+    ).body;
+    const res = await api.admin.put(`/webhooks/${created.id}`, {
+      name: 'renamed',
+      validate: true,
+      auth_header: null,
+      filters: null,
+      target_labels: null,
+    });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.include({ name: 'renamed', has_auth_header: false, filters: null, target_labels: null, enabled: true });
     expect(res.body.event_types).to.deep.equal(['*']);
@@ -175,7 +229,15 @@ describe('api webhook subscriptions (contract §2.8)', () => {
   });
 
   it('refuses an auth_header no HTTP client can send (line break, NUL, U+202E, emoji, Latin-1): 400 invalid_webhook, nothing stored', async () => {
-    const bad = ['Bearer a\nX-Injected: 1', 'Bearer a\r\n', 'Bearer \u0000', 'Bearer \u202Eabc', 'Bearer 😀', 'Bearer café', 'x'.repeat(8193)];
+    const bad = [
+      'Bearer a\nX-Injected: 1',
+      'Bearer a\r\n',
+      'Bearer \u0000',
+      'Bearer \u202Eabc',
+      'Bearer 😀',
+      'Bearer café',
+      'x'.repeat(8193),
+    ];
     const before = (await api.sql.query('SELECT count(*)::int AS n FROM webhook_subscriptions')).rows[0].n;
     for (const authHeader of bad) {
       const res = await api.admin.post('/webhooks', valid({ auth_header: authHeader }));
@@ -203,7 +265,10 @@ describe('api webhook subscriptions (contract §2.8)', () => {
     const hints = await collectCore(api.natsUrl, 'brokkr.cache.invalidate.webhooks');
     try {
       const created = (await api.admin.post('/webhooks', valid({ name: 'audited' }))).body;
-      await api.sql.query(`INSERT INTO webhook_deliveries (subscription_id, event_type, event_id, payload) VALUES ($1, 'stack.created', gen_random_uuid(), '{}')`, [created.id]);
+      await api.sql.query(
+        `INSERT INTO webhook_deliveries (subscription_id, event_type, event_id, payload) VALUES ($1, 'stack.created', gen_random_uuid(), '{}')`,
+        [created.id],
+      );
       await api.admin.put(`/webhooks/${created.id}`, { enabled: false });
       await api.admin.post(`/webhooks/${created.id}/rotate-secret`);
       expect((await api.admin.delete(`/webhooks/${created.id}`)).status).to.equal(204);
@@ -227,11 +292,16 @@ describe('api webhook subscriptions (contract §2.8)', () => {
     const created = (await api.admin.post('/webhooks', valid())).body;
     const res = await api.admin.post(`/webhooks/${created.id}/rotate-secret`);
     expect(res.status).to.equal(200);
-    expect(res.body.signing_secret).to.match(/^whsec_/).and.not.equal(created.signing_secret);
+    expect(res.body.signing_secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(created.signing_secret);
     const expires = new Date(res.body.previous_signing_secret_expires_at).getTime();
     expect(expires).to.be.within(Date.now() + 23.9 * 3600_000, Date.now() + 24.1 * 3600_000);
     const key = loadWebhookKey(KEY_HEX);
-    const { rows } = await api.sql.query('SELECT signing_secret_encrypted, previous_signing_secret_encrypted FROM webhook_subscriptions WHERE id = $1', [created.id]);
+    const { rows } = await api.sql.query(
+      'SELECT signing_secret_encrypted, previous_signing_secret_encrypted FROM webhook_subscriptions WHERE id = $1',
+      [created.id],
+    );
     expect(decryptString(key, rows[0].signing_secret_encrypted)).to.equal(res.body.signing_secret);
     expect(decryptString(key, rows[0].previous_signing_secret_encrypted)).to.equal(created.signing_secret);
     expect((await api.admin.post('/webhooks/00000000-0000-4000-8000-000000000000/rotate-secret')).body.code).to.equal('webhook_not_found');

@@ -56,7 +56,11 @@ describe('api yaml validator pool (worker threads)', () => {
 
   it('refuses content whose parse needs more than the worker heap, without harming the process', async () => {
     // A single flat document of small scalars is the densest memory use per byte.
-    const validator = pool({ workers: 1, memoryMb: 32, limits: { maxDocuments: 10, maxAnchors: 10, maxAliases: 10, maxNodes: 1e9, maxExpandedNodes: 1e9 } });
+    const validator = pool({
+      workers: 1,
+      memoryMb: 32,
+      limits: { maxDocuments: 10, maxAnchors: 10, maxAliases: 10, maxNodes: 1e9, maxExpandedNodes: 1e9 },
+    });
     const verdict = await validator.validate(`[${'1,'.repeat(1_000_000)}1]`, plain);
     expect(verdict).to.deep.include({ ok: false, limit: { limit: 'parser_memory_mb', value: 32 } });
     expect(await validator.validate('kind: Pod\n', plain)).to.deep.equal({ ok: true });

@@ -39,7 +39,12 @@ describe('audit-writer', () => {
     const port = await freePort();
     return spawnService({
       service: 'audit-writer',
-      env: { BROKKR__DATABASE__URL: infra.db.url, BROKKR__NATS__URL: infra.nats.url, BROKKR__HEALTH__PORT: String(port), BROKKR__AUDIT__BATCH_SIZE: '50' },
+      env: {
+        BROKKR__DATABASE__URL: infra.db.url,
+        BROKKR__NATS__URL: infra.nats.url,
+        BROKKR__HEALTH__PORT: String(port),
+        BROKKR__AUDIT__BATCH_SIZE: '50',
+      },
       readyUrl: `http://127.0.0.1:${port}/readyz`,
     });
   };
@@ -61,10 +66,13 @@ describe('audit-writer', () => {
     await eventually(async () => (await count()) === 3000, { timeoutMs: 60_000, what: 'all 3000 entries' });
     // Entries committed but not acknowledged before the kill are redelivered to the second
     // writer; wait until it has seen all of them (no pending acks) and check none was doubled.
-    await eventually(async () => {
-      const info = await (await jetstreamManager(nc)).consumers.info('BROKKR_AUDIT', 'audit-writer');
-      return info.num_pending === 0 && info.num_ack_pending === 0;
-    }, { timeoutMs: 60_000, what: 'the consumer to drain' });
+    await eventually(
+      async () => {
+        const info = await (await jetstreamManager(nc)).consumers.info('BROKKR_AUDIT', 'audit-writer');
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      },
+      { timeoutMs: 60_000, what: 'the consumer to drain' },
+    );
     const rows = await pool.query<{ n: number; d: number }>('SELECT count(*)::int AS n, count(DISTINCT id)::int AS d FROM audit_logs');
     expect(rows.rows[0]).to.deep.equal({ n: 3000, d: 3000 });
     const ids = new Set((await pool.query<{ id: string }>('SELECT id FROM audit_logs')).rows.map((r) => r.id));

@@ -44,7 +44,15 @@ export async function startMaintenance(ctx: HubContext<MaintenanceConfig>, optio
   logger.level = settings.current.BROKKR__LOG__LEVEL;
   setGauges(metrics, settings.current);
 
-  const deps: TaskRunnerDeps = { pool: db.pool, lockPrefix: lockPrefix(db.schema), settings: () => settings.current, js: bus.js, nc: bus.nc, logger, metrics };
+  const deps: TaskRunnerDeps = {
+    pool: db.pool,
+    lockPrefix: lockPrefix(db.schema),
+    settings: () => settings.current,
+    js: bus.js,
+    nc: bus.nc,
+    logger,
+    metrics,
+  };
   const tick = (task: MaintenanceTask) => runTaskTick(task, deps);
   const scheduler = new Scheduler({
     tasks: options.tasks ?? ALL_TASKS,
@@ -70,17 +78,22 @@ export async function startMaintenance(ctx: HubContext<MaintenanceConfig>, optio
       },
     );
   };
-  const subscription = subscribeConfigReload(bus.nc, (notice) => {
-    logger.info({ source: notice.source, reloaded_at: notice.reloaded_at }, 'config reload requested');
-    reload('broadcast');
-  }, logger);
+  const subscription = subscribeConfigReload(
+    bus.nc,
+    (notice) => {
+      logger.info({ source: notice.source, reloaded_at: notice.reloaded_at }, 'config reload requested');
+      reload('broadcast');
+    },
+    logger,
+  );
   // The subscription is live on the server before start() returns, so no broadcast sent after
   // the service reports ready is missed.
   await bus.nc.flush();
   const file = config.BROKKR_CONFIG_FILE;
-  const watcher = file && config.BROKKR_CONFIG_WATCHER_ENABLED
-    ? watchConfigFile(file, config.BROKKR_CONFIG_WATCHER_DEBOUNCE_SECONDS * 1000, () => reload('file'), logger)
-    : undefined;
+  const watcher =
+    file && config.BROKKR_CONFIG_WATCHER_ENABLED
+      ? watchConfigFile(file, config.BROKKR_CONFIG_WATCHER_DEBOUNCE_SECONDS * 1000, () => reload('file'), logger)
+      : undefined;
 
   scheduler.start();
   logger.info({ tasks: (options.tasks ?? ALL_TASKS).map((t) => t.name), configFile: file }, 'maintenance tasks scheduled');

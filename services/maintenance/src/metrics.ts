@@ -19,11 +19,31 @@ export function createMaintenanceMetrics(registry: Registry): MaintenanceMetrics
   const m = metricsFor(registry);
   return {
     runs: m.counter({ name: 'brokkr_maintenance_runs_total', help: 'Maintenance task ticks by outcome', labelNames: ['task', 'outcome'] }),
-    rowsAffected: m.counter({ name: 'brokkr_maintenance_rows_affected_total', help: 'Rows changed, deleted or published by maintenance tasks', labelNames: ['task'] }),
-    duration: m.histogram({ name: 'brokkr_maintenance_duration_seconds', help: 'Duration of maintenance task ticks that ran', labelNames: ['task'] }),
+    rowsAffected: m.counter({
+      name: 'brokkr_maintenance_rows_affected_total',
+      help: 'Rows changed, deleted or published by maintenance tasks',
+      labelNames: ['task'],
+    }),
+    duration: m.histogram({
+      name: 'brokkr_maintenance_duration_seconds',
+      help: 'Duration of maintenance task ticks that ran',
+      labelNames: ['task'],
+    }),
     errors: m.counter({ name: 'brokkr_maintenance_errors_total', help: 'Maintenance task ticks that failed', labelNames: ['task'] }),
-    interval: m.gauge({ name: 'brokkr_maintenance_interval_seconds', help: 'Current interval of each maintenance task', labelNames: ['task'] }),
-    setting: m.gauge({ name: 'brokkr_maintenance_setting', help: 'Numeric reloadable maintenance settings as currently applied', labelNames: ['key'] }),
-    reloads: m.counter({ name: 'brokkr_maintenance_config_reloads_total', help: 'Configuration re-reads by trigger and outcome', labelNames: ['trigger', 'outcome'] }),
+    interval: m.gauge({
+      name: 'brokkr_maintenance_interval_seconds',
+      help: 'Current interval of each maintenance task',
+      labelNames: ['task'],
+    }),
+    setting: m.gauge({
+      name: 'brokkr_maintenance_setting',
+      help: 'Numeric reloadable maintenance settings as currently applied',
+      labelNames: ['key'],
+    }),
+    reloads: m.counter({
+      name: 'brokkr_maintenance_config_reloads_total',
+      help: 'Configuration re-reads by trigger and outcome',
+      labelNames: ['trigger', 'outcome'],
+    }),
   };
 }

@@ -83,7 +83,9 @@ describe('maintenance advisory locks', () => {
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => instances[i % 2]!.tick(deliveryLeasesTask)));
     expect(results.every((r) => r.outcome !== 'error')).to.equal(true);
     expect(results.reduce((sum, r) => sum + r.rows, 0)).to.equal(50);
-    const { rows } = await replicas[0]!.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`);
+    const { rows } = await replicas[0]!.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`,
+    );
     expect(rows[0]!.n).to.equal(50);
   });
 });

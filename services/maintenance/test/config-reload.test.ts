@@ -32,7 +32,11 @@ describe('maintenance configuration reload', () => {
   });
 
   async function start(file: string, env: Record<string, string> = {}, tasks: MaintenanceTask[] = [workOrdersTask]) {
-    const replica = await createReplica(infra.db.url, infra.nats.url, { BROKKR_CONFIG_FILE: file, BROKKR_CONFIG_WATCHER_DEBOUNCE_SECONDS: '0', ...env });
+    const replica = await createReplica(infra.db.url, infra.nats.url, {
+      BROKKR_CONFIG_FILE: file,
+      BROKKR_CONFIG_WATCHER_DEBOUNCE_SECONDS: '0',
+      ...env,
+    });
     const entry: { replica: Replica; maintenance?: Maintenance } = { replica };
     open.push(entry);
     entry.maintenance = await startMaintenance(replica.ctx, { tasks, env, initialJitterMs: 0 });
@@ -43,7 +47,9 @@ describe('maintenance configuration reload', () => {
   const runs = (replica: Replica, task: string) => metricValue(replica.metrics, 'brokkr_maintenance_runs_total', { task, outcome: 'ok' });
 
   it('maps Brokkr TOML sections to BROKKR__SECTION__KEY names', () => {
-    expect(flattenConfig({ log: { level: 'warn' }, broker: { audit_log_retention_days: 30 }, cors: { allowed_origins: ['a', 'b'] } })).to.deep.equal({
+    expect(
+      flattenConfig({ log: { level: 'warn' }, broker: { audit_log_retention_days: 30 }, cors: { allowed_origins: ['a', 'b'] } }),
+    ).to.deep.equal({
       BROKKR__LOG__LEVEL: 'warn',
       BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS: 30,
       BROKKR__CORS__ALLOWED_ORIGINS: 'a,b',
@@ -52,7 +58,10 @@ describe('maintenance configuration reload', () => {
 
   it('applies the file at start-up, with the environment taking precedence', async () => {
     const file = path.join(dir, 'start.toml');
-    await writeFile(file, '[log]\nlevel = "warn"\n[broker]\naudit_log_retention_days = 30\nagent_events_retention_days = 3\n[maintenance]\nwork_order_interval_seconds = 42\n');
+    await writeFile(
+      file,
+      '[log]\nlevel = "warn"\n[broker]\naudit_log_retention_days = 30\nagent_events_retention_days = 3\n[maintenance]\nwork_order_interval_seconds = 42\n',
+    );
     const { replica, maintenance } = await start(file, { BROKKR__BROKER__AGENT_EVENTS_RETENTION_DAYS: '9' });
     expect(replica.ctx.logger.level).to.equal('warn');
     expect(maintenance.settings.current[AUDIT]).to.equal(30);
@@ -67,11 +76,16 @@ describe('maintenance configuration reload', () => {
     const { replica } = await start(file, {}, [workOrdersTask, probeTask]);
     // The timers really run: the task ticks every second.
     await eventually(async () => (await runs(replica, 'work-orders')) >= 2, { what: 'two scheduled ticks' });
-    await writeFile(file, '[log]\nlevel = "error"\n[broker]\naudit_log_retention_days = 7\n[maintenance]\nwork_order_interval_seconds = 600\n');
+    await writeFile(
+      file,
+      '[log]\nlevel = "error"\n[broker]\naudit_log_retention_days = 7\n[maintenance]\nwork_order_interval_seconds = 600\n',
+    );
     await eventually(async () => (await interval(replica, 'work-orders')) === 600, { what: 'the new interval' });
     expect(await gauge(replica, AUDIT)).to.equal(7);
     expect(replica.ctx.logger.level).to.equal('error');
-    expect(await metricValue(replica.metrics, 'brokkr_maintenance_config_reloads_total', { trigger: 'file', outcome: 'ok' })).to.be.greaterThan(0);
+    expect(
+      await metricValue(replica.metrics, 'brokkr_maintenance_config_reloads_total', { trigger: 'file', outcome: 'ok' }),
+    ).to.be.greaterThan(0);
     // With a 10-minute interval, no further tick comes. The probe's 1 s timer is the clock: once it
     // has ticked (a work-orders tick in flight at the change has ended by then) and then three times
     // more (two whole periods), a work-orders timer still on 1 s would have fired at least once.
@@ -93,12 +107,14 @@ describe('maintenance configuration reload', () => {
     const b = await start(file, env);
     await writeFile(file, JSON.stringify({ broker: { audit_log_retention_days: 12 } }));
     publishCore(a.replica.bus.nc, SUBJECTS.configReload, { reloaded_at: new Date().toISOString(), source: 'test' });
-    for (const { replica } of [a, b]) await eventually(async () => (await gauge(replica, AUDIT)) === 12, { what: 'both replicas to apply' });
+    for (const { replica } of [a, b])
+      await eventually(async () => (await gauge(replica, AUDIT)) === 12, { what: 'both replicas to apply' });
 
     await writeFile(file, '{ not json');
     publishCore(a.replica.bus.nc, SUBJECTS.configReload, {});
     await eventually(
-      async () => (await metricValue(a.replica.metrics, 'brokkr_maintenance_config_reloads_total', { trigger: 'broadcast', outcome: 'error' })) === 1,
+      async () =>
+        (await metricValue(a.replica.metrics, 'brokkr_maintenance_config_reloads_total', { trigger: 'broadcast', outcome: 'error' })) === 1,
       { what: 'the failed reload' },
     );
     expect(a.maintenance.settings.current[AUDIT]).to.equal(12);

@@ -33,7 +33,14 @@ describe('outbox relay', () => {
       await replica.db.query(
         `INSERT INTO outbox (id, event_type, subject, payload, headers, created_at)
          VALUES ($1, $2, $3, $4, $5, now() - $6::interval)`,
-        [e.id, e.event_type, `brokkr.events.${e.event_type}`, JSON.stringify(e), JSON.stringify({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }), age],
+        [
+          e.id,
+          e.event_type,
+          `brokkr.events.${e.event_type}`,
+          JSON.stringify(e),
+          JSON.stringify({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }),
+          age,
+        ],
       );
     }
     return events;
@@ -56,9 +63,7 @@ describe('outbox relay', () => {
     const first = events[0]!;
     const stored = await jsm.streams.getMessage(STREAMS.events, { last_by_subj: 'brokkr.events.stack.created' });
     expect(stored?.subject).to.equal('brokkr.events.stack.created');
-    const all = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => jsm.streams.getMessage(STREAMS.events, { seq: before + 1 + i })),
-    );
+    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => jsm.streams.getMessage(STREAMS.events, { seq: before + 1 + i })));
     const byId = new Map(all.map((m) => [m!.header.get('Nats-Msg-Id'), m!]));
     const message = byId.get(first.id)!;
     // jsonb may reorder keys inside `data`; the envelope keeps Brokkr's order.
@@ -80,7 +85,9 @@ describe('outbox relay', () => {
     await replica.db.query('UPDATE outbox SET published_at = NULL WHERE id = ANY($1::uuid[])', [events.map((e) => e.id)]);
     expect((await maintenance.tick(outboxRelayTask)).rows).to.equal(5);
     expect(await streamCount()).to.equal(before + 5);
-    const { rows } = await replica.db.query<{ attempts: number }>('SELECT attempts FROM outbox WHERE id = ANY($1::uuid[])', [events.map((e) => e.id)]);
+    const { rows } = await replica.db.query<{ attempts: number }>('SELECT attempts FROM outbox WHERE id = ANY($1::uuid[])', [
+      events.map((e) => e.id),
+    ]);
     expect(rows.map((r) => r.attempts)).to.deep.equal([2, 2, 2, 2, 2]);
     // Nothing left: a third tick is a no-op.
     expect(await maintenance.tick(outboxRelayTask)).to.deep.equal({ outcome: 'ok', rows: 0 });

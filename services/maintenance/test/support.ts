@@ -58,9 +58,14 @@ export async function metricValue(registry: Registry, name: string, labels: Reco
 /** The rows the maintenance tasks need to exist first (foreign keys). */
 export async function seedAgentAndObject(db: Db): Promise<{ agentId: string; stackId: string; objectId: string }> {
   const suffix = randomUUID().slice(0, 8);
-  const agent = await db.query<{ id: string }>(`INSERT INTO agents (name, cluster_name) VALUES ($1, 'c') RETURNING id`, [`agent-${suffix}`]);
+  const agent = await db.query<{ id: string }>(`INSERT INTO agents (name, cluster_name) VALUES ($1, 'c') RETURNING id`, [
+    `agent-${suffix}`,
+  ]);
   const generator = await db.query<{ id: string }>(`INSERT INTO generators (name) VALUES ($1) RETURNING id`, [`gen-${suffix}`]);
-  const stack = await db.query<{ id: string }>(`INSERT INTO stacks (name, generator_id) VALUES ($1, $2) RETURNING id`, [`stack-${suffix}`, generator.rows[0]!.id]);
+  const stack = await db.query<{ id: string }>(`INSERT INTO stacks (name, generator_id) VALUES ($1, $2) RETURNING id`, [
+    `stack-${suffix}`,
+    generator.rows[0]!.id,
+  ]);
   const object = await db.query<{ id: string }>(
     `INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum) VALUES ($1, 'kind: ConfigMap', 'x') RETURNING id`,
     [stack.rows[0]!.id],
@@ -79,7 +84,9 @@ export async function insertSubscription(db: Db): Promise<string> {
 export async function insertDelivery(db: Db, subscriptionId: string, fields: Record<string, string>): Promise<string> {
   const columns = ['subscription_id', 'event_type', 'event_id', 'payload', ...Object.keys(fields)];
   const values = [`'${subscriptionId}'`, `'stack.created'`, `gen_random_uuid()`, `'{}'`, ...Object.values(fields)];
-  const { rows } = await db.query<{ id: string }>(`INSERT INTO webhook_deliveries (${columns.join(', ')}) VALUES (${values.join(', ')}) RETURNING id`);
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO webhook_deliveries (${columns.join(', ')}) VALUES (${values.join(', ')}) RETURNING id`,
+  );
   return rows[0]!.id;
 }
 

@@ -14,7 +14,16 @@ import {
   type Maintenance,
   type MaintenanceTask,
 } from '../src/index.ts';
-import { createReplica, insertDelivery, insertSubscription, manual, metricValue, seedAgentAndObject, statusOf, type Replica } from './support.ts';
+import {
+  createReplica,
+  insertDelivery,
+  insertSubscription,
+  manual,
+  metricValue,
+  seedAgentAndObject,
+  statusOf,
+  type Replica,
+} from './support.ts';
 
 describe('maintenance tasks', () => {
   const infra = useTestInfra({ nats: true });
@@ -46,7 +55,13 @@ describe('maintenance tasks', () => {
   it('returns expired delivery leases (counting the interrupted attempt) and due retries to pending, and wakes the dispatchers', async () => {
     const sub = await insertSubscription(replica.db);
     const expired = await Promise.all(
-      [1, 2, 3].map(() => insertDelivery(replica.db, sub, { status: `'acquired'`, acquired_by: `'${seed.agentId}'`, acquired_until: `now() - interval '1 second'` })),
+      [1, 2, 3].map(() =>
+        insertDelivery(replica.db, sub, {
+          status: `'acquired'`,
+          acquired_by: `'${seed.agentId}'`,
+          acquired_until: `now() - interval '1 second'`,
+        }),
+      ),
     );
     const leased = await insertDelivery(replica.db, sub, { status: `'acquired'`, acquired_until: `now() + interval '1 minute'` });
     const due = await insertDelivery(replica.db, sub, { status: `'failed'`, attempts: '1', next_retry_at: `now() - interval '1 second'` });
@@ -73,17 +88,29 @@ describe('maintenance tasks', () => {
 
   it('promotes due work-order retries and releases stale claims', async () => {
     const insert = async (fields: string, values: string) =>
-      (await sql(`INSERT INTO work_orders (work_type, yaml_content, ${fields}) VALUES ('build', 'x', ${values}) RETURNING id`)).rows[0]!.id as string;
+      (await sql(`INSERT INTO work_orders (work_type, yaml_content, ${fields}) VALUES ('build', 'x', ${values}) RETURNING id`)).rows[0]!
+        .id as string;
     const dueRetry = await insert('status, retry_count, next_retry_after', `'RETRY_PENDING', 1, now() - interval '1 second'`);
     const laterRetry = await insert('status, retry_count, next_retry_after', `'RETRY_PENDING', 1, now() + interval '1 hour'`);
-    const stale = await insert('status, claimed_by, claimed_at, claim_timeout_seconds, retry_count', `'CLAIMED', '${seed.agentId}', now() - interval '2 minutes', 60, 2`);
-    const fresh = await insert('status, claimed_by, claimed_at, claim_timeout_seconds', `'CLAIMED', '${seed.agentId}', now() - interval '2 minutes', 3600`);
+    const stale = await insert(
+      'status, claimed_by, claimed_at, claim_timeout_seconds, retry_count',
+      `'CLAIMED', '${seed.agentId}', now() - interval '2 minutes', 60, 2`,
+    );
+    const fresh = await insert(
+      'status, claimed_by, claimed_at, claim_timeout_seconds',
+      `'CLAIMED', '${seed.agentId}', now() - interval '2 minutes', 3600`,
+    );
 
     expect(await tickTwice(workOrdersTask)).to.equal(2);
 
     expect(await statusOf(replica.db, 'work_orders', dueRetry)).to.include({ status: 'PENDING', next_retry_after: null, retry_count: 1 });
     expect((await statusOf(replica.db, 'work_orders', laterRetry))?.status).to.equal('RETRY_PENDING');
-    expect(await statusOf(replica.db, 'work_orders', stale)).to.include({ status: 'PENDING', claimed_by: null, claimed_at: null, retry_count: 2 });
+    expect(await statusOf(replica.db, 'work_orders', stale)).to.include({
+      status: 'PENDING',
+      claimed_by: null,
+      claimed_at: null,
+      retry_count: 2,
+    });
     expect(await statusOf(replica.db, 'work_orders', fresh)).to.include({ status: 'CLAIMED', claimed_by: seed.agentId });
   });
 
@@ -120,7 +147,9 @@ describe('maintenance tasks', () => {
     const sub = await insertSubscription(replica.db);
     const old = `now() - interval '8 days'`;
     const doomed = await Promise.all(
-      ['success', 'success', 'dead', 'dead', 'success'].map((status) => insertDelivery(replica.db, sub, { status: `'${status}'`, created_at: old })),
+      ['success', 'success', 'dead', 'dead', 'success'].map((status) =>
+        insertDelivery(replica.db, sub, { status: `'${status}'`, created_at: old }),
+      ),
     );
     const oldFailed = await insertDelivery(replica.db, sub, { status: `'failed'`, created_at: old });
     const recent = await insertDelivery(replica.db, sub, { status: `'success'`, created_at: `now() - interval '6 days'` });

@@ -17,7 +17,12 @@ export interface DeliveryFailedAudit {
 export type RecordDeliveryFailed = (entry: DeliveryFailedAudit) => Promise<void>;
 
 /** `webhook.delivery_failed` (actor system, resource the subscription), recorded the way every service audits. */
-export function createDeliveryFailedAuditor(deps: { js: JetStreamClient; db: Queryable; logger: Logger; fallbacks: Counter<string> }): RecordDeliveryFailed {
+export function createDeliveryFailedAuditor(deps: {
+  js: JetStreamClient;
+  db: Queryable;
+  logger: Logger;
+  fallbacks: Counter<string>;
+}): RecordDeliveryFailed {
   const publish = createAuditPublisher({ js: deps.js, db: deps.db, logger: deps.logger, onFallback: () => deps.fallbacks.inc() });
   return (entry) =>
     publish({

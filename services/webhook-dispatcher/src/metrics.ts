@@ -14,9 +14,17 @@ export interface DispatcherMetrics {
 export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
   const m = metricsFor(registry);
   return {
-    eventsConsumed: m.counter({ name: 'brokkr_webhook_events_consumed_total', help: 'Events read from BROKKR_EVENTS', labelNames: ['result'] }),
+    eventsConsumed: m.counter({
+      name: 'brokkr_webhook_events_consumed_total',
+      help: 'Events read from BROKKR_EVENTS',
+      labelNames: ['result'],
+    }),
     deliveriesCreated: m.counter({ name: 'brokkr_webhook_deliveries_created_total', help: 'Delivery rows created from events' }),
-    attempts: m.counter({ name: 'brokkr_webhook_delivery_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'] }),
+    attempts: m.counter({
+      name: 'brokkr_webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts by outcome',
+      labelNames: ['outcome'],
+    }),
     attemptDuration: m.histogram({
       name: 'brokkr_webhook_delivery_duration_seconds',
       help: 'Time from sending a webhook POST to its outcome',
@@ -28,6 +36,9 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
       help: 'Subscription secrets that could not be decrypted',
       labelNames: ['field', 'path'],
     }),
-    auditFallbacks: m.counter({ name: 'brokkr_webhook_audit_fallback_writes_total', help: 'Audit entries written to Postgres because NATS refused them' }),
+    auditFallbacks: m.counter({
+      name: 'brokkr_webhook_audit_fallback_writes_total',
+      help: 'Audit entries written to Postgres because NATS refused them',
+    }),
   };
 }

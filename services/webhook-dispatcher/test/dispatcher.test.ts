@@ -89,7 +89,10 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
       otherType: await subscribe({ eventTypes: ['agent.registered', 'deployment.*'] }),
       filterHit: await subscribe({ eventTypes: ['*'], filters: JSON.stringify({ stack_id: stackId.toUpperCase() }) }),
       filterMiss: await subscribe({ eventTypes: ['*'], filters: JSON.stringify({ stack_id: '99999999-2222-4333-8444-555555555555' }) }),
-      filterBoth: await subscribe({ eventTypes: ['*'], filters: JSON.stringify({ stack_id: stackId, agent_id: '99999999-2222-4333-8444-555555555555' }) }),
+      filterBoth: await subscribe({
+        eventTypes: ['*'],
+        filters: JSON.stringify({ stack_id: stackId, agent_id: '99999999-2222-4333-8444-555555555555' }),
+      }),
       filterEmpty: await subscribe({ eventTypes: ['*'], filters: '{}' }),
       unparseable: await subscribe({ eventTypes: ['*'], filters: '{not json' }),
       disabled: await subscribe({ eventTypes: ['*'], enabled: false }),
@@ -128,9 +131,13 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
     receiver.respond = (_req, nth) => (nth === 1 ? { status: 503, body: 'busy' } : { status: 200 });
     const event = envelope('deployment.applied');
     await publishEvents(js, [event]);
-    const failed = await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'failed']))[0], { what: 'the failed attempt' });
+    const failed = await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'failed']))[0], {
+      what: 'the failed attempt',
+    });
     expect(failed.last_error).to.equal('HTTP 503 Service Unavailable: busy');
-    const ok = await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'success']))[0], { what: 'the retry' });
+    const ok = await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'success']))[0], {
+      what: 'the retry',
+    });
     expect(ok.attempts).to.equal(2);
     expect(receiver.countById.get(event.id)).to.equal(2);
   });
@@ -140,12 +147,21 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
     receiver.respond = () => ({ status: 404, body: 'no such hook' });
     const event = envelope('agent.registered');
     await publishEvents(js, [event]);
-    const dead = await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'dead']))[0], { what: 'dead' });
+    const dead = await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'dead']))[0], {
+      what: 'dead',
+    });
     expect(dead.attempts).to.equal(1);
     expect(dead.last_error).to.equal('HTTP 404 Not Found: no such hook');
     const jsm = await jetstreamManager(nc);
-    const msg = await eventually(() => jsm.streams.getMessage('BROKKR_AUDIT', { last_by_subj: SUBJECTS.audit('webhook.delivery_failed') }).catch(() => null));
-    expect(msg.json()).to.include({ action: 'webhook.delivery_failed', actor_type: 'system', resource_type: 'webhook_subscription', resource_id: sub.id });
+    const msg = await eventually(() =>
+      jsm.streams.getMessage('BROKKR_AUDIT', { last_by_subj: SUBJECTS.audit('webhook.delivery_failed') }).catch(() => null),
+    );
+    expect(msg.json()).to.include({
+      action: 'webhook.delivery_failed',
+      actor_type: 'system',
+      resource_type: 'webhook_subscription',
+      resource_id: sub.id,
+    });
   });
 
   it('treats max_retries as the total number of attempts', async () => {
@@ -162,7 +178,9 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
     receiver.respond = () => ({ status: 200, hang: true });
     const event = envelope('stack.created');
     await publishEvents(js, [event]);
-    const dead = await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'dead']))[0], { what: 'the timeout' });
+    const dead = await eventually(async () => (await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'dead']))[0], {
+      what: 'the timeout',
+    });
     expect(dead.last_error).to.equal('Request failed: timed out');
     expect(receiver.countById.get(event.id)).to.equal(1);
   });

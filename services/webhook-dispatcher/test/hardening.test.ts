@@ -54,10 +54,13 @@ describe('webhook-dispatcher hardening', function () {
   }
 
   async function finalRow(eventId: string) {
-    const [row] = await eventually(async () => {
-      const rows = await deliveries(pool, `event_id = $1 AND status IN ('success', 'dead')`, [eventId]);
-      return rows.length === 1 ? rows : undefined;
-    }, { what: 'a final delivery state' });
+    const [row] = await eventually(
+      async () => {
+        const rows = await deliveries(pool, `event_id = $1 AND status IN ('success', 'dead')`, [eventId]);
+        return rows.length === 1 ? rows : undefined;
+      },
+      { what: 'a final delivery state' },
+    );
     return row!;
   }
 
@@ -107,18 +110,26 @@ describe('webhook-dispatcher hardening', function () {
     expect(row.last_error).to.match(INTERRUPTED);
     expect(receiver.countById.get(orphan.eventId)).to.equal(undefined);
     const jsm = await jetstreamManager(nc);
-    const audit = await eventually(async () => {
-      const msg = await jsm.streams.getMessage('BROKKR_AUDIT', { last_by_subj: SUBJECTS.audit('webhook.delivery_failed') }).catch(() => null);
-      const entry = msg?.json<{ details: { delivery_id: string; attempts: number; last_error: string } }>();
-      return entry?.details.delivery_id === orphan.id ? entry : undefined;
-    }, { what: 'the webhook.delivery_failed audit entry' });
+    const audit = await eventually(
+      async () => {
+        const msg = await jsm.streams
+          .getMessage('BROKKR_AUDIT', { last_by_subj: SUBJECTS.audit('webhook.delivery_failed') })
+          .catch(() => null);
+        const entry = msg?.json<{ details: { delivery_id: string; attempts: number; last_error: string } }>();
+        return entry?.details.delivery_id === orphan.id ? entry : undefined;
+      },
+      { what: 'the webhook.delivery_failed audit entry' },
+    );
     expect(audit.details.attempts).to.equal(2);
   });
 
   it("never stores the endpoint, control characters or a NUL in last_error (socket errors and receivers' bodies)", async () => {
     const closedPort = await freePort();
     const refused = await subscribe({ url: `http://127.0.0.1:${closedPort}/hook`, eventTypes: ['agent.registered'], maxRetries: 1 });
-    receiver.respond = () => ({ status: 500, body: `boom\u0000 upstream 10.0.0.7:5432 via http://internal.example/x at 127.0.0.1:${receiver.port}\r\n` });
+    receiver.respond = () => ({
+      status: 500,
+      body: `boom\u0000 upstream 10.0.0.7:5432 via http://internal.example/x at 127.0.0.1:${receiver.port}\r\n`,
+    });
     const answered = await subscribe({ eventTypes: ['agent.deregistered'], maxRetries: 1 });
     const events = [envelope('agent.registered'), envelope('agent.deregistered')];
     await publishEvents(js, events);
@@ -169,10 +180,13 @@ describe('webhook-dispatcher: a delivery sent again after a crash', function () 
     await crashed.kill();
     survivor = await startInProcessDispatcher(urls, settings);
     // The lease (timeout + 10 s) has to run out before anyone may send it again.
-    const [row] = await eventually(async () => {
-      const rows = await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'success']);
-      return rows.length === 1 ? rows : undefined;
-    }, { timeoutMs: 60_000, what: 'the delivery sent again and recorded' });
+    const [row] = await eventually(
+      async () => {
+        const rows = await deliveries(pool, 'event_id = $1 AND status = $2', [event.id, 'success']);
+        return rows.length === 1 ? rows : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the delivery sent again and recorded' },
+    );
     expect(receiver.countById.get(event.id)).to.equal(2);
     expect(row!.attempts).to.equal(2);
   });

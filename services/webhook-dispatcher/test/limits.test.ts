@@ -10,7 +10,12 @@ import { startInProcessDispatcher, type InProcessDispatcher } from './support/di
 /** Each block gets its own database, NATS server and dispatcher, so their settings differ freely. */
 function isolated(env: Record<string, string>, stopGraceMs?: number) {
   const infra = useTestInfra({ nats: true });
-  const ctx = { receivers: [] as WebhookReceiver[] } as { nc: NatsConnection; pool: pg.Pool; dispatcher: InProcessDispatcher; receivers: WebhookReceiver[] };
+  const ctx = { receivers: [] as WebhookReceiver[] } as {
+    nc: NatsConnection;
+    pool: pg.Pool;
+    dispatcher: InProcessDispatcher;
+    receivers: WebhookReceiver[];
+  };
   before(async () => {
     ctx.nc = await connect({ servers: infra.nats.url });
     await ensureStreams(await jetstreamManager(ctx.nc));
@@ -65,7 +70,10 @@ describe('webhook-dispatcher limits and safety', function () {
       const slow = await receiverFor(ctx, () => ({ hang: true }));
       const fast = await receiverFor(ctx);
       await insertSubscription(ctx.pool, { url: slow.url, eventTypes: ['workorder.created'], timeoutSeconds: 30, maxRetries: 1 });
-      await publishEvents(jetstream(ctx.nc), Array.from({ length: 20 }, () => envelope('workorder.created')));
+      await publishEvents(
+        jetstream(ctx.nc),
+        Array.from({ length: 20 }, () => envelope('workorder.created')),
+      );
       await slow.waitFor(3, { what: 'the slow receiver saturated' });
       await insertSubscription(ctx.pool, { url: fast.url, eventTypes: ['workorder.claimed'] });
       await invalidateSubscriptionCache(ctx.nc);

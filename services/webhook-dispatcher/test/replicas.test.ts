@@ -8,7 +8,9 @@ import { envelope, insertSubscription, publishEvents } from './support/fixtures.
 import { spawnDispatcher } from './support/replicas.ts';
 
 async function statusCounts(pool: pg.Pool): Promise<Record<string, number>> {
-  const { rows } = await pool.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status');
+  const { rows } = await pool.query<{ status: string; n: number }>(
+    'SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status',
+  );
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
@@ -43,7 +45,11 @@ describe('webhook-dispatcher replicas', function () {
       const events = Array.from({ length: 5000 }, (_, i) => envelope('stack.created', { stack_id: null, n: i }));
       await publishEvents(jetstream(nc), events);
 
-      await eventually(async () => (await statusCounts(pool)).success === 5000, { timeoutMs: 180_000, intervalMs: 500, what: '5000 successful deliveries' });
+      await eventually(async () => (await statusCounts(pool)).success === 5000, {
+        timeoutMs: 180_000,
+        intervalMs: 500,
+        what: '5000 successful deliveries',
+      });
       // A row recorded as a success is never claimed again, so a second send could only be a POST
       // already under way. Before counting, an event published now is delivered: the replicas have
       // claimed and sent past those 5000.
@@ -52,9 +58,15 @@ describe('webhook-dispatcher replicas', function () {
       await receiver.waitFor(1, { where: (r) => r.webhookId === marker.id, what: 'the later marker event' });
       const counts = new Map([...receiver.countById].filter(([id]) => id !== marker.id));
       expect(counts.size).to.equal(5000);
-      expect([...counts.values()].every((n) => n === 1), 'some webhook-id arrived twice').to.equal(true);
+      expect(
+        [...counts.values()].every((n) => n === 1),
+        'some webhook-id arrived twice',
+      ).to.equal(true);
       expect(events.every((e) => counts.get(e.id) === 1)).to.equal(true);
-      const { rows } = await pool.query<{ n: number; a: number }>('SELECT count(*)::int AS n, max(attempts)::int AS a FROM webhook_deliveries WHERE event_id <> $1', [marker.id]);
+      const { rows } = await pool.query<{ n: number; a: number }>(
+        'SELECT count(*)::int AS n, max(attempts)::int AS a FROM webhook_deliveries WHERE event_id <> $1',
+        [marker.id],
+      );
       expect(rows[0]).to.deep.equal({ n: 5000, a: 1 });
       for (const replica of replicas) expect(await replica.stop()).to.equal(0);
     });
@@ -83,9 +95,18 @@ describe('webhook-dispatcher replicas', function () {
       const seenAtKill = receiver.requests.length;
       expect(seenAtKill).to.be.lessThan(3000, 'the replica should die mid-batch');
 
-      await eventually(async () => (await statusCounts(pool)).success === 3000, { timeoutMs: 180_000, intervalMs: 500, what: 'all 3000 deliveries' });
-      expect(events.every((e) => (receiver.countById.get(e.id) ?? 0) >= 1), 'an event was never delivered').to.equal(true);
-      const { rows } = await pool.query<{ n: number; d: number }>('SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM webhook_deliveries');
+      await eventually(async () => (await statusCounts(pool)).success === 3000, {
+        timeoutMs: 180_000,
+        intervalMs: 500,
+        what: 'all 3000 deliveries',
+      });
+      expect(
+        events.every((e) => (receiver.countById.get(e.id) ?? 0) >= 1),
+        'an event was never delivered',
+      ).to.equal(true);
+      const { rows } = await pool.query<{ n: number; d: number }>(
+        'SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM webhook_deliveries',
+      );
       expect(rows[0]).to.deep.equal({ n: 3000, d: 3000 });
       const duplicates = [...receiver.countById.values()].filter((n) => n > 1).length;
       // Only POSTs in flight in the killed replica can have been sent twice.

@@ -11,8 +11,16 @@ const logger = createLogger({ service: 'audit-test', level: 'silent' });
 
 function record(action = 'stack.created'): AuditRecord {
   return {
-    id: randomUUID(), timestamp: new Date().toISOString(), actor_type: 'admin', actor_id: null, action,
-    resource_type: 'stack', resource_id: randomUUID(), details: { name: 'x' }, ip_address: null, user_agent: null,
+    id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    actor_type: 'admin',
+    actor_id: null,
+    action,
+    resource_type: 'stack',
+    resource_id: randomUUID(),
+    details: { name: 'x' },
+    ip_address: null,
+    user_agent: null,
   };
 }
 

@@ -27,16 +27,7 @@ export interface EnsureStreamsOptions {
 /** What we manage on a stream; everything else keeps the server's default. */
 export type ManagedStreamConfig = Pick<
   StreamConfig,
-  | 'name'
-  | 'subjects'
-  | 'retention'
-  | 'storage'
-  | 'discard'
-  | 'max_age'
-  | 'max_bytes'
-  | 'max_msg_size'
-  | 'duplicate_window'
-  | 'num_replicas'
+  'name' | 'subjects' | 'retention' | 'storage' | 'discard' | 'max_age' | 'max_bytes' | 'max_msg_size' | 'duplicate_window' | 'num_replicas'
 >;
 
 // The duplicate window bounds how late a retried publish (outbox relay, api retry) can still be
@@ -70,9 +61,7 @@ export function streamConfigs(options: EnsureStreamsOptions = {}): ManagedStream
 }
 
 function differs(current: StreamConfig, wanted: ManagedStreamConfig): boolean {
-  return (Object.keys(wanted) as (keyof ManagedStreamConfig)[]).some(
-    (key) => JSON.stringify(current[key]) !== JSON.stringify(wanted[key]),
-  );
+  return (Object.keys(wanted) as (keyof ManagedStreamConfig)[]).some((key) => JSON.stringify(current[key]) !== JSON.stringify(wanted[key]));
 }
 
 async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | undefined> {

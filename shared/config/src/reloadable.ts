@@ -11,7 +11,11 @@ export interface ConfigChange {
 
 /** `BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS` → `broker.audit_log_retention_days`. */
 export function dottedKey(envName: string): string {
-  return envName.replace(/^BROKKR__/, '').split('__').join('.').toLowerCase();
+  return envName
+    .replace(/^BROKKR__/, '')
+    .split('__')
+    .join('.')
+    .toLowerCase();
 }
 
 /**

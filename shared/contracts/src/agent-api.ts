@@ -112,7 +112,10 @@ const webhookHeadersSchema = z
   .object({
     'webhook-id': z.string().meta({ description: 'The event id, stable across retries' }),
     'webhook-timestamp': z.string().meta({ description: 'Seconds since the epoch, at claim time' }),
-    'webhook-signature': z.string().optional().meta({ description: '`v1,<base64 HMAC-SHA256>` per active secret; absent when the subscription has none' }),
+    'webhook-signature': z
+      .string()
+      .optional()
+      .meta({ description: '`v1,<base64 HMAC-SHA256>` per active secret; absent when the subscription has none' }),
   })
   .meta({ description: 'Standard Webhooks headers computed by the broker at claim time; the agent sends them unchanged' });
 

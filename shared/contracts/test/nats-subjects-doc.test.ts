@@ -49,7 +49,7 @@ describe('docs/nats-subjects.md agrees with @brokkr/contracts', () => {
     expect(listed).to.deep.equal([...EVENT_TYPES]);
   });
 
-  it('the audit example is an audit record, and the actor and resource types are the schema\'s', () => {
+  it("the audit example is an audit record, and the actor and resource types are the schema's", () => {
     const audit = section(/^## 3\. Audit entries/m);
     const examples = jsonBlocks(audit);
     expect(examples).to.have.length.greaterThan(0);
@@ -60,7 +60,7 @@ describe('docs/nats-subjects.md agrees with @brokkr/contracts', () => {
     expect(resources.split(',').map((s) => s.trim())).to.deep.equal([...AUDIT_RESOURCE_TYPES]);
   });
 
-  it('every core-subject payload in the table parses with that subject\'s schema', () => {
+  it("every core-subject payload in the table parses with that subject's schema", () => {
     const core = section(/^## 4\. Core subjects/m);
     const schemas: [RegExp, z.ZodType][] = [
       [/^\| `brokkr\.notify\.agent\.<agent_id>`.*$/m, agentNoticeSchema],
@@ -70,8 +70,11 @@ describe('docs/nats-subjects.md agrees with @brokkr/contracts', () => {
     ];
     for (const [row, schema] of schemas) {
       const line = row.exec(core)?.[0] ?? '';
-      const payloads = inlinePayloads(line.replaceAll('"<uuid>"', '"6f1c1f4e-3c4e-4d7a-9b8e-2a9f0f6f2b11"')
-        .replaceAll('"<subscription uuid>"', '"6f1c1f4e-3c4e-4d7a-9b8e-2a9f0f6f2b11"'));
+      const payloads = inlinePayloads(
+        line
+          .replaceAll('"<uuid>"', '"6f1c1f4e-3c4e-4d7a-9b8e-2a9f0f6f2b11"')
+          .replaceAll('"<subscription uuid>"', '"6f1c1f4e-3c4e-4d7a-9b8e-2a9f0f6f2b11"'),
+      );
       expect(payloads, line).to.have.length.greaterThan(0);
       for (const payload of payloads) expectValid(schema, payload, line.slice(0, 40));
     }

@@ -16,8 +16,13 @@ import { judgeAddress } from './special-purpose.ts';
  */
 export class EgressBlockedError extends BrokkrError {
   readonly code = 'EBROKKR_EGRESS_BLOCKED';
-  constructor(readonly address: string, readonly host: string) {
-    super(`webhook target ${host} resolves to ${address}, a private or reserved address or one of the hub's own (set BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow)`);
+  constructor(
+    readonly address: string,
+    readonly host: string,
+  ) {
+    super(
+      `webhook target ${host} resolves to ${address}, a private or reserved address or one of the hub's own (set BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow)`,
+    );
   }
 }
 

@@ -1,12 +1,4 @@
-export {
-  decrypt,
-  decryptString,
-  encrypt,
-  keyFingerprint,
-  loadWebhookKey,
-  DecryptionError,
-  type WebhookKey,
-} from './envelope.ts';
+export { decrypt, decryptString, encrypt, keyFingerprint, loadWebhookKey, DecryptionError, type WebhookKey } from './envelope.ts';
 export { generateSigningSecret, sign, signatureHeaders, InvalidSigningSecretError, type SignInput } from './signing.ts';
 export { assertLiteralHostAllowed, guardedLookup, isForbiddenAddress, EgressBlockedError } from './egress-guard.ts';
 export { headerValueProblem, isValidHeaderValue, MAX_HEADER_VALUE_LENGTH } from './header-value.ts';

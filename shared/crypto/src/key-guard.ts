@@ -25,7 +25,12 @@ export async function requireKeyWhenSubscriptionsExist(
     return;
   }
   if (await subscriptionsExist()) {
-    throw new ConfigError(`${KEY_VARIABLE} is not set but webhook subscriptions exist: set the key they were encrypted with`, [KEY_VARIABLE]);
+    throw new ConfigError(`${KEY_VARIABLE} is not set but webhook subscriptions exist: set the key they were encrypted with`, [
+      KEY_VARIABLE,
+    ]);
   }
-  logger.warn({ fingerprint: key.fingerprint }, `no webhook encryption key configured; using a random per-process key (set ${KEY_VARIABLE})`);
+  logger.warn(
+    { fingerprint: key.fingerprint },
+    `no webhook encryption key configured; using a random per-process key (set ${KEY_VARIABLE})`,
+  );
 }

@@ -29,7 +29,12 @@ function knownForms(endpoint: string): string[] {
   const forms = new Set<string>([endpoint]);
   try {
     const url = new URL(endpoint);
-    forms.add(url.href).add(url.origin).add(url.host).add(url.hostname).add(url.hostname.replace(/^\[|\]$/g, ''));
+    forms
+      .add(url.href)
+      .add(url.origin)
+      .add(url.host)
+      .add(url.hostname)
+      .add(url.hostname.replace(/^\[|\]$/g, ''));
   } catch {
     // A bare host name: only the literal text is known.
   }

@@ -78,7 +78,8 @@ const isZero = (b: Uint8Array, from: number, to: number) => b.subarray(from, to)
  */
 export function embeddedIpv4(bytes: Uint8Array): string | undefined {
   if (isZero(bytes, 0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return dottedQuad(bytes, 12);
-  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && isZero(bytes, 4, 12)) return dottedQuad(bytes, 12);
+  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && isZero(bytes, 4, 12))
+    return dottedQuad(bytes, 12);
   if (bytes[0] === 0x20 && bytes[1] === 0x02) return dottedQuad(bytes, 2);
   return undefined;
 }

@@ -17,7 +17,10 @@ describe('requireKeyWhenSubscriptionsExist (the webhook-key start-up guard of ap
   });
 
   it('refuses to start on a random key when subscriptions exist, naming the variable', async () => {
-    const err = await requireKeyWhenSubscriptionsExist(loadWebhookKey(undefined), async () => true, recordingLogger()).then(() => undefined, (e: unknown) => e);
+    const err = await requireKeyWhenSubscriptionsExist(loadWebhookKey(undefined), async () => true, recordingLogger()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(ConfigError);
     expect((err as Error).message).to.include('BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY');
   });

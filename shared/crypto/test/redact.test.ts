@@ -13,17 +13,26 @@ describe('error text sanitizing (no endpoint in stored errors)', () => {
 
   it('replaces whole URLs and the known target in every form', () => {
     const url = 'https://hooks.corp.example:8443/brokkr?token=abc';
-    expect(redactEndpoints('error sending request for url (https://hooks.corp.example:8443/brokkr?token=abc): connection closed', [url]))
-      .to.equal('error sending request for url (<endpoint>): connection closed');
-    expect(redactEndpoints('dns error: failed to lookup address information for hooks.corp.example', [url]))
-      .to.equal('dns error: failed to lookup address information for <endpoint>');
+    expect(
+      redactEndpoints('error sending request for url (https://hooks.corp.example:8443/brokkr?token=abc): connection closed', [url]),
+    ).to.equal('error sending request for url (<endpoint>): connection closed');
+    expect(redactEndpoints('dns error: failed to lookup address information for hooks.corp.example', [url])).to.equal(
+      'dns error: failed to lookup address information for <endpoint>',
+    );
     expect(redactEndpoints('POST http://other.example/x failed')).to.equal('POST <url> failed');
-    expect(redactEndpoints('refused by [10.0.0.5]:8080 and 10.0.0.5', ['http://10.0.0.5:8080/x'])).to.equal('refused by <endpoint> and <endpoint>');
+    expect(redactEndpoints('refused by [10.0.0.5]:8080 and 10.0.0.5', ['http://10.0.0.5:8080/x'])).to.equal(
+      'refused by <endpoint> and <endpoint>',
+    );
     expect(redactEndpoints('refused by [fd00::2]:8080', ['http://[fd00::2]:8080/x'])).to.equal('refused by <endpoint>');
   });
 
   it('keeps ordinary text, status lines and times', () => {
-    for (const text of ['HTTP 500 Internal Server Error: try again at 12:34:56', 'timed out', 'HTTP 429: slow down', 'Request failed: socket hang up']) {
+    for (const text of [
+      'HTTP 500 Internal Server Error: try again at 12:34:56',
+      'timed out',
+      'HTTP 429: slow down',
+      'Request failed: socket hang up',
+    ]) {
       expect(redactEndpoints(text)).to.equal(text);
     }
   });

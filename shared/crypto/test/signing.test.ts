@@ -28,7 +28,9 @@ describe('Standard Webhooks signing', () => {
     const expected = createHmac('sha256', Buffer.from('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'base64'))
       .update(`msg_p5jXN8AQM9LWM0D4loKWxJek.1614265330.{"test": 2432232314}`)
       .digest('base64');
-    expect(sign(secret, { id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', timestamp: 1614265330, body: '{"test": 2432232314}' })).to.equal(`v1,${expected}`);
+    expect(sign(secret, { id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', timestamp: 1614265330, body: '{"test": 2432232314}' })).to.equal(
+      `v1,${expected}`,
+    );
   });
 
   it('signs with both secrets during a rotation; receivers holding either verify', () => {

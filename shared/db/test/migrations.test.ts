@@ -4,21 +4,55 @@ import { useTestInfra } from '@brokkr/testkit';
 import { migrateLatest } from '../src/index.ts';
 
 const CONTRACT_TABLES = [
-  'agents', 'agent_labels', 'agent_annotations', 'generators', 'stacks', 'stack_labels', 'stack_annotations',
-  'agent_targets', 'deployment_objects', 'agent_events', 'app_initialization', 'admin_role', 'stack_templates',
-  'template_labels', 'template_annotations', 'template_targets', 'rendered_deployment_objects', 'work_orders',
-  'work_order_log', 'work_order_targets', 'work_order_labels', 'work_order_annotations', 'deployment_health',
-  'diagnostic_requests', 'diagnostic_results', 'webhook_subscriptions', 'webhook_deliveries', 'audit_logs',
-  'agent_generator_registrations', 'agent_k8s_events', 'agent_pod_logs',
+  'agents',
+  'agent_labels',
+  'agent_annotations',
+  'generators',
+  'stacks',
+  'stack_labels',
+  'stack_annotations',
+  'agent_targets',
+  'deployment_objects',
+  'agent_events',
+  'app_initialization',
+  'admin_role',
+  'stack_templates',
+  'template_labels',
+  'template_annotations',
+  'template_targets',
+  'rendered_deployment_objects',
+  'work_orders',
+  'work_order_log',
+  'work_order_targets',
+  'work_order_labels',
+  'work_order_annotations',
+  'deployment_health',
+  'diagnostic_requests',
+  'diagnostic_results',
+  'webhook_subscriptions',
+  'webhook_deliveries',
+  'audit_logs',
+  'agent_generator_registrations',
+  'agent_k8s_events',
+  'agent_pod_logs',
 ];
 const ALL_TABLES = [...CONTRACT_TABLES, 'outbox'];
 
 // The API reports these names in `details.constraint`: they must not drift.
 const REPORTED_NAMES = [
-  'unique_agent_cluster', 'unique_generator_name', 'unique_stack_name', 'unique_agent_stack', 'unique_stack_annotation',
-  'agent_labels_agent_id_label_key', 'agent_annotations_agent_id_key_key', 'stack_labels_stack_id_label_key',
-  'unique_agent_deployment_health', 'unique_template_version', 'deployment_objects_sequence_id_key',
-  'agent_generator_registrations_agent_id_generator_id_key', 'unique_delivery_event_subscription',
+  'unique_agent_cluster',
+  'unique_generator_name',
+  'unique_stack_name',
+  'unique_agent_stack',
+  'unique_stack_annotation',
+  'agent_labels_agent_id_label_key',
+  'agent_annotations_agent_id_key_key',
+  'stack_labels_stack_id_label_key',
+  'unique_agent_deployment_health',
+  'unique_template_version',
+  'deployment_objects_sequence_id_key',
+  'agent_generator_registrations_agent_id_generator_id_key',
+  'unique_delivery_event_subscription',
 ];
 
 /** Resolves with the database error a statement fails with; fails the test if it succeeds. */
@@ -52,8 +86,7 @@ describe('migrations', () => {
   const generator = (name: string) => one<{ id: string }>('INSERT INTO generators (name) VALUES ($1) RETURNING id', [name]);
   const stack = (generatorId: string, name: string) =>
     one<{ id: string }>('INSERT INTO stacks (name, generator_id) VALUES ($1, $2) RETURNING id', [name, generatorId]);
-  const agent = (name: string) =>
-    one<{ id: string }>(`INSERT INTO agents (name, cluster_name) VALUES ($1, 'c1') RETURNING id`, [name]);
+  const agent = (name: string) => one<{ id: string }>(`INSERT INTO agents (name, cluster_name) VALUES ($1, 'c1') RETURNING id`, [name]);
   const deploymentObject = (stackId: string, yaml: string) =>
     one<{ id: string; sequence_id: number }>(
       `INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum) VALUES ($1, $2, md5($2)) RETURNING id, sequence_id`,
@@ -61,10 +94,14 @@ describe('migrations', () => {
     );
   const objectsOf = async (stackId: string) =>
     (
-      await pool.query<{ sequence_id: number; deleted_at: Date | null; is_deletion_marker: boolean; yaml_content: string; yaml_checksum: string; submitted_at: Date }>(
-        'SELECT * FROM deployment_objects WHERE stack_id = $1 ORDER BY sequence_id',
-        [stackId],
-      )
+      await pool.query<{
+        sequence_id: number;
+        deleted_at: Date | null;
+        is_deletion_marker: boolean;
+        yaml_content: string;
+        yaml_checksum: string;
+        submitted_at: Date;
+      }>('SELECT * FROM deployment_objects WHERE stack_id = $1 ORDER BY sequence_id', [stackId])
     ).rows;
 
   before(() => {
@@ -111,7 +148,12 @@ describe('migrations', () => {
     const [a, b, marker] = objects;
     expect(a?.deleted_at?.getTime()).to.equal(deletedAt.getTime());
     expect(b?.deleted_at?.getTime()).to.equal(deletedAt.getTime());
-    expect(marker).to.include({ is_deletion_marker: true, yaml_content: '', yaml_checksum: 'd41d8cd98f00b204e9800998ecf8427e', deleted_at: null });
+    expect(marker).to.include({
+      is_deletion_marker: true,
+      yaml_content: '',
+      yaml_checksum: 'd41d8cd98f00b204e9800998ecf8427e',
+      deleted_at: null,
+    });
     expect(marker?.submitted_at.getTime()).to.equal(deletedAt.getTime());
     expect(marker?.sequence_id).to.be.greaterThan(Math.max(first.sequence_id, second.sequence_id));
   });
@@ -142,10 +184,10 @@ describe('migrations', () => {
     const s = await stack(g.id, 'agent-events-stack');
     const object = await deploymentObject(s.id, 'b: 1');
     const a = await agent('events-agent');
-    await pool.query(
-      `INSERT INTO agent_events (agent_id, deployment_object_id, event_type, status) VALUES ($1, $2, 'DEPLOY', 'SUCCESS')`,
-      [a.id, object.id],
-    );
+    await pool.query(`INSERT INTO agent_events (agent_id, deployment_object_id, event_type, status) VALUES ($1, $2, 'DEPLOY', 'SUCCESS')`, [
+      a.id,
+      object.id,
+    ]);
     await pool.query('UPDATE agents SET deleted_at = now() WHERE id = $1', [a.id]);
     const live = await pool.query('SELECT 1 FROM agent_events WHERE agent_id = $1 AND deleted_at IS NULL', [a.id]);
     expect(live.rowCount).to.equal(0);
@@ -168,7 +210,11 @@ describe('migrations', () => {
       },
     ];
     const g = await generator('names-gen');
-    cases.push({ table: 'stacks', insert: `INSERT INTO stacks (name, generator_id) VALUES ('dup', '${g.id}')`, constraint: 'unique_stack_name' });
+    cases.push({
+      table: 'stacks',
+      insert: `INSERT INTO stacks (name, generator_id) VALUES ('dup', '${g.id}')`,
+      constraint: 'unique_stack_name',
+    });
     for (const c of cases) {
       await pool.query(c.insert);
       const err = await failure(pool.query(c.insert));

@@ -60,8 +60,23 @@ async function writePki(dir: string): Promise<void> {
     path.join(dir, 'san.cnf'),
     'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\n',
   );
-  await openssl(dir, ['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-out', 'server.crt', '-days', '2', '-extfile', 'san.cnf']);
+  await openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'san.cnf',
+  ]);
   await openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'sa.key']);
 }
 
@@ -90,9 +105,25 @@ async function startEtcd(bin: string, dir: string, log?: (line: string) => void)
   const peerUrl = `http://127.0.0.1:${peer}`;
   const proc = startGuarded({
     command: path.join(bin, 'etcd'),
-    args: ['--name', 'default', '--data-dir', path.join(dir, 'etcd'), '--listen-client-urls', url,
-      '--advertise-client-urls', url, '--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl,
-      '--initial-cluster', `default=${peerUrl}`, '--unsafe-no-fsync=true', '--log-level', 'error'],
+    args: [
+      '--name',
+      'default',
+      '--data-dir',
+      path.join(dir, 'etcd'),
+      '--listen-client-urls',
+      url,
+      '--advertise-client-urls',
+      url,
+      '--listen-peer-urls',
+      peerUrl,
+      '--initial-advertise-peer-urls',
+      peerUrl,
+      '--initial-cluster',
+      `default=${peerUrl}`,
+      '--unsafe-no-fsync=true',
+      '--log-level',
+      'error',
+    ],
     // etcd stops last, so its guard removes the whole directory.
     dir,
     ...(log ? { onOutput: log } : {}),
@@ -115,13 +146,25 @@ async function until(check: () => Promise<boolean>, proc: GuardedProcess, what: 
 function apiServerArgs(dir: string, etcdUrl: string, port: number): string[] {
   const f = (name: string) => path.join(dir, name);
   return [
-    `--etcd-servers=${etcdUrl}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
-    `--cert-dir=${f('certs')}`, `--tls-cert-file=${f('server.crt')}`, `--tls-private-key-file=${f('server.key')}`,
-    `--token-auth-file=${f('tokens.csv')}`, '--authorization-mode=RBAC', '--service-cluster-ip-range=10.0.0.0/24',
-    `--service-account-key-file=${f('sa.key')}`, `--service-account-signing-key-file=${f('sa.key')}`,
-    '--service-account-issuer=https://kubernetes.default.svc.cluster.local', '--allow-privileged=true',
+    `--etcd-servers=${etcdUrl}`,
+    `--secure-port=${port}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--cert-dir=${f('certs')}`,
+    `--tls-cert-file=${f('server.crt')}`,
+    `--tls-private-key-file=${f('server.key')}`,
+    `--token-auth-file=${f('tokens.csv')}`,
+    '--authorization-mode=RBAC',
+    '--service-cluster-ip-range=10.0.0.0/24',
+    `--service-account-key-file=${f('sa.key')}`,
+    `--service-account-signing-key-file=${f('sa.key')}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    '--allow-privileged=true',
     // No controller manager creates the `default` service account in new namespaces.
-    '--disable-admission-plugins=ServiceAccount', '--enable-priority-and-fairness=false', '--endpoint-reconciler-type=none', '--v=0',
+    '--disable-admission-plugins=ServiceAccount',
+    '--enable-priority-and-fairness=false',
+    '--endpoint-reconciler-type=none',
+    '--v=0',
   ];
 }
 
@@ -133,8 +176,10 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
   await writePki(dir);
   const token = randomBytes(24).toString('hex');
   const userTokens = new Map((options.users ?? []).map((u) => [u.name, randomBytes(24).toString('hex')]));
-  const tokenLines = [`${token},admin,admin,"system:masters"`,
-    ...(options.users ?? []).map((u) => `${userTokens.get(u.name)},${u.name},${u.name},"${(u.groups ?? []).join(',')}"`)];
+  const tokenLines = [
+    `${token},admin,admin,"system:masters"`,
+    ...(options.users ?? []).map((u) => `${userTokens.get(u.name)},${u.name},${u.name},"${(u.groups ?? []).join(',')}"`),
+  ];
   await fs.writeFile(path.join(dir, 'tokens.csv'), `${tokenLines.join('\n')}\n`, { mode: 0o600 });
   const etcd = await startEtcd(bin, dir, options.log);
   const port = await freePort();

@@ -41,7 +41,12 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsHan
     ...(options.log ? { onOutput: options.log } : {}),
   });
   try {
-    await Promise.race([waitForPort(port), server.exited.then(() => { throw new Error('nats-server exited during start-up'); })]);
+    await Promise.race([
+      waitForPort(port),
+      server.exited.then(() => {
+        throw new Error('nats-server exited during start-up');
+      }),
+    ]);
   } catch (err) {
     await server.stop();
     throw err;

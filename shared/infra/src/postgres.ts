@@ -37,16 +37,37 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   if (asRoot) await fs.chown(dir, NOBODY, NOBODY);
   const data = path.join(dir, 'data');
   const initdbArgs = ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'];
-  await exec(asRoot ? 'setpriv' : path.join(bin, 'initdb'), asRoot
-    ? ['--reuid=65534', '--regid=65534', '--clear-groups', '--', path.join(bin, 'initdb'), ...initdbArgs]
-    : initdbArgs, { cwd: dir });
+  await exec(
+    asRoot ? 'setpriv' : path.join(bin, 'initdb'),
+    asRoot ? ['--reuid=65534', '--regid=65534', '--clear-groups', '--', path.join(bin, 'initdb'), ...initdbArgs] : initdbArgs,
+    { cwd: dir },
+  );
   const port = await freePort();
   // Durability settings are off: these clusters are throwaway and live in a temp directory.
   const server = startGuarded({
     command: path.join(bin, 'postgres'),
-    args: ['-D', data, '-p', String(port), '-k', dir, '-h', '127.0.0.1', '-c', 'fsync=off',
-      '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=400',
-      '-c', 'shared_buffers=128MB', '-c', 'log_min_messages=warning'],
+    args: [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-h',
+      '127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=400',
+      '-c',
+      'shared_buffers=128MB',
+      '-c',
+      'log_min_messages=warning',
+    ],
     dir,
     ...(asRoot ? { runAs: NOBODY } : {}),
     ...(options.log ? { onOutput: options.log } : {}),
@@ -91,7 +112,9 @@ export async function findPostgresBin(): Promise<string> {
 function locatePostgresBin(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(root)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) if (existsSync(path.join(root, v, 'bin', 'postgres'))) return path.join(root, v, 'bin');
   }
   for (const dir of (process.env.PATH ?? '').split(':')) {

@@ -87,7 +87,12 @@ describe('logger: nested and error secrets', () => {
     const { Writable } = await import('node:stream');
     const { createLogger } = await import('../src/index.ts');
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(chunk.toString()); cb(); } });
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
     const logger = createLogger({ service: 'test' }, sink);
     const pak = 'brokkr_BR3rVsDa_GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8';
     logger.info({ request: { headers: { Authorization: `Bearer ${pak}` } } }, 'outgoing');

@@ -10,7 +10,9 @@ describe('PAKs', () => {
 
   it('hash only the long token, as Brokkr does (its published default admin PAK)', () => {
     expect(hashLongToken('GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8')).to.equal('4c697273df3d764cba950bb5c04368097685f09259f5bd880d892cf1ff9f4cdd');
-    expect(hashPresentedPak('brokkr_BR3rVsDa_GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8')).to.equal(hashLongToken('GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8'));
+    expect(hashPresentedPak('brokkr_BR3rVsDa_GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8')).to.equal(
+      hashLongToken('GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8'),
+    );
     expect(hashPresentedPak('no-underscores')).to.equal(undefined);
     expect(hashPresentedPak('a_b_c_d')).to.equal(undefined);
   });

@@ -51,14 +51,23 @@ export async function runHubService<S extends z.ZodType>(definition: HubServiceD
   });
 }
 
-async function startHub<S extends z.ZodType>(definition: HubServiceDefinition<S>, config: z.output<S> & HubConfig, logger: Logger): Promise<RunningWork> {
+async function startHub<S extends z.ZodType>(
+  definition: HubServiceDefinition<S>,
+  config: z.output<S> & HubConfig,
+  logger: Logger,
+): Promise<RunningWork> {
   const telemetry = await startTelemetry({
     serviceName: `brokkr-${definition.name}`,
     enabled: config.BROKKR__TELEMETRY__ENABLED,
     otlpEndpoint: config.BROKKR__TELEMETRY__OTLP_ENDPOINT,
     samplingRate: config.BROKKR__TELEMETRY__SAMPLING_RATE,
   });
-  const db = createDb({ url: config.BROKKR__DATABASE__URL, schema: config.BROKKR__DATABASE__SCHEMA, poolSize: config.BROKKR__DATABASE__POOL_SIZE, applicationName: `brokkr-${definition.name}` });
+  const db = createDb({
+    url: config.BROKKR__DATABASE__URL,
+    schema: config.BROKKR__DATABASE__SCHEMA,
+    poolSize: config.BROKKR__DATABASE__POOL_SIZE,
+    applicationName: `brokkr-${definition.name}`,
+  });
   await ensureSchema(db);
   const bus = await connectBus({ url: config.BROKKR__NATS__URL, name: `brokkr-${definition.name}`, logger });
   await ensureStreams(bus.jsm);

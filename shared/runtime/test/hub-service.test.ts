@@ -22,14 +22,23 @@ describe('runHubService', () => {
 
   it('exits 1 and logs the error when the work crashes with an unhandled rejection (no half-alive process)', async () => {
     const port = await freePort();
-    const svc = await run({ BROKKR__DATABASE__URL: infra.db.url, BROKKR__NATS__URL: infra.nats.url, BROKKR__HEALTH__PORT: String(port), TINY_CRASH: '1' });
+    const svc = await run({
+      BROKKR__DATABASE__URL: infra.db.url,
+      BROKKR__NATS__URL: infra.nats.url,
+      BROKKR__HEALTH__PORT: String(port),
+      TINY_CRASH: '1',
+    });
     expect(await svc.exited).to.equal(1);
     expect(svc.output()).to.include('unhandled rejection: exiting').and.include('boom from the work');
   });
 
   it('exits 1 with a clear message when a dependency is unreachable at start', async () => {
     const port = await freePort();
-    const svc = await run({ BROKKR__DATABASE__URL: infra.db.url, BROKKR__NATS__URL: `nats://127.0.0.1:${await freePort()}`, BROKKR__HEALTH__PORT: String(port) });
+    const svc = await run({
+      BROKKR__DATABASE__URL: infra.db.url,
+      BROKKR__NATS__URL: `nats://127.0.0.1:${await freePort()}`,
+      BROKKR__HEALTH__PORT: String(port),
+    });
     expect(await svc.exited).to.equal(1);
     expect(svc.output()).to.include('tiny failed to start');
   });

@@ -27,7 +27,8 @@ interface MetricSpec<L extends string> {
 /** Metric constructors bound to one registry, so no metric lands in prom-client's global one. */
 export function metricsFor(registry: Registry) {
   return {
-    counter: <L extends string>(spec: MetricSpec<L>) => new Counter<L>({ ...spec, labelNames: spec.labelNames ?? [], registers: [registry] }),
+    counter: <L extends string>(spec: MetricSpec<L>) =>
+      new Counter<L>({ ...spec, labelNames: spec.labelNames ?? [], registers: [registry] }),
     gauge: <L extends string>(spec: MetricSpec<L>) => new Gauge<L>({ ...spec, labelNames: spec.labelNames ?? [], registers: [registry] }),
     histogram: <L extends string>(spec: MetricSpec<L> & { buckets?: number[] }) =>
       new Histogram<L>({ ...spec, labelNames: spec.labelNames ?? [], buckets: spec.buckets ?? DURATION_BUCKETS, registers: [registry] }),

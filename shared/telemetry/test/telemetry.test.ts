@@ -52,7 +52,12 @@ describe('@brokkr/telemetry tracing', () => {
     // An OTLP/HTTP collector is an HTTP endpoint taking POSTs: the testkit's receiver records them.
     const collector = await startWebhookReceiver(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' }));
     try {
-      const telemetry = startTelemetry({ serviceName: 'otel-test', enabled: true, otlpEndpoint: `http://127.0.0.1:${collector.port}`, samplingRate: 1 });
+      const telemetry = startTelemetry({
+        serviceName: 'otel-test',
+        enabled: true,
+        otlpEndpoint: `http://127.0.0.1:${collector.port}`,
+        samplingRate: 1,
+      });
       const span = trace.getTracer('test').startSpan('recorded-operation');
       expect(span.isRecording()).to.equal(true);
       span.end();

@@ -14,4 +14,11 @@ export { TestClient, type AnyJson, type ClientResponse, type RequestOptions } fr
 export { spawnService, type RunningService, type SpawnServiceOptions } from './service.ts';
 export { eventually } from './wait.ts';
 export { freePort } from '@brokkr/infra';
-export { startKubeApiServer, findKubeAssets, kubeAssetsAvailable, type KubeApiServer, type StartKubeApiServerOptions, type TestKubeUser } from './kube.ts';
+export {
+  startKubeApiServer,
+  findKubeAssets,
+  kubeAssetsAvailable,
+  type KubeApiServer,
+  type StartKubeApiServerOptions,
+  type TestKubeUser,
+} from './kube.ts';

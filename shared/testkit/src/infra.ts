@@ -58,7 +58,8 @@ export function useTestInfra(options: TestInfraOptions = {}): TestInfra {
   const state: State = { phase: 'defined' };
   let teardownRegistered = false;
   const setUpHook = options.each ? globalThis.beforeEach : globalThis.before;
-  if (typeof setUpHook !== 'function') throw new Error('useTestInfra() must be called while mocha loads a test file (inside a describe block)');
+  if (typeof setUpHook !== 'function')
+    throw new Error('useTestInfra() must be called while mocha loads a test file (inside a describe block)');
   setUpHook('useTestInfra: set up', async function (this: Mocha.Context) {
     if (!teardownRegistered) {
       registerTeardown(this, options.each === true, () => tearDown(state));
@@ -86,7 +87,9 @@ export function useTestInfra(options: TestInfraOptions = {}): TestInfra {
 function registerTeardown(ctx: Mocha.Context, each: boolean, tearDown: () => Promise<void>): void {
   const suite = ctx.test?.parent;
   if (!suite || suite.root) {
-    throw new Error('useTestInfra() was called outside a describe block: its hooks would run once for the whole run; call it inside describe()');
+    throw new Error(
+      'useTestInfra() was called outside a describe block: its hooks would run once for the whole run; call it inside describe()',
+    );
   }
   if (each) suite.afterEach('useTestInfra: tear down', tearDown);
   else suite.afterAll('useTestInfra: tear down', tearDown);

@@ -58,17 +58,15 @@ export async function spawnService(options: SpawnServiceOptions): Promise<Runnin
   return handle;
 }
 
-async function waitUntilReady(
-  service: RunningService,
-  url: string,
-  timeoutMs: number,
-  exited: Promise<number | null>,
-): Promise<void> {
+async function waitUntilReady(service: RunningService, url: string, timeoutMs: number, exited: Promise<number | null>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let done = false;
   void exited.then(() => (done = true));
   while (!done) {
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     if (Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 100));

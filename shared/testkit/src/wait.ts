@@ -1,5 +1,8 @@
 /** Polls `check` until it returns a truthy value; no test asserts on elapsed time, only on outcomes. */
-export async function eventually<T>(check: () => Promise<T> | T, options: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   let last: unknown;
   for (;;) {

@@ -12,7 +12,9 @@ describe('TestClient', () => {
   });
   after(() => server.close());
 
-  const json = (body: unknown, status = 200) => () => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
+  const json =
+    (body: unknown, status = 200) =>
+    () => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
 
   it('sends JSON with the PAK under /api/v1 and parses a JSON answer', async () => {
     server.respond = json({ id: 'a1' }, 201);

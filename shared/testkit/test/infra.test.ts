@@ -52,7 +52,9 @@ describe('useTestInfra', () => {
     });
 
     it('clones the migrated template', async () => {
-      const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'knex_migrations'`);
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'knex_migrations'`,
+      );
       expect(rows[0]?.n).to.equal(1);
       expect(await pool.query('SELECT current_database() AS name')).to.have.nested.property('rows[0].name', inner.db.name);
     });

@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { startWebhookReceiver, type WebhookReceiver } from '../src/index.ts';
 
 const post = (url: string, body: string, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-  fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers }, redirect: 'manual', ...(signal ? { signal } : {}) });
+  fetch(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+    redirect: 'manual',
+    ...(signal ? { signal } : {}),
+  });
 
 describe('startWebhookReceiver', () => {
   let receiver: WebhookReceiver;
@@ -29,7 +35,10 @@ describe('startWebhookReceiver', () => {
     expect([first.status, first.headers.get('retry-after'), await first.text()]).to.deep.equal([429, '120', 'slow down']);
     expect((await post(receiver.url, '{}', { 'webhook-id': 'e2' })).status).to.equal(204);
     expect((await post(receiver.url, '{}', { 'webhook-id': 'e3' })).status).to.equal(429);
-    expect([...receiver.countById]).to.deep.equal([['e2', 2], ['e3', 1]]);
+    expect([...receiver.countById]).to.deep.equal([
+      ['e2', 2],
+      ['e3', 1],
+    ]);
   });
 
   it('can answer a redirect depending on the request', async () => {
@@ -69,7 +78,10 @@ describe('startWebhookReceiver', () => {
     sender.abort();
     expect(await pending).to.equal('AbortError');
 
-    const cut = post(receiver.url, '{}').then(() => 'answered', () => 'cut');
+    const cut = post(receiver.url, '{}').then(
+      () => 'answered',
+      () => 'cut',
+    );
     await receiver.waitFor(2);
     const waiting = receiver.waitFor(5).catch((e: Error) => e.message);
     await receiver.close();

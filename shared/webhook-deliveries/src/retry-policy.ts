@@ -13,10 +13,7 @@ export type AttemptResult =
   | { kind: 'response'; status: number; bodyPrefix: string; retryAfterSeconds?: number | undefined }
   | { kind: 'transport'; message: string; retryable: boolean };
 
-export type Decision =
-  | { kind: 'success' }
-  | { kind: 'retry'; delaySeconds: number; error: string }
-  | { kind: 'dead'; error: string };
+export type Decision = { kind: 'success' } | { kind: 'retry'; delaySeconds: number; error: string } | { kind: 'dead'; error: string };
 
 /** What follows a failed attempt. */
 export type AfterFailure = { kind: 'retry'; delaySeconds: number } | { kind: 'dead' };

@@ -80,9 +80,17 @@ describe('@brokkr/webhook-deliveries: agent, maintenance and admin transitions',
     const [gone, broken] = [await createDelivery(db, sub), await createDelivery(db, sub)];
     const agent = await insertAgent(db, ['edge']);
     const claims = await claimForAgent(db, agent, 10);
-    const claim = (id: string) => claimOf(agent, claims.find((c) => c.id === id)!);
+    const claim = (id: string) =>
+      claimOf(
+        agent,
+        claims.find((c) => c.id === id)!,
+      );
     const next = afterFailure({ retryable: isRetryableReport(404), attemptsBefore: 0, maxRetries: 5 }, policy);
-    expect(await recordAgentFailure(db, claim(gone), { ...next, error: 'HTTP 404' })).to.include({ status: 'dead', attempts: 1, next_retry_at: null });
+    expect(await recordAgentFailure(db, claim(gone), { ...next, error: 'HTTP 404' })).to.include({
+      status: 'dead',
+      attempts: 1,
+      next_retry_at: null,
+    });
     expect(await recordAgentUndeliverable(db, claim(broken), 'Failed to decrypt URL')).to.include({ status: 'dead', attempts: 1 });
     for (const id of [gone, broken]) expect(await row(db, id)).to.include({ status: 'dead', acquired_by: agent });
   });
@@ -107,7 +115,11 @@ describe('@brokkr/webhook-deliveries: agent, maintenance and admin transitions',
     const agent = await insertAgent(db, ['edge']);
     const [leased, retrying, finished] = [await createDelivery(db, sub), await createDelivery(db, sub), await createDelivery(db, sub)];
     const claims = await claimForAgent(db, agent, 10);
-    const claim = (id: string) => claimOf(agent, claims.find((c) => c.id === id)!);
+    const claim = (id: string) =>
+      claimOf(
+        agent,
+        claims.find((c) => c.id === id)!,
+      );
     await recordAgentFailure(db, claim(retrying), { kind: 'retry', delaySeconds: 600, error: 'HTTP 500' });
     await recordAgentSuccess(db, claim(finished));
     await expireLease(db, leased);

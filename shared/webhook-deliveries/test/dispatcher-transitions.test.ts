@@ -48,8 +48,14 @@ describe('@brokkr/webhook-deliveries: dispatcher transitions', () => {
     const rows = [hub, agents, off].map((subscriptionId) => ({ subscriptionId, eventId, eventType: 'stack.created', payload: '{}' }));
     expect(await insertDeliveries(db, rows)).to.deep.equal({ inserted: 2, forHub: 1 });
     expect(await insertDeliveries(db, rows)).to.deep.equal({ inserted: 0, forHub: 0 });
-    const { rows: stored } = await db.query('SELECT status, target_labels FROM webhook_deliveries WHERE event_id = $1 ORDER BY target_labels NULLS FIRST', [eventId]);
-    expect(stored).to.deep.equal([{ status: 'pending', target_labels: null }, { status: 'pending', target_labels: ['edge'] }]);
+    const { rows: stored } = await db.query(
+      'SELECT status, target_labels FROM webhook_deliveries WHERE event_id = $1 ORDER BY target_labels NULLS FIRST',
+      [eventId],
+    );
+    expect(stored).to.deep.equal([
+      { status: 'pending', target_labels: null },
+      { status: 'pending', target_labels: ['edge'] },
+    ]);
   });
 
   it('claims hub rows only, with a lease of max(floor, timeout + 10 s); concurrent claims never share a row', async () => {
@@ -60,7 +66,8 @@ describe('@brokkr/webhook-deliveries: dispatcher transitions', () => {
     const ids = await Promise.all([...Array(20).keys()].map((i) => createDelivery(db, i % 2 ? quick : slow)));
     const claims = await Promise.all([0, 1, 2, 3].map(() => claimForDispatcher(db, { ...claimOptions, limit: 10 })));
     // A claim may skip rows a concurrent one holds locked for a moment: they wait for the next claim.
-    for (let more = await claimForDispatcher(db, claimOptions); more.length > 0; more = await claimForDispatcher(db, claimOptions)) claims.push(more);
+    for (let more = await claimForDispatcher(db, claimOptions); more.length > 0; more = await claimForDispatcher(db, claimOptions))
+      claims.push(more);
     const claimed = claims.flat().map((c) => c.id);
     expect(new Set(claimed).size).to.equal(claimed.length, 'a row was claimed twice');
     expect([...claimed].sort()).to.deep.equal([...ids].sort());
@@ -140,8 +147,19 @@ describe('@brokkr/webhook-deliveries: dispatcher transitions', () => {
     const sub = await insertSubscription(db);
     const [unsent, cut] = [await createDelivery(db, sub), await createDelivery(db, sub)];
     const claims = await claimForDispatcher(db, claimOptions);
-    expect(await releaseClaims(db, claims.filter((c) => c.id === unsent))).to.equal(1);
-    expect(await releaseClaims(db, claims.filter((c) => c.id === cut), { attempted: true })).to.equal(1);
+    expect(
+      await releaseClaims(
+        db,
+        claims.filter((c) => c.id === unsent),
+      ),
+    ).to.equal(1);
+    expect(
+      await releaseClaims(
+        db,
+        claims.filter((c) => c.id === cut),
+        { attempted: true },
+      ),
+    ).to.equal(1);
     expect(await row(db, unsent)).to.include({ status: 'pending', attempts: 0, last_error: null, acquired_until: null });
     expect(await row(db, cut)).to.include({ status: 'pending', attempts: 1, last_error: INTERRUPTED_BY_SHUTDOWN });
     // Released once; the spent lease cannot release (or record) again.

@@ -22,7 +22,11 @@ describe('the one delivery retry policy (contract §5.5)', () => {
 
   it('succeeds on 2xx, retries 5xx and transport errors, gives up on other 4xx', () => {
     expect(decide(response(204), 0, 5, settings)).to.deep.equal({ kind: 'success' });
-    expect(decide(response(503, { bodyPrefix: 'busy' }), 0, 5, settings)).to.deep.equal({ kind: 'retry', delaySeconds: 2, error: 'HTTP 503 Service Unavailable: busy' });
+    expect(decide(response(503, { bodyPrefix: 'busy' }), 0, 5, settings)).to.deep.equal({
+      kind: 'retry',
+      delaySeconds: 2,
+      error: 'HTTP 503 Service Unavailable: busy',
+    });
     expect(decide({ kind: 'transport', message: 'ECONNREFUSED', retryable: true }, 1, 5, settings)).to.deep.equal({
       kind: 'retry',
       delaySeconds: 4,

@@ -1,17 +1,7 @@
 import { BrokerHttp } from './http.ts';
-import type {
-  AgentEventBody,
-  AgentEventRecord,
-  AgentRecord,
-  AuthPayload,
-  DeploymentObject,
-  HealthRecord,
-  HeartbeatBody,
-} from './types.ts';
+import type { AgentEventBody, AgentEventRecord, AgentRecord, AuthPayload, DeploymentObject, HealthRecord, HeartbeatBody } from './types.ts';
 
-export type TargetStateAnswer =
-  | { changed: true; objects: DeploymentObject[]; etag: string | undefined }
-  | { changed: false; etag: string };
+export type TargetStateAnswer = { changed: true; objects: DeploymentObject[]; etag: string | undefined } | { changed: false; etag: string };
 
 export interface TargetStateRequest {
   agentId: string;

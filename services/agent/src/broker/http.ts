@@ -69,7 +69,11 @@ export class BrokerHttp {
   /** An unauthenticated GET of a root path (/readyz), true on 2xx. */
   async probe(path: string, timeoutMs = 5000): Promise<boolean> {
     try {
-      const res = await request(`${this.baseUrl}${path}`, { dispatcher: this.dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const res = await request(`${this.baseUrl}${path}`, {
+        dispatcher: this.dispatcher,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
       await res.body.dump();
       return res.statusCode >= 200 && res.statusCode < 300;
     } catch {

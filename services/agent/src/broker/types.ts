@@ -3,7 +3,16 @@
  * @brokkr/contracts (one definition for the api that serves them and the agent that reads them);
  * this module only narrows them to the values this agent sends.
  */
-import type { Agent, AgentEvent, HealthStatus, HealthSummary, HealthUpdate, Heartbeat, NewAgentEvent, ResourceHealth } from '@brokkr/contracts';
+import type {
+  Agent,
+  AgentEvent,
+  HealthStatus,
+  HealthSummary,
+  HealthUpdate,
+  Heartbeat,
+  NewAgentEvent,
+  ResourceHealth,
+} from '@brokkr/contracts';
 
 export type { AuthPayload, DeploymentObject, HealthStatus, HealthSummary } from '@brokkr/contracts';
 export type AgentRecord = Agent;

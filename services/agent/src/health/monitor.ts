@@ -69,7 +69,12 @@ export class HealthMonitor {
       return ids.map((id) => ({ id, checked_at: checkedAt, ...summarizePods(pods.get(id) ?? []) }));
     } catch (err) {
       this.deps.logger.warn({ err }, 'listing pods for deployment health failed');
-      return ids.map((id) => ({ id, status: 'unknown', checked_at: checkedAt, summary: { pods_ready: 0, pods_total: 0, conditions: [], resources: [] } }));
+      return ids.map((id) => ({
+        id,
+        status: 'unknown',
+        checked_at: checkedAt,
+        summary: { pods_ready: 0, pods_total: 0, conditions: [], resources: [] },
+      }));
     }
   }
 

@@ -41,7 +41,8 @@ function checkMetadata(meta: unknown, where: string): void {
   if (!isRecord(meta) || typeof meta.name !== 'string' || !meta.name) {
     throw new ManifestError(`${where} has no metadata.name (generateName cannot be server-side applied)`);
   }
-  if (meta.namespace !== undefined && typeof meta.namespace !== 'string') throw new ManifestError(`${where} '${meta.name}' has a non-string metadata.namespace`);
+  if (meta.namespace !== undefined && typeof meta.namespace !== 'string')
+    throw new ManifestError(`${where} '${meta.name}' has a non-string metadata.namespace`);
   for (const field of ['labels', 'annotations'] as const) {
     const map = meta[field];
     if (map === undefined || map === null) continue;

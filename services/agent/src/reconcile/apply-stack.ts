@@ -78,7 +78,11 @@ export async function applyStack(ctx: ApplyContext, dobj: DeploymentObject): Pro
     if (crds.length) await waitForCrds(ctx.objects, ctx.discovery, crds, ctx.crdEstablishedTimeoutMs);
     const fresh = namespaces.filter((n) => !n.existed);
     await runPhase(ctx, namespaces, 'apply', applied).finally(() => createdNamespaces.push(...fresh.filter((n) => n.existed)));
-    const rest = await planObjects(ctx, docs.filter((d) => !isCrd(d) && !isNamespace(d)), stampCtx);
+    const rest = await planObjects(
+      ctx,
+      docs.filter((d) => !isCrd(d) && !isNamespace(d)),
+      stampCtx,
+    );
     const clusterScoped = rest.filter((p) => !p.resource.namespaced);
     const namespaced = rest.filter((p) => p.resource.namespaced);
     await runPhase(ctx, [...clusterScoped, ...namespaced], 'dry-run');

@@ -20,9 +20,12 @@ const POLL_MS = 100;
 
 async function established(objects: KubeObjects, crd: PlannedObject): Promise<boolean> {
   const live = await objects.get(crd.resource, undefined, crd.object.metadata.name);
-  const conditions = ((live?.status as { conditions?: Condition[] } | undefined)?.conditions ?? []);
+  const conditions = (live?.status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
   const names = conditions.find((c) => c.type === 'NamesAccepted');
-  if (names?.status === 'False') throw new Error(`CustomResourceDefinition '${crd.object.metadata.name}': ${names.reason ?? 'names not accepted'}: ${names.message ?? ''}`);
+  if (names?.status === 'False')
+    throw new Error(
+      `CustomResourceDefinition '${crd.object.metadata.name}': ${names.reason ?? 'names not accepted'}: ${names.message ?? ''}`,
+    );
   return conditions.some((c) => c.type === 'Established' && c.status === 'True');
 }
 
@@ -43,7 +46,11 @@ export async function waitForCrds(objects: KubeObjects, discovery: Discovery, cr
     if (!spec.group || !kind) continue;
     for (const version of (spec.versions ?? []).filter((v) => v.served !== false)) {
       const apiVersion = `${spec.group}/${version.name}`;
-      await pollUntil(async () => (await discovery.resolve(apiVersion, kind)) !== undefined, deadline, `${kind} ${apiVersion} not served within ${timeoutMs} ms`);
+      await pollUntil(
+        async () => (await discovery.resolve(apiVersion, kind)) !== undefined,
+        deadline,
+        `${kind} ${apiVersion} not served within ${timeoutMs} ms`,
+      );
     }
   }
 }

@@ -27,7 +27,8 @@ export class EventReporter {
   /** What this agent already reported (newest first, as the broker lists them), so a restart repeats nothing. */
   seed(records: AgentEventRecord[]): void {
     for (const r of records) {
-      if (!this.last.has(r.deployment_object_id)) this.last.set(r.deployment_object_id, `${familyOf(r.event_type)}:${r.status.toUpperCase()}`);
+      if (!this.last.has(r.deployment_object_id))
+        this.last.set(r.deployment_object_id, `${familyOf(r.event_type)}:${r.status.toUpperCase()}`);
     }
   }
 

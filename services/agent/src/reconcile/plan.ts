@@ -34,7 +34,8 @@ export const describe = (o: { kind: string; metadata: { name: string; namespace?
 
 async function planOne(ctx: PlanContext, doc: KubeObject, stampCtx: StampContext): Promise<PlannedObject> {
   const resource = await ctx.discovery.resolve(doc.apiVersion, doc.kind);
-  if (!resource) throw new Error(`Unable to resolve ${doc.apiVersion}, Kind=${doc.kind} for ${describe(doc)}: no such resource type in the cluster`);
+  if (!resource)
+    throw new Error(`Unable to resolve ${doc.apiVersion}, Kind=${doc.kind} for ${describe(doc)}: no such resource type in the cluster`);
   const namespace = resource.namespaced ? (doc.metadata.namespace ?? ctx.watchNamespace ?? 'default') : undefined;
   if (namespace !== undefined && ctx.watchNamespace && namespace !== ctx.watchNamespace) {
     throw new Error(`${describe(doc)} is in namespace ${namespace}, but this agent only manages namespace ${ctx.watchNamespace}`);

@@ -77,7 +77,10 @@ export class Reconciler {
   private async work(desired: DeploymentObject[], due: DeploymentObject[], checkVanished: boolean, signal?: AbortSignal): Promise<boolean> {
     const inventory = await takeInventory(this.deps);
     if (inventory.failures.length) {
-      this.deps.logger.debug({ count: inventory.failures.length, first: inventory.failures.slice(0, 3) }, 'some resource types could not be listed');
+      this.deps.logger.debug(
+        { count: inventory.failures.length, first: inventory.failures.slice(0, 3) },
+        'some resource types could not be listed',
+      );
     }
     if (checkVanished) await this.removeVanished(desired, inventory);
     for (const d of desired) if (!due.includes(d) && this.liveDiffers(d, inventory)) due.push(d);
@@ -163,7 +166,9 @@ export class Reconciler {
       }
     }
     this.vanishedFailures = failed ? this.vanishedFailures + 1 : 0;
-    this.vanishedCheckAt = Date.now() + (failed ? backoffDelay(this.vanishedFailures, this.deps.backoff.baseMs, this.deps.backoff.maxMs) : this.deps.resyncIntervalMs);
+    this.vanishedCheckAt =
+      Date.now() +
+      (failed ? backoffDelay(this.vanishedFailures, this.deps.backoff.baseMs, this.deps.backoff.maxMs) : this.deps.resyncIntervalMs);
   }
 
   private retain(desired: DeploymentObject[], inventory: Inventory): void {

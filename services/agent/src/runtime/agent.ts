@@ -43,7 +43,11 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
   let health: HealthMonitor | undefined;
   const heartbeat = new Heartbeat(
     {
-      broker, kube, metrics, logger: log, intervalMs: settings.pollingIntervalMs,
+      broker,
+      kube,
+      metrics,
+      logger: log,
+      intervalMs: settings.pollingIntervalMs,
       afterBeat: () => events.flush(),
       onStatusChange: () => hooks.statusChanged(),
     },
@@ -51,27 +55,59 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
   );
   const isActive = () => heartbeat.active;
   const reconciler = new Reconciler({
-    objects, discovery, events, metrics, logger: log, agentId: agent.id, watchNamespace: settings.watchNamespace,
-    concurrency: settings.concurrency, crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
-    resyncIntervalMs: settings.resyncIntervalMs, backoff: settings.backoff,
-    confirmActive: () => heartbeat.refresh().then((a) => a.status === 'ACTIVE', () => false),
+    objects,
+    discovery,
+    events,
+    metrics,
+    logger: log,
+    agentId: agent.id,
+    watchNamespace: settings.watchNamespace,
+    concurrency: settings.concurrency,
+    crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
+    resyncIntervalMs: settings.resyncIntervalMs,
+    backoff: settings.backoff,
+    confirmActive: () =>
+      heartbeat.refresh().then(
+        (a) => a.status === 'ACTIVE',
+        () => false,
+      ),
   });
   if (settings.health.enabled) {
     health = new HealthMonitor({
-      broker, objects, discovery, metrics, logger: log, agentId: agent.id, watchNamespace: settings.watchNamespace,
-      checkIntervalMs: settings.health.checkIntervalMs, reportIntervalMs: settings.health.reportIntervalMs, isActive,
+      broker,
+      objects,
+      discovery,
+      metrics,
+      logger: log,
+      agentId: agent.id,
+      watchNamespace: settings.watchNamespace,
+      checkIntervalMs: settings.health.checkIntervalMs,
+      reportIntervalMs: settings.health.reportIntervalMs,
+      isActive,
     });
   }
   const reconcileLoop = new ReconcileLoop({ reconciler, events, health, logger: log, backoff: settings.backoff, isActive });
   const watcher = new TargetWatcher({
-    broker, metrics, logger: log, agentId: agent.id, pollingIntervalMs: settings.pollingIntervalMs,
-    longPollWaitSeconds: settings.longPollWaitSeconds, isActive, onState: (o) => reconcileLoop.offer(o),
+    broker,
+    metrics,
+    logger: log,
+    agentId: agent.id,
+    pollingIntervalMs: settings.pollingIntervalMs,
+    longPollWaitSeconds: settings.longPollWaitSeconds,
+    isActive,
+    onState: (o) => reconcileLoop.offer(o),
   });
   const webhooks =
     settings.webhookPollIntervalMs > 0
       ? new WebhookPoller({
-          brokerUrl: settings.brokerUrl, pak: settings.pak, agentId: agent.id, intervalMs: settings.webhookPollIntervalMs,
-          registry: metrics.registry, logger: log.child({ loop: 'webhooks' }), userAgent: `brokkr-agent/${VERSION}`, isActive,
+          brokerUrl: settings.brokerUrl,
+          pak: settings.pak,
+          agentId: agent.id,
+          intervalMs: settings.webhookPollIntervalMs,
+          registry: metrics.registry,
+          logger: log.child({ loop: 'webhooks' }),
+          userAgent: `brokkr-agent/${VERSION}`,
+          isActive,
         })
       : undefined;
   hooks.statusChanged = () => {
@@ -82,24 +118,35 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
 
   let stopping = false;
   const server = await startAgentHttpServer({
-    port: settings.healthPort, registry: metrics.registry, logger: log, version: VERSION,
+    port: settings.healthPort,
+    registry: metrics.registry,
+    logger: log,
+    version: VERSION,
     checks: {
       kubernetes: async () => void (await kube.version(3000)),
       broker: async () => {
         if (!(await broker.ready())) throw new Error('broker /readyz failed');
       },
     },
-    status: () => ({ brokerConnected: heartbeat.brokerConnected, lastHeartbeat: heartbeat.lastHeartbeatAt, agentStatus: heartbeat.agent.status }),
+    status: () => ({
+      brokerConnected: heartbeat.brokerConnected,
+      lastHeartbeat: heartbeat.lastHeartbeatAt,
+      agentStatus: heartbeat.agent.status,
+    }),
     isShuttingDown: () => stopping,
   });
 
   const controller = new AbortController();
   const signal = controller.signal;
   const tasks = [
-    heartbeat.run(signal), watcher.run(signal), reconcileLoop.run(signal),
-    ...(health ? [health.run(signal)] : []), ...(webhooks ? [webhooks.run(signal)] : []),
+    heartbeat.run(signal),
+    watcher.run(signal),
+    reconcileLoop.run(signal),
+    ...(health ? [health.run(signal)] : []),
+    ...(webhooks ? [webhooks.run(signal)] : []),
   ];
-  if (!heartbeat.active) log.warn({ status: agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');
+  if (!heartbeat.active)
+    log.warn({ status: agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');
 
   return {
     agentId: agent.id,

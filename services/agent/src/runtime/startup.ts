@@ -31,7 +31,8 @@ export async function identify(broker: BrokerClient, name: string, clusterName: 
   try {
     agentId = (await broker.verifyPak()).agent;
   } catch (err) {
-    if (err instanceof BrokerError && err.status === 401) throw new StartupError('Invalid agent PAK: the broker rejected BROKKR__AGENT__PAK', { cause: err });
+    if (err instanceof BrokerError && err.status === 401)
+      throw new StartupError('Invalid agent PAK: the broker rejected BROKKR__AGENT__PAK', { cause: err });
     throw new StartupError(`verifying the PAK failed: ${errorMessage(err)}`, { cause: err });
   }
   let agent: AgentRecord;
@@ -39,7 +40,9 @@ export async function identify(broker: BrokerClient, name: string, clusterName: 
     agent = await broker.findAgent(name, clusterName);
   } catch (err) {
     if (err instanceof BrokerError && err.status === 404) {
-      throw new StartupError(`Agent not found: no agent named '${name}' in cluster '${clusterName}' is registered with the broker`, { cause: err });
+      throw new StartupError(`Agent not found: no agent named '${name}' in cluster '${clusterName}' is registered with the broker`, {
+        cause: err,
+      });
     }
     if (err instanceof BrokerError && err.status === 403) {
       throw new StartupError(`the PAK does not belong to agent '${name}' in cluster '${clusterName}'`, { cause: err });
@@ -53,7 +56,10 @@ export async function identify(broker: BrokerClient, name: string, clusterName: 
 }
 
 /** The Kubernetes client, checked with GET /version. */
-export async function connectKubernetes(kubeconfig: string | undefined, connections: number): Promise<{ kube: KubeClient; version: string }> {
+export async function connectKubernetes(
+  kubeconfig: string | undefined,
+  connections: number,
+): Promise<{ kube: KubeClient; version: string }> {
   let kube: KubeClient;
   try {
     kube = await KubeClient.create(loadKubeConfig(kubeconfig), connections);

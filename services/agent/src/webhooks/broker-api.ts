@@ -17,7 +17,10 @@ export class WebhookBrokerApi {
 
   /** Claims up to 10 deliveries for this agent (leased to it for 60 s). */
   async pending(agentId: string, signal: AbortSignal): Promise<PendingWebhookDelivery[]> {
-    const res = await this.http.call<unknown>('GET', `/api/v1/agents/${agentId}/webhooks/pending`, { timeoutMs: PENDING_TIMEOUT_MS, signal });
+    const res = await this.http.call<unknown>('GET', `/api/v1/agents/${agentId}/webhooks/pending`, {
+      timeoutMs: PENDING_TIMEOUT_MS,
+      signal,
+    });
     return Array.isArray(res.body) ? (res.body as unknown[]).filter(isDelivery) : [];
   }
 

@@ -91,7 +91,11 @@ export class WebhookPoller {
     return batch.length >= CLAIM_LIMIT && !stop.aborted;
   }
 
-  private async deliver(delivery: PendingWebhookDelivery, claimedAt: number, signals: { stop: AbortSignal; sends: AbortSignal }): Promise<void> {
+  private async deliver(
+    delivery: PendingWebhookDelivery,
+    claimedAt: number,
+    signals: { stop: AbortSignal; sends: AbortSignal },
+  ): Promise<void> {
     const log = this.deps.logger.child({ deliveryId: delivery.id, eventType: delivery.event_type });
     if (signals.stop.aborted || Date.now() > claimedAt + LEASE_MS - LEASE_MARGIN_MS) {
       this.metrics.deliveries.inc({ outcome: 'skipped' });

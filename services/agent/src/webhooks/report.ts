@@ -13,7 +13,12 @@ const BACKOFF_MAX_MS = 4000;
  * the delivery stays claimed until its lease runs out and the broker offers it again, so a lost
  * report costs a duplicate POST, never a lost delivery. Once `stopping` is set no retry starts.
  */
-export async function reportResult(api: WebhookBrokerApi, deliveryId: string, report: DeliveryReport, stopping: AbortSignal): Promise<void> {
+export async function reportResult(
+  api: WebhookBrokerApi,
+  deliveryId: string,
+  report: DeliveryReport,
+  stopping: AbortSignal,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await api.report(deliveryId, report);

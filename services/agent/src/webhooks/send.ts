@@ -12,7 +12,15 @@ const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
 ]);
 
 export interface SendOptions {
@@ -70,7 +78,10 @@ export async function sendDelivery(delivery: PendingWebhookDelivery, options: Se
       return { outcome: 'success', report: { success: true, status_code: res.statusCode, duration_ms: elapsed() } };
     }
     const text = await bodyPrefix(res.body);
-    return { outcome: 'failure', report: { success: false, status_code: res.statusCode, error: `HTTP ${res.statusCode}: ${text}`, duration_ms: elapsed() } };
+    return {
+      outcome: 'failure',
+      report: { success: false, status_code: res.statusCode, error: `HTTP ${res.statusCode}: ${text}`, duration_ms: elapsed() },
+    };
   } catch (err) {
     if (options.signal.aborted && !timeout.aborted) return { outcome: 'skipped' };
     return { outcome: 'error', report: { success: false, error: describeFailure(err, timeout.aborted), duration_ms: elapsed() } };
@@ -90,7 +101,9 @@ async function bodyPrefix(body: Dispatcher.ResponseData['body']): Promise<string
   } catch {
     // A body cut short still says something; keep what arrived. (Leaving the loop early destroys the stream.)
   }
-  return Array.from(new TextDecoder().decode(Buffer.concat(chunks))).slice(0, ERROR_BODY_CHARS).join('');
+  return Array.from(new TextDecoder().decode(Buffer.concat(chunks)))
+    .slice(0, ERROR_BODY_CHARS)
+    .join('');
 }
 
 function errorCode(err: unknown): string | undefined {
@@ -102,7 +115,9 @@ function errorCode(err: unknown): string | undefined {
 function errorText(err: unknown): string {
   const e = err as { message?: unknown; cause?: { message?: unknown } } | null;
   const message = typeof e?.message === 'string' && e.message ? e.message : String(err);
-  return typeof e?.cause?.message === 'string' && e.cause.message && e.cause.message !== message ? `${message}: ${e.cause.message}` : message;
+  return typeof e?.cause?.message === 'string' && e.cause.message && e.cause.message !== message
+    ? `${message}: ${e.cause.message}`
+    : message;
 }
 
 /** Brokkr's wording (`Request timed out`, `Connection failed`, `Request error: …`, `Error: …`), with the cause where it helps. */

@@ -9,11 +9,20 @@ export class Kubectl {
     this.dispatcher = new Agent({ connect: { ca: kube.caPem } });
   }
 
-  async call<T = AnyJson>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, contentType = 'application/json') {
+  async call<T = AnyJson>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ) {
     const res = await request(`${this.kube.server}${path}`, {
       method,
       dispatcher: this.dispatcher,
-      headers: { authorization: `Bearer ${this.kube.token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': contentType }) },
+      headers: {
+        authorization: `Bearer ${this.kube.token}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': contentType }),
+      },
       body: body === undefined ? null : JSON.stringify(body),
     });
     const text = await res.body.text();

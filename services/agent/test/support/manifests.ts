@@ -35,7 +35,9 @@ metadata:
   namespace: ${ns}
   labels: {app: demo}
 data:
-${Object.entries(data).map(([k, v]) => `  ${k}: "${v}"`).join('\n')}
+${Object.entries(data)
+  .map(([k, v]) => `  ${k}: "${v}"`)
+  .join('\n')}
 `;
 
 export const widget = (ns: string, name: string, size: number, group = 'demo.brokkr.io') => `apiVersion: ${group}/v1

@@ -13,7 +13,6 @@ export const adminIdentity = (): Identity => ({ admin: true, agent: null, genera
 export const agentIdentity = (id: string): Identity => ({ admin: false, agent: id, generator: null, readonly: false });
 export const generatorIdentity = (id: string): Identity => ({ admin: false, agent: null, generator: id, readonly: false });
 
-
 /** The audit actor for an identity: admins have no id, agents and generators their own. */
 export function actorOf(identity: Identity): { actor_type: ActorType; actor_id: string | null } {
   if (identity.admin) return { actor_type: 'admin', actor_id: null };

@@ -16,7 +16,8 @@ export function createOutboxPublisher(deps: { js: JetStreamClient; db: Queryable
 
   async function publishNow(rows: readonly OutboxRow[]): Promise<void> {
     const { published, firstError } = await publishOutboxRows(deps.js, rows);
-    if (firstError !== undefined) logger.warn({ err: firstError, unpublished: rows.length - published.length }, 'event publish failed; left for the relay');
+    if (firstError !== undefined)
+      logger.warn({ err: firstError, unpublished: rows.length - published.length }, 'event publish failed; left for the relay');
     await markOutboxPublished(deps.db, published);
   }
 

@@ -73,6 +73,7 @@ export const badRequest = (code: string, message: string, details?: Record<strin
 export const forbidden = (code: string, message: string, details?: Record<string, unknown>) => new ApiError(403, code, message, details);
 export const notFound = (code: string, message: string, details?: Record<string, unknown>) => new ApiError(404, code, message, details);
 export const conflict = (code: string, message: string, details?: Record<string, unknown>) => new ApiError(409, code, message, details);
-export const unprocessable = (code: string, message: string, details?: Record<string, unknown>) => new ApiError(422, code, message, details);
+export const unprocessable = (code: string, message: string, details?: Record<string, unknown>) =>
+  new ApiError(422, code, message, details);
 
 export const adminRequired = errorKind(403, 'admin_required', 'Admin access required');

@@ -40,7 +40,10 @@ function mountRoot(app: Express, ctx: ApiContext, openapi: object): void {
   app.get('/healthz', endpointLabel('/healthz'), (_req, res) => void res.type('text/plain').send('OK'));
   app.get('/readyz', endpointLabel('/readyz'), async (_req, res) => {
     const result = await readiness();
-    res.status(result.ok ? 200 : 503).type('text/plain').send(readinessText(result));
+    res
+      .status(result.ok ? 200 : 503)
+      .type('text/plain')
+      .send(readinessText(result));
   });
   app.get('/metrics', endpointLabel('/metrics'), async (_req, res) => {
     await refreshInventory();
@@ -70,7 +73,9 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   v1.use(auth, notFoundHandler());
   app.use(API_PREFIX, v1);
   app.use('/api', notFoundHandler());
-  app.use((req: Request, res: Response) => void res.status(404).json({ code: 'not_found', message: `No route for ${req.method} ${req.path}` }));
+  app.use(
+    (req: Request, res: Response) => void res.status(404).json({ code: 'not_found', message: `No route for ${req.method} ${req.path}` }),
+  );
   app.use(errorHandler(ctx.logger));
   return { app, close: () => failedAuth.flush() };
 }

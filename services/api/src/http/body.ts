@@ -58,7 +58,10 @@ function parseJson(bytes: Buffer): unknown {
 function wellFormed(value: unknown, bytes: Buffer): unknown {
   const path = loneSurrogatePath(value, bytes);
   if (path === undefined) return value;
-  throw invalidJson.with('Request body is not valid JSON: a string holds an unpaired UTF-16 surrogate', { reason: 'unpaired UTF-16 surrogate', path: path || '(body)' });
+  throw invalidJson.with('Request body is not valid JSON: a string holds an unpaired UTF-16 surrogate', {
+    reason: 'unpaired UTF-16 surrogate',
+    path: path || '(body)',
+  });
 }
 
 /** The parsed JSON body for `json` / `optional-json` routes (before schema validation). */

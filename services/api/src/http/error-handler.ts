@@ -25,7 +25,8 @@ function apiErrorFromHttp(err: HttpErrorLike): ApiError | undefined {
       return unreadableBody();
   }
   const status = err.status ?? err.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) return new ApiError(status, 'invalid_request', 'The request could not be processed');
+  if (status !== undefined && status >= 400 && status < 500)
+    return new ApiError(status, 'invalid_request', 'The request could not be processed');
   return undefined;
 }
 
@@ -44,7 +45,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const apiError = toApiError(err);
     if (!apiError) logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-    else if (apiError instanceof ServiceUnavailableError) logger.warn({ err, method: req.method, path: req.path }, 'database unavailable: answered 503');
+    else if (apiError instanceof ServiceUnavailableError)
+      logger.warn({ err, method: req.method, path: req.path }, 'database unavailable: answered 503');
     const status = apiError?.status ?? 500;
     const body = apiError ? apiError.toJSON() : errorBody('internal_error', 'Internal server error');
     if (res.headersSent) {

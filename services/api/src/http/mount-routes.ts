@@ -69,7 +69,10 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], ctx: Ap
     const allow = [...methods].sort().join(', ');
     router.all(path, markEndpoint(API_PREFIX + path), authenticate, (req: Request, res: Response, next: NextFunction) => {
       if (req.method === 'OPTIONS') return next();
-      res.set('Allow', allow).status(405).json(errorBody('method_not_allowed', `${req.method} is not allowed here`, { allow: [...methods] }));
+      res
+        .set('Allow', allow)
+        .status(405)
+        .json(errorBody('method_not_allowed', `${req.method} is not allowed here`, { allow: [...methods] }));
     });
   }
 }

@@ -114,7 +114,8 @@ class WorkerPool implements YamlValidator {
     this.slots.add(slot);
     worker.on('message', (verdict: WorkerReply) => this.done(slot, (job) => job.resolve(verdict)));
     worker.on('error', (err: Error & { code?: string }) => {
-      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') this.settle(slot, (job) => job.resolve(refused({ limit: 'parser_memory_mb', value: this.memoryMb })));
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY')
+        this.settle(slot, (job) => job.resolve(refused({ limit: 'parser_memory_mb', value: this.memoryMb })));
       else this.settle(slot, (job) => job.reject(err));
       void this.retire(slot);
     });

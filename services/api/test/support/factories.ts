@@ -28,11 +28,14 @@ export async function createGenerator(admin: ApiClient, body: { name?: string; d
 
 /** POST /agents as admin; returns the agent and its PAK (needs the agents routes). */
 export async function createAgent(admin: ApiClient, body: { name?: string; cluster_name?: string; generator_ids?: string[] } = {}) {
-  const res = await admin.post<{ agent: { id: string; name: string; cluster_name: string; status: string }; initial_pak: string }>('/agents', {
-    name: body.name ?? uniqueName('agent'),
-    cluster_name: body.cluster_name ?? 'test-cluster',
-    ...body,
-  });
+  const res = await admin.post<{ agent: { id: string; name: string; cluster_name: string; status: string }; initial_pak: string }>(
+    '/agents',
+    {
+      name: body.name ?? uniqueName('agent'),
+      cluster_name: body.cluster_name ?? 'test-cluster',
+      ...body,
+    },
+  );
   expect(res.status, res.text).to.equal(201);
   return { ...res.body, client: admin.as(res.body.initial_pak) };
 }

@@ -49,7 +49,11 @@ async function seedStackContent(admin: ApiClient, stack: string, agentId: string
 
 async function seedWebhook(admin: ApiClient): Promise<string> {
   // A private address: test sends are refused by the SSRF guard instead of leaving the machine.
-  const res = await admin.post<{ id: string }>('/webhooks', { name: uniqueName('hook'), url: 'http://127.0.0.1:9/hook', event_types: ['*'] });
+  const res = await admin.post<{ id: string }>('/webhooks', {
+    name: uniqueName('hook'),
+    url: 'http://127.0.0.1:9/hook',
+    event_types: ['*'],
+  });
   expect(res.status, res.text).to.equal(201);
   return res.body.id;
 }

@@ -50,7 +50,10 @@ export async function auditMessages(natsUrl: string, action?: string): Promise<A
 }
 
 /** Collects core NATS messages on a subject (e.g. `brokkr.notify.agent.*`) until `close()`. */
-export async function collectCore(natsUrl: string, subject: string): Promise<{ messages: { subject: string; data: unknown }[]; close(): Promise<void> }> {
+export async function collectCore(
+  natsUrl: string,
+  subject: string,
+): Promise<{ messages: { subject: string; data: unknown }[]; close(): Promise<void> }> {
   const nc: NatsConnection = await connect({ servers: natsUrl });
   const messages: { subject: string; data: unknown }[] = [];
   nc.subscribe(subject, { callback: (_err, msg) => void messages.push({ subject: msg.subject, data: msg.json() }) });

@@ -20,11 +20,17 @@ export type LockedOutcome<T> = { acquired: false } | { acquired: true; value: T 
  * Keys come from `hashtextextended(name, 0)`, a stable 64-bit hash of the lock name; the name
  * includes the database schema, because advisory locks are per database, not per schema.
  */
-export async function withAdvisoryLock<T>(pool: pg.Pool, lockName: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<LockedOutcome<T>> {
+export async function withAdvisoryLock<T>(
+  pool: pg.Pool,
+  lockName: string,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<LockedOutcome<T>> {
   const client = await pool.connect();
   let healthy = false;
   try {
-    const { rows } = await client.query<{ acquired: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS acquired', [lockName]);
+    const { rows } = await client.query<{ acquired: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS acquired', [
+      lockName,
+    ]);
     if (rows[0]?.acquired !== true) {
       healthy = true;
       return { acquired: false };

@@ -7,7 +7,11 @@ import type { Logger } from '@brokkr/logger';
  * apply the change). The message is a signal to re-read this process's own sources; the values
  * in it are informational, because a service's environment may override what the file says.
  */
-export function subscribeConfigReload(nc: NatsConnection, onReload: (notice: Partial<ConfigReloadNotice>) => void, logger: Logger): { close(): void } {
+export function subscribeConfigReload(
+  nc: NatsConnection,
+  onReload: (notice: Partial<ConfigReloadNotice>) => void,
+  logger: Logger,
+): { close(): void } {
   const sub = nc.subscribe(SUBJECTS.configReload, {
     callback: (err, msg) => {
       if (err) return logger.warn({ err }, 'config reload subscription error');

@@ -5,7 +5,11 @@ import type { TaskClient } from './queryable.ts';
  * relay tried. `published_at IS NULL` in the WHERE keeps it idempotent and leaves rows the api
  * stamped in the meantime untouched. Row locks last only for this single statement.
  */
-export async function recordRelayAttempt(db: TaskClient, attemptedIds: readonly string[], publishedIds: readonly string[]): Promise<number> {
+export async function recordRelayAttempt(
+  db: TaskClient,
+  attemptedIds: readonly string[],
+  publishedIds: readonly string[],
+): Promise<number> {
   if (attemptedIds.length === 0) return 0;
   const result = await db.query(
     `UPDATE outbox

@@ -34,7 +34,12 @@ function isInvalidRequest(err: unknown): boolean {
 export async function attemptPost(client: WebhookHttpClient, input: PostInput): Promise<AttemptResult> {
   try {
     const res = await client.post(input);
-    return { kind: 'response', status: res.status, bodyPrefix: res.bodyPrefix, retryAfterSeconds: parseRetryAfter(res.headers['retry-after']) };
+    return {
+      kind: 'response',
+      status: res.status,
+      bodyPrefix: res.bodyPrefix,
+      retryAfterSeconds: parseRetryAfter(res.headers['retry-after']),
+    };
   } catch (err) {
     const blocked = findBlocked(err);
     if (blocked) return { kind: 'transport', message: blocked.message, retryable: false };

@@ -79,7 +79,12 @@ export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
         return;
       }
       const roomBySubscription = o.capacity.roomBySubscription();
-      const rows = await claimForDispatcher(o.db, { limit: room, leaseFloorSeconds: o.leaseFloorSeconds, roomBySubscription, defaultRoom: o.capacity.defaultRoom });
+      const rows = await claimForDispatcher(o.db, {
+        limit: room,
+        leaseFloorSeconds: o.leaseFloorSeconds,
+        roomBySubscription,
+        defaultRoom: o.capacity.defaultRoom,
+      });
       const overflow = startAll(rows);
       if (overflow.length > 0) {
         o.metrics.attempts.inc({ outcome: 'released' }, overflow.length);
@@ -120,7 +125,12 @@ export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
     void task.finally(() => inFlight.delete(task));
   }
 
-  async function finish(row: ClaimedDelivery, decision: Parameters<typeof recordDecision>[2], outcome: string, url?: string): Promise<void> {
+  async function finish(
+    row: ClaimedDelivery,
+    decision: Parameters<typeof recordDecision>[2],
+    outcome: string,
+    url?: string,
+  ): Promise<void> {
     const deps = { db: o.db, logger, auditDead: o.auditDead, retryDueIn: (s: number) => timer.at(Date.now() + s * 1000) };
     const ok = await recordDecision(deps, row, decision, url);
     o.metrics.attempts.inc({ outcome: ok ? outcome : 'lost' });
@@ -130,22 +140,34 @@ export function startDeliveryLoop(o: DeliveryLoopOptions): DeliveryLoop {
     o.metrics.inFlight.inc();
     const started = performance.now();
     try {
-      await tracer.startActiveSpan(`POST ${prepared.host}`, { kind: SpanKind.CLIENT, attributes: { 'brokkr.delivery_id': row.id } }, async (span) => {
-        const headers = requestHeaders(row, prepared);
-        propagation.inject(context.active(), headers);
-        const result = await attemptPost(o.client, { url: prepared.url, headers, body: row.payload, timeoutMs: row.timeout_seconds * 1000, signal: shutdown.signal });
-        span.end();
-        if (shutdown.signal.aborted) {
-          // Cut short by shutdown: not the receiver's fault, hand the row back for another replica.
-          // The POST was under way (the receiver may have it), so it counts as an attempt.
-          await releaseClaims(o.db, [row], { attempted: true }).catch((err: unknown) => logger.warn({ err, deliveryId: row.id }, 'release failed; the lease will expire'));
-          o.metrics.attempts.inc({ outcome: 'released' });
-          return;
-        }
-        const decision = decide(result, row.attempts, row.max_retries, o.retry);
-        o.metrics.attemptDuration.observe({ outcome: decision.kind }, (performance.now() - started) / 1000);
-        await finish(row, decision, decision.kind, prepared.url);
-      });
+      await tracer.startActiveSpan(
+        `POST ${prepared.host}`,
+        { kind: SpanKind.CLIENT, attributes: { 'brokkr.delivery_id': row.id } },
+        async (span) => {
+          const headers = requestHeaders(row, prepared);
+          propagation.inject(context.active(), headers);
+          const result = await attemptPost(o.client, {
+            url: prepared.url,
+            headers,
+            body: row.payload,
+            timeoutMs: row.timeout_seconds * 1000,
+            signal: shutdown.signal,
+          });
+          span.end();
+          if (shutdown.signal.aborted) {
+            // Cut short by shutdown: not the receiver's fault, hand the row back for another replica.
+            // The POST was under way (the receiver may have it), so it counts as an attempt.
+            await releaseClaims(o.db, [row], { attempted: true }).catch((err: unknown) =>
+              logger.warn({ err, deliveryId: row.id }, 'release failed; the lease will expire'),
+            );
+            o.metrics.attempts.inc({ outcome: 'released' });
+            return;
+          }
+          const decision = decide(result, row.attempts, row.max_retries, o.retry);
+          o.metrics.attemptDuration.observe({ outcome: decision.kind }, (performance.now() - started) / 1000);
+          await finish(row, decision, decision.kind, prepared.url);
+        },
+      );
     } finally {
       o.metrics.inFlight.dec();
       o.capacity.release(prepared.host);

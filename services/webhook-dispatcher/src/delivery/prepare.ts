@@ -13,7 +13,8 @@ export interface PreparedDelivery {
  * `decrypt`: a secret did not decrypt (counted in brokkr_webhook_decrypt_failures_total);
  * `invalid`: it decrypted to something no request can carry. Either way the delivery is dead.
  */
-export type PrepareResult = { ok: true; value: PreparedDelivery } | { ok: false; reason: 'decrypt' | 'invalid'; field: string; error: string };
+export type PrepareResult =
+  { ok: true; value: PreparedDelivery } | { ok: false; reason: 'decrypt' | 'invalid'; field: string; error: string };
 
 type SecretField = 'url' | 'auth_header' | 'signing_secret' | 'previous_signing_secret';
 
@@ -39,8 +40,10 @@ export function prepareDelivery(key: WebhookKey, row: ClaimedDelivery): PrepareR
   try {
     url = open(key, 'url', row.url_encrypted);
     authHeader = open(key, 'auth_header', row.auth_header_encrypted);
-    secrets = [open(key, 'signing_secret', row.signing_secret_encrypted), open(key, 'previous_signing_secret', row.previous_signing_secret_encrypted)]
-      .filter((s): s is string => s !== null);
+    secrets = [
+      open(key, 'signing_secret', row.signing_secret_encrypted),
+      open(key, 'previous_signing_secret', row.previous_signing_secret_encrypted),
+    ].filter((s): s is string => s !== null);
   } catch (err) {
     const field = (err as { field?: string }).field ?? 'unknown';
     return { ok: false, reason: 'decrypt', field, error: `Failed to decrypt ${field}: ${(err as Error).message}` };
@@ -52,7 +55,13 @@ export function prepareDelivery(key: WebhookKey, row: ClaimedDelivery): PrepareR
     return { ok: false, reason: 'invalid', field: 'url', error: 'Request failed: the subscription URL is not a valid URL' };
   }
   const authProblem = authHeader === null ? undefined : headerValueProblem(authHeader);
-  if (authProblem) return { ok: false, reason: 'invalid', field: 'auth_header', error: `Request failed: the auth header cannot be sent (it ${authProblem})` };
+  if (authProblem)
+    return {
+      ok: false,
+      reason: 'invalid',
+      field: 'auth_header',
+      error: `Request failed: the auth header cannot be sent (it ${authProblem})`,
+    };
   return { ok: true, value: { url: url ?? '', host, authHeader, secrets } };
 }
 

@@ -55,11 +55,17 @@ export async function recordDecision(deps: RecordDeps, row: ClaimedDelivery, out
       return recordDead(deps.db, claim, decision.error);
     });
   } catch (err) {
-    deps.logger.error({ err, deliveryId: row.id, outcome: decision.kind }, 'outcome not recorded; the delivery will be retried after its lease');
+    deps.logger.error(
+      { err, deliveryId: row.id, outcome: decision.kind },
+      'outcome not recorded; the delivery will be retried after its lease',
+    );
     return false;
   }
   if (!written) {
-    deps.logger.warn({ deliveryId: row.id, outcome: decision.kind }, 'claim lost before the outcome was recorded (lease expired and taken over)');
+    deps.logger.warn(
+      { deliveryId: row.id, outcome: decision.kind },
+      'claim lost before the outcome was recorded (lease expired and taken over)',
+    );
     return false;
   }
   if (decision.kind === 'retry') deps.retryDueIn(decision.delaySeconds);
@@ -81,7 +87,10 @@ export async function recordDecision(deps: RecordDeps, row: ClaimedDelivery, out
  * max_retries): nothing is sent, the end is audited like any other dead delivery.
  */
 export async function auditSettledAtClaim(deps: Pick<RecordDeps, 'logger' | 'auditDead'>, row: ClaimedDelivery): Promise<void> {
-  deps.logger.warn({ deliveryId: row.id, attempts: row.attempts }, 'delivery dead: its attempts were used up (the last one was interrupted)');
+  deps.logger.warn(
+    { deliveryId: row.id, attempts: row.attempts },
+    'delivery dead: its attempts were used up (the last one was interrupted)',
+  );
   try {
     await deps.auditDead({
       subscriptionId: row.subscription_id,

@@ -21,10 +21,13 @@ export function createWakeTimer(onWake: () => void, intervalMs: number): WakeTim
     at(time) {
       if (stopped || (next && next.time <= time) || time - Date.now() >= intervalMs) return;
       if (next) clearTimeout(next.timer);
-      const timer = setTimeout(() => {
-        next = undefined;
-        onWake();
-      }, Math.max(0, time - Date.now()) + 5);
+      const timer = setTimeout(
+        () => {
+          next = undefined;
+          onWake();
+        },
+        Math.max(0, time - Date.now()) + 5,
+      );
       timer.unref();
       next = { time, timer };
     },

@@ -73,19 +73,23 @@ export async function startEventIntake(options: EventIntakeOptions): Promise<Eve
       const context = trace.getSpanContext(extractTraceContext(m.headers));
       return context ? [{ context }] : [];
     });
-    return tracer.startActiveSpan('brokkr.events process', { kind: SpanKind.CONSUMER, links, attributes: { 'messaging.batch.message_count': batch.length } }, async (span) => {
-      try {
-        await handleBatch(batch);
-      } catch (err) {
-        // Postgres unavailable, most likely: back off instead of burning redeliveries.
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        const delayMs = retryDelayMs(batch);
-        logger.warn({ err, events: batch.length, delayMs }, 'events not turned into deliveries; retrying');
-        for (const m of batch) m.nak(delayMs);
-      } finally {
-        span.end();
-      }
-    });
+    return tracer.startActiveSpan(
+      'brokkr.events process',
+      { kind: SpanKind.CONSUMER, links, attributes: { 'messaging.batch.message_count': batch.length } },
+      async (span) => {
+        try {
+          await handleBatch(batch);
+        } catch (err) {
+          // Postgres unavailable, most likely: back off instead of burning redeliveries.
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          const delayMs = retryDelayMs(batch);
+          logger.warn({ err, events: batch.length, delayMs }, 'events not turned into deliveries; retrying');
+          for (const m of batch) m.nak(delayMs);
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
   await ensureDurable(bus.jsm, {

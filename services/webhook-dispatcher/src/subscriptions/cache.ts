@@ -40,7 +40,12 @@ export function createSubscriptionCache(options: SubscriptionCacheOptions): Subs
   async function reload(): Promise<void> {
     const startedAt = generation;
     const rows = await loadEnabledSubscriptions(options.db);
-    const subs = rows.map((r) => ({ id: r.id, eventTypes: r.event_types, admits: compileFilter(r.filters), targetLabels: r.target_labels }));
+    const subs = rows.map((r) => ({
+      id: r.id,
+      eventTypes: r.event_types,
+      admits: compileFilter(r.filters),
+      targetLabels: r.target_labels,
+    }));
     loaded = { generation: startedAt, at: Date.now(), subs };
   }
 

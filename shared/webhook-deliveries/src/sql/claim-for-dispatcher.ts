@@ -141,7 +141,14 @@ export async function claimForDispatcher(db: Queryable, options: ClaimOptions): 
   const { rows } = await db.query<ClaimedDelivery>({
     name: 'webhook-claim-deliveries',
     text: CLAIM_SQL,
-    values: [options.limit, options.leaseFloorSeconds, known.map(([id]) => id), known.map(([, n]) => n), options.defaultRoom, INTERRUPTED_LEASE_EXPIRED],
+    values: [
+      options.limit,
+      options.leaseFloorSeconds,
+      known.map(([id]) => id),
+      known.map(([, n]) => n),
+      options.defaultRoom,
+      INTERRUPTED_LEASE_EXPIRED,
+    ],
   });
   return rows;
 }

@@ -42,7 +42,11 @@ export async function recordDead(db: Queryable, claim: LeaseClaim, error: string
  * By an agent's failed report. A retry frees the row (acquired_by NULL) for any agent once due;
  * a dead row keeps the agent, so a repeated report finds its outcome.
  */
-export async function recordAgentFailure(db: Queryable, claim: AgentClaim, outcome: AfterFailure & { error: string }): Promise<RecordedResult | undefined> {
+export async function recordAgentFailure(
+  db: Queryable,
+  claim: AgentClaim,
+  outcome: AfterFailure & { error: string },
+): Promise<RecordedResult | undefined> {
   const dead = outcome.kind === 'dead';
   const { rows } = await db.query<RecordedResult>(
     `UPDATE webhook_deliveries

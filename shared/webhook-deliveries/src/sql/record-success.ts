@@ -33,9 +33,10 @@ export const RECORDED_RESULT = `RETURNING status, attempts, next_retry_at, subsc
 
 /** By an agent's report (`POST /webhook-deliveries/{id}/result`). acquired_by stays: a repeated report finds its outcome. */
 export async function recordAgentSuccess(db: Queryable, claim: AgentClaim): Promise<RecordedResult | undefined> {
-  const { rows } = await db.query<RecordedResult>(
-    `UPDATE webhook_deliveries SET ${SET_SUCCESS} WHERE ${AGENT_FENCE} ${RECORDED_RESULT}`,
-    [claim.id, claim.agentId, claim.attempts],
-  );
+  const { rows } = await db.query<RecordedResult>(`UPDATE webhook_deliveries SET ${SET_SUCCESS} WHERE ${AGENT_FENCE} ${RECORDED_RESULT}`, [
+    claim.id,
+    claim.agentId,
+    claim.attempts,
+  ]);
   return rows[0];
 }

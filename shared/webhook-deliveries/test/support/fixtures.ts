@@ -20,9 +20,10 @@ export async function insertSubscription(db: pg.Pool, spec: SubscriptionSpec = {
 }
 
 export async function insertAgent(db: pg.Pool, labels: readonly string[]): Promise<string> {
-  const { rows } = await db.query<{ id: string }>(`INSERT INTO agents (name, cluster_name, status) VALUES ($1, 'c', 'ACTIVE') RETURNING id`, [
-    `agent-${randomUUID().slice(0, 8)}`,
-  ]);
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO agents (name, cluster_name, status) VALUES ($1, 'c', 'ACTIVE') RETURNING id`,
+    [`agent-${randomUUID().slice(0, 8)}`],
+  );
   const id = rows[0]!.id;
   for (const label of labels) await db.query('INSERT INTO agent_labels (agent_id, label) VALUES ($1, $2)', [id, label]);
   return id;

@@ -34,10 +34,11 @@ export async function upsertAdminRole(tx: Queryable, hash: string): Promise<void
 }
 
 export async function upsertAdminGenerator(tx: Queryable, hash: string): Promise<void> {
-  const { rowCount } = await tx.query(
-    'UPDATE generators SET pak_hash = $1, description = $2 WHERE name = $3 AND deleted_at IS NULL',
-    [hash, ADMIN_GENERATOR_DESCRIPTION, ADMIN_GENERATOR_NAME],
-  );
+  const { rowCount } = await tx.query('UPDATE generators SET pak_hash = $1, description = $2 WHERE name = $3 AND deleted_at IS NULL', [
+    hash,
+    ADMIN_GENERATOR_DESCRIPTION,
+    ADMIN_GENERATOR_NAME,
+  ]);
   if (rowCount === 0) {
     await tx.query('INSERT INTO generators (name, description, pak_hash) VALUES ($1, $2, $3)', [
       ADMIN_GENERATOR_NAME,

@@ -80,8 +80,20 @@ export const agentRoutes: AnyRoute[] = [
         return row;
       });
       const { name, cluster_name } = agent;
-      await ctx.audit({ actor: identity, action: 'agent.created', resourceType: 'agent', resourceId: agent.id, details: { name, cluster_name } });
-      await ctx.audit({ actor: identity, action: 'pak.created', resourceType: 'pak', resourceId: agent.id, details: { entity: 'agent', name } });
+      await ctx.audit({
+        actor: identity,
+        action: 'agent.created',
+        resourceType: 'agent',
+        resourceId: agent.id,
+        details: { name, cluster_name },
+      });
+      await ctx.audit({
+        actor: identity,
+        action: 'pak.created',
+        resourceType: 'pak',
+        resourceId: agent.id,
+        details: { entity: 'agent', name },
+      });
       return json(201, { agent, initial_pak: pak });
     },
   }),
@@ -148,7 +160,13 @@ export const agentRoutes: AnyRoute[] = [
       });
       if (!agent) throw agentNotFound();
       const { name, cluster_name, status } = agent;
-      await ctx.audit({ actor: identity, action: 'agent.updated', resourceType: 'agent', resourceId: agent.id, details: { name, cluster_name, status } });
+      await ctx.audit({
+        actor: identity,
+        action: 'agent.updated',
+        resourceType: 'agent',
+        resourceId: agent.id,
+        details: { name, cluster_name, status },
+      });
       return json(200, agent);
     },
   }),
@@ -195,7 +213,13 @@ export const agentRoutes: AnyRoute[] = [
       });
       if (!rotated) throw agentNotFound();
       const { agent } = rotated;
-      await ctx.audit({ actor: identity, action: 'pak.rotated', resourceType: 'agent', resourceId: agent.id, details: { agent_name: agent.name } });
+      await ctx.audit({
+        actor: identity,
+        action: 'pak.rotated',
+        resourceType: 'agent',
+        resourceId: agent.id,
+        details: { agent_name: agent.name },
+      });
       return json(200, { agent, pak });
     },
   }),

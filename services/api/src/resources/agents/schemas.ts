@@ -10,9 +10,7 @@ export const newAgentSchema = z
   })
   .meta({ id: 'NewAgent' });
 
-export const createAgentResponseSchema = z
-  .object({ agent: agentSchema, initial_pak: z.string() })
-  .meta({ id: 'CreateAgentResponse' });
+export const createAgentResponseSchema = z.object({ agent: agentSchema, initial_pak: z.string() }).meta({ id: 'CreateAgentResponse' });
 
 export const rotateAgentPakResponseSchema = z.object({ agent: agentSchema, pak: z.string() }).meta({ id: 'RotateAgentPakResponse' });
 

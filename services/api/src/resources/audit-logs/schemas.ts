@@ -39,5 +39,11 @@ const auditLogEntrySchema = z
   .meta({ id: 'AuditLogEntry' });
 
 export const auditLogListSchema = z
-  .object({ logs: auditLogEntrySchema.array(), total: z.number().int(), count: z.number().int(), limit: z.number().int(), offset: z.number().int() })
+  .object({
+    logs: auditLogEntrySchema.array(),
+    total: z.number().int(),
+    count: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  })
   .meta({ id: 'AuditLogListResponse' });

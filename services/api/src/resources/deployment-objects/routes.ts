@@ -6,12 +6,7 @@ import { acceptsYaml } from '../../yaml/index.ts';
 import { fetchOwnedStack, stackNotFound } from '../stacks/access.ts';
 import { requireObjectReader } from './access.ts';
 import { readDeploymentObjectInput, yamlValidatorBusy } from './input.ts';
-import {
-  newDeploymentObjectQuery,
-  newDeploymentObjectSchema,
-  yamlRequestContent,
-  yamlResponseContent,
-} from './schemas.ts';
+import { newDeploymentObjectQuery, newDeploymentObjectSchema, yamlRequestContent, yamlResponseContent } from './schemas.ts';
 import { findDeploymentObject, listStackDeploymentObjects } from './sql/queries.ts';
 import { storeDeploymentObject } from './store.ts';
 

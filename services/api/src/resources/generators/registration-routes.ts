@@ -52,7 +52,13 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
         tx.notifyAgents([agentId]);
         return row;
       });
-      await ctx.audit({ actor: identity, action: 'agent.registered', resourceType: 'agent', resourceId: agentId, details: { generator_id: params.id } });
+      await ctx.audit({
+        actor: identity,
+        action: 'agent.registered',
+        resourceType: 'agent',
+        resourceId: agentId,
+        details: { generator_id: params.id },
+      });
       return json(201, registration);
     },
   }),
@@ -77,7 +83,13 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
         return existed;
       });
       if (removed) {
-        await ctx.audit({ actor: identity, action: 'agent.deregistered', resourceType: 'agent', resourceId: agentId, details: { generator_id: params.id } });
+        await ctx.audit({
+          actor: identity,
+          action: 'agent.deregistered',
+          resourceType: 'agent',
+          resourceId: agentId,
+          details: { generator_id: params.id },
+        });
       }
       return noContent();
     },

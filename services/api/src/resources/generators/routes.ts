@@ -43,8 +43,20 @@ export const generatorRoutes: AnyRoute[] = [
         insertGenerator(client, { name: body.name, description: body.description ?? null, pakHash: hash }),
       );
       const name = generator.name;
-      await ctx.audit({ actor: identity, action: 'generator.created', resourceType: 'generator', resourceId: generator.id, details: { name } });
-      await ctx.audit({ actor: identity, action: 'pak.created', resourceType: 'pak', resourceId: generator.id, details: { entity: 'generator', name } });
+      await ctx.audit({
+        actor: identity,
+        action: 'generator.created',
+        resourceType: 'generator',
+        resourceId: generator.id,
+        details: { name },
+      });
+      await ctx.audit({
+        actor: identity,
+        action: 'pak.created',
+        resourceType: 'pak',
+        resourceId: generator.id,
+        details: { entity: 'generator', name },
+      });
       return json(201, { generator, pak });
     },
   }),
@@ -87,7 +99,13 @@ export const generatorRoutes: AnyRoute[] = [
         }),
       );
       if (!generator) throw updateNotFound();
-      await ctx.audit({ actor: identity, action: 'generator.updated', resourceType: 'generator', resourceId: generator.id, details: { name: generator.name } });
+      await ctx.audit({
+        actor: identity,
+        action: 'generator.updated',
+        resourceType: 'generator',
+        resourceId: generator.id,
+        details: { name: generator.name },
+      });
       return json(200, generator);
     },
   }),

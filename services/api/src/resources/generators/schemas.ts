@@ -12,9 +12,7 @@ export const generatorSchema = z
   })
   .meta({ id: 'Generator' });
 
-export const newGeneratorSchema = z
-  .object({ name: z.string(), description: z.string().nullish() })
-  .meta({ id: 'NewGenerator' });
+export const newGeneratorSchema = z.object({ name: z.string(), description: z.string().nullish() }).meta({ id: 'NewGenerator' });
 
 export const generatorWithPakSchema = z.object({ generator: generatorSchema, pak: z.string() }).meta({ id: 'CreateGeneratorResponse' });
 
@@ -37,7 +35,4 @@ export const registrationSchema = z
   .object({ id: uuid(), agent_id: uuid(), generator_id: uuid(), registered_at: timestamp() })
   .meta({ id: 'AgentGeneratorRegistration' });
 
-export const registrationBodySchema = z
-  .object({ agent_id: uuid().nullish() })
-  .optional()
-  .meta({ id: 'AgentRegistrationBody' });
+export const registrationBodySchema = z.object({ agent_id: uuid().nullish() }).optional().meta({ id: 'AgentRegistrationBody' });

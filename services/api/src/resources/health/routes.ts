@@ -17,11 +17,18 @@ const invalidHealthRecord = errorKind(422, 'invalid_health_record', 'Invalid hea
 function healthInputs(body: HealthUpdate): HealthInput[] {
   const bad = body.deployment_objects.find((r) => !isStatus(r.status));
   if (bad) {
-    throw invalidHealthRecord.with(`invalid health status '${bad.status}' for deployment object ${bad.id}`, { allowed: [...HEALTH_STATUSES] });
+    throw invalidHealthRecord.with(`invalid health status '${bad.status}' for deployment object ${bad.id}`, {
+      allowed: [...HEALTH_STATUSES],
+    });
   }
   const byId = new Map<string, HealthInput>();
   for (const r of body.deployment_objects) {
-    byId.set(r.id, { deploymentObjectId: r.id, status: r.status, summary: r.summary ? JSON.stringify(r.summary) : null, checkedAt: r.checked_at });
+    byId.set(r.id, {
+      deploymentObjectId: r.id,
+      status: r.status,
+      summary: r.summary ? JSON.stringify(r.summary) : null,
+      checkedAt: r.checked_at,
+    });
   }
   return [...byId.values()];
 }
@@ -43,7 +50,8 @@ export const healthRoutes: AnyRoute[] = [
     method: 'patch',
     path: '/agents/:id/health-status',
     summary: 'Report the health of deployment objects (the agent itself or an admin)',
-    description: 'Upserts one record per (agent, deployment object). Any unknown status rejects the whole batch with 422 `invalid_health_record`.',
+    description:
+      'Upserts one record per (agent, deployment object). Any unknown status rejects the whole batch with 422 `invalid_health_record`.',
     tags,
     access: 'any',
     params: idParams,

@@ -19,7 +19,10 @@ const annotationNotFound = errorKind(404, 'stack_annotation_not_found', 'Annotat
  * varchar(64) columns; we answer 400 `invalid_annotation` (docs/compatibility.md).
  */
 function annotationProblem(key: string, value: string): string | undefined {
-  for (const [name, text] of [['key', key], ['value', value]] as const) {
+  for (const [name, text] of [
+    ['key', key],
+    ['value', value],
+  ] as const) {
     if (text.trim() === '') return `Annotation ${name} cannot be empty`;
     if ([...text].length > MAX_ANNOTATION_LENGTH) return `Annotation ${name} cannot exceed ${MAX_ANNOTATION_LENGTH} characters`;
   }

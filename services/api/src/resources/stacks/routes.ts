@@ -49,7 +49,11 @@ export const stackRoutes: AnyRoute[] = [
         if (identity.generator !== body.generator_id) throw stackGeneratorMismatch();
       }
       const stack = await ctx.transact(async (tx) => {
-        const row = await insertStack(tx.client, { name: body.name, description: body.description ?? null, generatorId: body.generator_id });
+        const row = await insertStack(tx.client, {
+          name: body.name,
+          description: body.description ?? null,
+          generatorId: body.generator_id,
+        });
         if (!row) throw unknownGenerator();
         tx.emit('stack.created', {
           stack_id: row.id,
@@ -95,19 +99,21 @@ export const stackRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The updated stack', schema: stackSchema } },
     errors: [fetchOwnedStack, stackIdMismatch, stackOwnerChangeDenied, foreignKeyViolation, uniqueViolation],
     async handler({ params, body, identity, ctx, clientIp, userAgent }) {
-      const { stack, oldOwner } = await ctx.transact(async (tx) => {
-        const current = await fetchOwnedStack(tx.client, identity, params.id, 'update');
-        if (body.id !== params.id) throw stackIdMismatch();
-        requireOwnerKept(identity, current.generator_id, body.generator_id);
-        const fields = { name: body.name, description: body.description ?? null, generatorId: body.generator_id };
-        const updated = await updateStack(tx.client, params.id, fields);
-        if (!updated) throw unknownGenerator();
-        // Moving a stack to another generator changes which agents match it by label/annotation.
-        if (updated.generator_id !== current.generator_id) {
-          await wakeStackAgents(tx, params.id, { generatorIds: [current.generator_id] });
-        }
-        return { stack: updated, oldOwner: current.generator_id };
-      }).catch((err: unknown) => auditDeniedOwnerChange(ctx, err, { identity, stackId: params.id, clientIp, userAgent }));
+      const { stack, oldOwner } = await ctx
+        .transact(async (tx) => {
+          const current = await fetchOwnedStack(tx.client, identity, params.id, 'update');
+          if (body.id !== params.id) throw stackIdMismatch();
+          requireOwnerKept(identity, current.generator_id, body.generator_id);
+          const fields = { name: body.name, description: body.description ?? null, generatorId: body.generator_id };
+          const updated = await updateStack(tx.client, params.id, fields);
+          if (!updated) throw unknownGenerator();
+          // Moving a stack to another generator changes which agents match it by label/annotation.
+          if (updated.generator_id !== current.generator_id) {
+            await wakeStackAgents(tx, params.id, { generatorIds: [current.generator_id] });
+          }
+          return { stack: updated, oldOwner: current.generator_id };
+        })
+        .catch((err: unknown) => auditDeniedOwnerChange(ctx, err, { identity, stackId: params.id, clientIp, userAgent }));
       await ctx.audit({
         actor: identity,
         action: 'stack.updated',
@@ -137,7 +143,14 @@ export const stackRoutes: AnyRoute[] = [
         tx.emit('stack.deleted', { stack_id: params.id, deleted_at: deletedAt?.toISOString() ?? null });
         await wakeStackAgents(tx, params.id);
       });
-      await ctx.audit({ actor: identity, action: 'stack.deleted', resourceType: 'stack', resourceId: params.id, ipAddress: clientIp, userAgent });
+      await ctx.audit({
+        actor: identity,
+        action: 'stack.deleted',
+        resourceType: 'stack',
+        resourceId: params.id,
+        ipAddress: clientIp,
+        userAgent,
+      });
       return noContent();
     },
   }),

@@ -23,9 +23,7 @@ export interface TargetStateQuery {
 }
 
 export type TargetStateAnswer =
-  | { status: 200; etag: string; body: DeploymentObjectRow[] }
-  | { status: 304; etag: string }
-  | { status: 'aborted' };
+  { status: 200; etag: string; body: DeploymentObjectRow[] } | { status: 304; etag: string } | { status: 'aborted' };
 
 interface State {
   etag: string;

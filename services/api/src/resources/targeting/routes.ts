@@ -9,12 +9,18 @@ import { answerTargetState, type TargetStateAnswer } from './long-poll.ts';
 import { queryAgentStacks } from './sql/agent-stacks.ts';
 
 const targetStateQuery = z.object({
-  mode: z.unknown().optional().meta({ type: 'string', description: '`full` includes objects already applied; anything else is incremental' }),
+  mode: z
+    .unknown()
+    .optional()
+    .meta({ type: 'string', description: '`full` includes objects already applied; anything else is incremental' }),
   wait: z
     .string()
     .regex(/^\d{1,4}$/, 'must be a whole number of seconds')
     .optional()
-    .meta({ description: 'Long-poll: with If-None-Match, hold the request up to this many seconds (capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS)' }),
+    .meta({
+      description:
+        'Long-poll: with If-None-Match, hold the request up to this many seconds (capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS)',
+    }),
 });
 
 /** Aborts when the client goes away before we answered ('close' also fires after a normal finish: harmless then). */

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { deliveryResultBodySchema, pendingDeliverySchema } from '@brokkr/contracts';
 import { decryptString } from '@brokkr/crypto';
-import { afterFailure, claimForAgent, isRetryableReport, recordAgentFailure, recordAgentSuccess, type RecordedResult } from '@brokkr/webhook-deliveries';
+import {
+  afterFailure,
+  claimForAgent,
+  isRetryableReport,
+  recordAgentFailure,
+  recordAgentSuccess,
+  type RecordedResult,
+} from '@brokkr/webhook-deliveries';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
@@ -32,7 +39,10 @@ async function targetUrl(ctx: ApiContext, subscriptionId: string): Promise<strin
   }
 }
 
-async function auditDead(ctx: ApiContext, r: RecordedResult & { deliveryId: string; agentId: string; error: string; statusCode?: number | undefined; retryable: boolean }) {
+async function auditDead(
+  ctx: ApiContext,
+  r: RecordedResult & { deliveryId: string; agentId: string; error: string; statusCode?: number | undefined; retryable: boolean },
+) {
   await ctx.audit({
     actor: 'system',
     action: 'webhook.delivery_failed',
@@ -65,7 +75,9 @@ export const webhookAgentRoutes: AnyRoute[] = [
     tags,
     access: 'any',
     params: z.object({ agent_id: uuid() }),
-    responses: { 200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: pendingDeliverySchema.array() } },
+    responses: {
+      200: { description: 'Claimed deliveries, with the decrypted URL and auth header', schema: pendingDeliverySchema.array() },
+    },
     errors: [agentPakMismatch, agentNotFound],
     async handler({ params, identity, ctx }) {
       const agentId = params.agent_id;
@@ -97,7 +109,12 @@ export const webhookAgentRoutes: AnyRoute[] = [
       if (delivery.acquired_by !== agentId) throw notAcquiredByAgent();
       if (delivery.status === 'success' || delivery.status === 'dead') {
         // A repeated report (the first answer was lost): the outcome is already recorded.
-        return json(200, { status: delivery.status, delivery_id: delivery.id, attempts: delivery.attempts, next_retry_at: delivery.next_retry_at });
+        return json(200, {
+          status: delivery.status,
+          delivery_id: delivery.id,
+          attempts: delivery.attempts,
+          next_retry_at: delivery.next_retry_at,
+        });
       }
       // Fenced on the attempts read here too: what is written was decided from them.
       const claim = { id: delivery.id, agentId, attempts: delivery.attempts };
@@ -117,7 +134,12 @@ export const webhookAgentRoutes: AnyRoute[] = [
       const recorded = await recordAgentFailure(ctx.db.pool, claim, { ...next, error });
       if (!recorded) throw notAcquiredByAgent();
       if (recorded.status === 'dead') await auditDead(ctx, { ...recorded, deliveryId: delivery.id, agentId, error, statusCode, retryable });
-      return json(200, { status: recorded.status, delivery_id: delivery.id, attempts: recorded.attempts, next_retry_at: recorded.next_retry_at });
+      return json(200, {
+        status: recorded.status,
+        delivery_id: delivery.id,
+        attempts: recorded.attempts,
+        next_retry_at: recorded.next_retry_at,
+      });
     },
   }),
 ];

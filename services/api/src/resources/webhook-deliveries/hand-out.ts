@@ -38,9 +38,10 @@ async function readSecrets(ctx: ApiContext, subscriptionId: string): Promise<str
   const sub = await findSubscriptionSecrets(ctx.db.pool, subscriptionId);
   if (!sub) return undefined;
   try {
-    return [open(ctx, 'signing_secret', sub.signing_secret_encrypted), open(ctx, 'previous_signing_secret', sub.previous_signing_secret_encrypted)].filter(
-      (s): s is string => s !== null,
-    );
+    return [
+      open(ctx, 'signing_secret', sub.signing_secret_encrypted),
+      open(ctx, 'previous_signing_secret', sub.previous_signing_secret_encrypted),
+    ].filter((s): s is string => s !== null);
   } catch (err) {
     return err as Error;
   }

@@ -14,7 +14,8 @@ export function usableStatusCode(value: number | null | undefined): number | und
 /** `HTTP <code>: <error>`, the error alone when it already says so, or `Unknown error`. */
 export function agentFailureMessage(error: string | null | undefined, statusCode: number | undefined): string {
   const detail = error?.trim() || undefined;
-  if (statusCode !== undefined && detail !== undefined) return detail.startsWith(`HTTP ${statusCode}`) ? detail : `HTTP ${statusCode}: ${detail}`;
+  if (statusCode !== undefined && detail !== undefined)
+    return detail.startsWith(`HTTP ${statusCode}`) ? detail : `HTTP ${statusCode}: ${detail}`;
   if (statusCode !== undefined) return `HTTP ${statusCode}`;
   return detail ?? 'Unknown error';
 }

@@ -64,7 +64,9 @@ export const webhookDeliveryRoutes: AnyRoute[] = [
       if (!row) {
         const current = await findDelivery(ctx.db.pool, params.id);
         if (!current) throw deliveryNotFound();
-        throw deliveryNotFinished.with(`Delivery is ${current.status}; only dead or successful deliveries can be redelivered`, { status: current.status });
+        throw deliveryNotFinished.with(`Delivery is ${current.status}; only dead or successful deliveries can be redelivered`, {
+          status: current.status,
+        });
       }
       wakeDispatchers(ctx);
       await ctx.audit({
@@ -77,5 +79,4 @@ export const webhookDeliveryRoutes: AnyRoute[] = [
       return json(200, row);
     },
   }),
-
 ];

@@ -8,7 +8,14 @@ import { jsonBody } from '../../http/body.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { invalidateSubscriptionCaches } from './cache-invalidation.ts';
-import { createWebhookBodySchema, createdWebhookSchema, rotatedSecretSchema, updateWebhookBodySchema, webhookSchema, type UpdateWebhookBody } from './schemas.ts';
+import {
+  createWebhookBodySchema,
+  createdWebhookSchema,
+  rotatedSecretSchema,
+  updateWebhookBodySchema,
+  webhookSchema,
+  type UpdateWebhookBody,
+} from './schemas.ts';
 import { filtersForStorage, webhookResponse } from './serialize.ts';
 import { insertSubscription } from './sql/create-subscription.ts';
 import { deleteSubscription } from './sql/delete-subscription.ts';
@@ -40,9 +47,20 @@ function changesFrom(ctx: ApiContext, body: UpdateWebhookBody): SubscriptionChan
 }
 
 /** After every committed change: dispatchers drop their cache, then the audit entry. */
-async function changed(ctx: ApiContext, identity: Identity, action: string, change: { id: string; details?: Record<string, unknown> }): Promise<void> {
+async function changed(
+  ctx: ApiContext,
+  identity: Identity,
+  action: string,
+  change: { id: string; details?: Record<string, unknown> },
+): Promise<void> {
   invalidateSubscriptionCaches(ctx, change.id);
-  await ctx.audit({ actor: identity, action, resourceType: 'webhook_subscription', resourceId: change.id, details: change.details ?? null });
+  await ctx.audit({
+    actor: identity,
+    action,
+    resourceType: 'webhook_subscription',
+    resourceId: change.id,
+    details: change.details ?? null,
+  });
 }
 
 /**
@@ -160,7 +178,8 @@ export const webhookRoutes: AnyRoute[] = [
     method: 'post',
     path: '/webhooks/:id/rotate-secret',
     summary: 'Rotate the signing secret (the old one keeps signing alongside for 24 h)',
-    description: 'Returns the new Standard Webhooks secret once. Until `previous_signing_secret_expires_at`, deliveries carry two signatures.',
+    description:
+      'Returns the new Standard Webhooks secret once. Until `previous_signing_secret_expires_at`, deliveries carry two signatures.',
     tags,
     access: 'admin',
     params: idParams,
@@ -178,7 +197,11 @@ export const webhookRoutes: AnyRoute[] = [
         resourceId: params.id,
         details: { name: row.name, enabled: row.enabled, signing_secret_rotated: true },
       });
-      return json(200, { id: params.id, signing_secret: secret, previous_signing_secret_expires_at: row.previous_signing_secret_expires_at });
+      return json(200, {
+        id: params.id,
+        signing_secret: secret,
+        previous_signing_secret_expires_at: row.previous_signing_secret_expires_at,
+      });
     },
   }),
 ];

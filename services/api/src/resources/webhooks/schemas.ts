@@ -2,9 +2,7 @@ import { z } from 'zod';
 import { timestamp, uuid } from '../../http/schemas.ts';
 
 /** Filters a subscription may set; every set field must equal the event's `data.<field>`. */
-export const webhookFiltersSchema = z
-  .object({ agent_id: uuid().nullish(), stack_id: uuid().nullish() })
-  .meta({ id: 'WebhookFilters' });
+export const webhookFiltersSchema = z.object({ agent_id: uuid().nullish(), stack_id: uuid().nullish() }).meta({ id: 'WebhookFilters' });
 
 // Shapes only: ranges and semantic checks come later, in Brokkr's order (validation.ts).
 const int = () => z.number().int();

@@ -30,9 +30,12 @@ function testRequest(ctx: ApiContext, sub: SubscriptionSecrets) {
   const auth = open(ctx, 'auth_header', sub.auth_header_encrypted);
   // Stored before create/update checked it: report it like any failed send, never a 500.
   const authProblem = auth === null ? undefined : headerValueProblem(auth);
-  if (authProblem) throw webhookTestFailed.with(`the stored auth_header cannot be sent (it ${authProblem}): set a new one with PUT /webhooks/{id}`);
-  const secrets = [open(ctx, 'signing_secret', sub.signing_secret_encrypted), open(ctx, 'previous_signing_secret', sub.previous_signing_secret_encrypted)]
-    .filter((s): s is string => s !== null);
+  if (authProblem)
+    throw webhookTestFailed.with(`the stored auth_header cannot be sent (it ${authProblem}): set a new one with PUT /webhooks/{id}`);
+  const secrets = [
+    open(ctx, 'signing_secret', sub.signing_secret_encrypted),
+    open(ctx, 'previous_signing_secret', sub.previous_signing_secret_encrypted),
+  ].filter((s): s is string => s !== null);
   const event = {
     id: randomUUID(),
     event_type: 'webhook.test',

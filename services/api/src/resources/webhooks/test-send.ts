@@ -61,7 +61,11 @@ export function sendTestWebhook(input: TestSendInput): Promise<TestSendResult> {
       });
       req.on('response', (res) => {
         void readBody(res).then((body) =>
-          resolve({ kind: 'response', status: res.statusCode ?? 0, body: sanitizeErrorText(body, { endpoints: [input.url], maxLength: MAX_BODY_EXCERPT }) }),
+          resolve({
+            kind: 'response',
+            status: res.statusCode ?? 0,
+            body: sanitizeErrorText(body, { endpoints: [input.url], maxLength: MAX_BODY_EXCERPT }),
+          }),
         );
       });
       req.on('error', (err) => resolve(failure(err, input.url)));

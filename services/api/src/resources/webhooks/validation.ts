@@ -29,10 +29,18 @@ function removedField(field: string, useInstead: string, message: string): ApiEr
 function rejectRemovedFields(raw: unknown, kind: 'create' | 'update'): void {
   if (!isObject(raw)) return;
   if (kind === 'create' && 'validate' in raw) {
-    throw removedField('validate', 'POST /webhooks/{id}/test', '`validate` is not supported: create the subscription, then call POST /webhooks/{id}/test');
+    throw removedField(
+      'validate',
+      'POST /webhooks/{id}/test',
+      '`validate` is not supported: create the subscription, then call POST /webhooks/{id}/test',
+    );
   }
   if (isObject(raw.filters) && 'labels' in raw.filters) {
-    throw removedField('filters.labels', 'target_labels', '`filters.labels` is not supported: use `target_labels` for label-based delivery, or filters.agent_id / filters.stack_id');
+    throw removedField(
+      'filters.labels',
+      'target_labels',
+      '`filters.labels` is not supported: use `target_labels` for label-based delivery, or filters.agent_id / filters.stack_id',
+    );
   }
 }
 
@@ -112,10 +120,13 @@ export const parseUpdateWebhook = raising(
  * a URL, name, event-type list or auth header that create would refuse (a stored `ftp://` URL could only ever
  * produce dead deliveries) — same codes as create.
  */
-export const checkUpdateWebhook = raising((body: UpdateWebhookBody): void => {
-  if (body.url !== undefined && body.url !== null) checkUrl(body.url);
-  if (body.name !== undefined && body.name !== null) checkName(body.name);
-  if (body.event_types !== undefined && body.event_types !== null) checkEventTypes(body.event_types);
-  checkAuthHeader(body.auth_header);
-  checkRanges(body);
-}, ...semanticErrors);
+export const checkUpdateWebhook = raising(
+  (body: UpdateWebhookBody): void => {
+    if (body.url !== undefined && body.url !== null) checkUrl(body.url);
+    if (body.name !== undefined && body.name !== null) checkName(body.name);
+    if (body.event_types !== undefined && body.event_types !== null) checkEventTypes(body.event_types);
+    checkAuthHeader(body.auth_header);
+    checkRanges(body);
+  },
+  ...semanticErrors,
+);

@@ -25,11 +25,15 @@ export async function listAgentEvents(db: Queryable, agentId: string): Promise<A
 }
 
 export async function listAllAgentEvents(db: Queryable): Promise<AgentEventRow[]> {
-  const { rows } = await db.query<AgentEventRow>(`SELECT ${AGENT_EVENT_COLUMNS} FROM agent_events WHERE deleted_at IS NULL ORDER BY created_at DESC, id`);
+  const { rows } = await db.query<AgentEventRow>(
+    `SELECT ${AGENT_EVENT_COLUMNS} FROM agent_events WHERE deleted_at IS NULL ORDER BY created_at DESC, id`,
+  );
   return rows;
 }
 
 export async function findAgentEvent(db: Queryable, id: string): Promise<AgentEventRow | undefined> {
-  const { rows } = await db.query<AgentEventRow>(`SELECT ${AGENT_EVENT_COLUMNS} FROM agent_events WHERE id = $1 AND deleted_at IS NULL`, [id]);
+  const { rows } = await db.query<AgentEventRow>(`SELECT ${AGENT_EVENT_COLUMNS} FROM agent_events WHERE id = $1 AND deleted_at IS NULL`, [
+    id,
+  ]);
   return rows[0];
 }

@@ -88,9 +88,10 @@ export async function listAnnotations(db: Queryable, agentId: string): Promise<A
 }
 
 export async function listTargets(db: Queryable, agentId: string): Promise<AgentTargetRow[]> {
-  const { rows } = await db.query<AgentTargetRow>('SELECT id, agent_id, stack_id FROM agent_targets WHERE agent_id = $1 ORDER BY stack_id', [
-    agentId,
-  ]);
+  const { rows } = await db.query<AgentTargetRow>(
+    'SELECT id, agent_id, stack_id FROM agent_targets WHERE agent_id = $1 ORDER BY stack_id',
+    [agentId],
+  );
   return rows;
 }
 

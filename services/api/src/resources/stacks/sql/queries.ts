@@ -51,7 +51,9 @@ export async function agentHasHardTarget(db: Queryable, agentId: string, stackId
 }
 
 export async function listStackLabels(db: Queryable, stackId: string): Promise<StackLabelRow[]> {
-  const { rows } = await db.query<StackLabelRow>('SELECT id, stack_id, label FROM stack_labels WHERE stack_id = $1 ORDER BY label', [stackId]);
+  const { rows } = await db.query<StackLabelRow>('SELECT id, stack_id, label FROM stack_labels WHERE stack_id = $1 ORDER BY label', [
+    stackId,
+  ]);
   return rows;
 }
 

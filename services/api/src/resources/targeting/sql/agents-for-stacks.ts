@@ -68,20 +68,18 @@ const agentsForStacksStatement = prepared('brokkr_agents_for_stacks', AGENTS_FOR
  * lost the stack are woken too. Agent-side changes (labels, annotations, targets, status, events,
  * registrations) wake the agent itself with `tx.notifyAgents([agentId])`.
  */
-export async function agentsForStacks(
-  db: Queryable,
-  stackIds: readonly string[],
-  also: AlsoMatching = {},
-): Promise<string[]> {
+export async function agentsForStacks(db: Queryable, stackIds: readonly string[], also: AlsoMatching = {}): Promise<string[]> {
   if (stackIds.length === 0) return [];
   const annotations = also.annotations ?? [];
-  const { rows } = await db.query<{ id: string }>(agentsForStacksStatement([
-    stackIds,
-    also.labels ?? [],
-    annotations.map(([key]) => key),
-    annotations.map(([, value]) => value),
-    also.generatorIds ?? [],
-  ]));
+  const { rows } = await db.query<{ id: string }>(
+    agentsForStacksStatement([
+      stackIds,
+      also.labels ?? [],
+      annotations.map(([key]) => key),
+      annotations.map(([, value]) => value),
+      also.generatorIds ?? [],
+    ]),
+  );
   return rows.map((r) => r.id);
 }
 

@@ -19,7 +19,17 @@ export async function insertSubscription(db: Queryable, s: NewSubscription): Pro
        max_retries, timeout_seconds, created_by, signing_secret_encrypted)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'admin', $9)
      RETURNING ${SUBSCRIPTION_COLUMNS}`,
-    [s.name, s.urlEncrypted, s.authHeaderEncrypted, s.eventTypes, s.filters, s.targetLabels, s.maxRetries, s.timeoutSeconds, s.signingSecretEncrypted],
+    [
+      s.name,
+      s.urlEncrypted,
+      s.authHeaderEncrypted,
+      s.eventTypes,
+      s.filters,
+      s.targetLabels,
+      s.maxRetries,
+      s.timeoutSeconds,
+      s.signingSecretEncrypted,
+    ],
   );
   return rows[0]!;
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import type { AgentEvent, DeploymentObject } from '@brokkr/contracts';
 import { generatePak } from '@brokkr/pak';
 import { freePort, spawnService, TestClient, type RunningService, type TestInfra } from '@brokkr/testkit';
 
@@ -98,24 +99,12 @@ export async function target(admin: TestClient, agentId: string, stackId: string
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
 }
 
-export interface DeploymentObject {
-  id: string;
-  stack_id: string;
-  yaml_checksum: string;
-  is_deletion_marker: boolean;
-}
+export type { AgentEvent, DeploymentObject } from '@brokkr/contracts';
 
 export async function deploy(admin: TestClient, stackId: string, yaml: string, marker = false): Promise<DeploymentObject> {
   const res = await admin.post(`/stacks/${stackId}/deployment-objects`, { yaml_content: yaml, is_deletion_marker: marker });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   return res.body;
-}
-
-export interface AgentEvent {
-  deployment_object_id: string;
-  event_type: string;
-  status: string;
-  message: string | null;
 }
 
 export async function agentEvents(admin: TestClient, agentId: string): Promise<AgentEvent[]> {

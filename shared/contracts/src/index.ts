@@ -31,3 +31,4 @@ export {
 } from './notices.ts';
 export * from './agent-api.ts';
 export { int32, softDeletableRow, timestamp, uuid } from './wire.ts';
+export * from './work-orders.ts';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { eventually, freePort, spawnService, type RunningService } from '@brokkr/testkit';
+import { eventually, freePort, spawnService, useTestInfra, type RunningService } from '@brokkr/testkit';
 import { createGenerator, startTestApi, type TestApi } from './support/index.ts';
 
 interface ReloadBody {
@@ -20,6 +20,7 @@ async function scrape(url: string, series: string): Promise<number | undefined> 
 }
 
 describe('api POST /admin/config/reload', () => {
+  const infra = useTestInfra({ nats: true });
   let dir: string;
   let file: string;
   let api: TestApi;
@@ -31,7 +32,7 @@ describe('api POST /admin/config/reload', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'brokkr-reload-'));
     file = path.join(dir, 'brokkr.toml');
     await writeFile(file, '[broker]\naudit_log_retention_days = 60\n');
-    api = await startTestApi({ env: { BROKKR_CONFIG_FILE: file } });
+    api = await startTestApi(infra, { env: { BROKKR_CONFIG_FILE: file } });
     const base = { BROKKR__DATABASE__URL: api.database.url, BROKKR__NATS__URL: api.natsUrl };
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;

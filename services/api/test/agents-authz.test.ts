@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import {
   createAgent,
   createGenerator,
@@ -125,6 +126,7 @@ function expectedStatus(c: Case, caller: Caller): number {
 }
 
 describe('api agents: authorization matrix', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let ownerId: string;
   let owner: ApiClient;
@@ -168,7 +170,7 @@ describe('api agents: authorization matrix', () => {
   }
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     const gen = await createGenerator(api.admin);
     ownerId = gen.generator.id;
     owner = gen.client;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { eventually } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import {
   RFC3339_Z,
   adminGeneratorId,
@@ -42,6 +42,7 @@ const EVENT_FIELDS = [
 ];
 
 describe('api agents', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let adminGen: string;
 
@@ -64,7 +65,7 @@ describe('api agents', () => {
   }
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     adminGen = await adminGeneratorId(api.admin);
   });
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import { createGenerator, insertAgentRow, startTestApi, type TestApi } from './support/index.ts';
 
 interface Seed {
@@ -14,6 +15,7 @@ interface Seed {
 }
 
 describe('api GET /admin/audit-logs', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let agent: { id: string; pak: string };
   let generator: { id: string; name: string };
@@ -21,7 +23,7 @@ describe('api GET /admin/audit-logs', () => {
   const resource = randomUUID();
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     agent = await insertAgentRow(api.sql, { name: 'audited-agent' });
     const created = await createGenerator(api.admin, { name: 'audited-gen' });
     generator = created.generator;

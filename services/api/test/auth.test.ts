@@ -1,13 +1,14 @@
 import { expect } from 'chai';
-import { eventually } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { generatePak } from '@brokkr/pak';
 import { auditMessages, createGenerator, startTestApi, type TestApi } from './support/index.ts';
 
 describe('api auth (PAK)', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
   });
 
   after(async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
-import { createEmptyDatabase, createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { eventually, spawnService, useTestInfra, type TestDatabase } from '@brokkr/testkit';
 import { generatePak } from '@brokkr/pak';
 import { ApiClient, spawnApi, type ApiProcess } from './support/index.ts';
 
@@ -16,14 +16,13 @@ async function count(sql: pg.Pool, query: string): Promise<number> {
 }
 
 describe('api first start (bootstrap)', () => {
-  let nats: Awaited<ReturnType<typeof startTestNats>>;
+  // Every test starts from a fresh database (first starts are what is tested) and NATS server.
+  const infra = useTestInfra({ nats: true, each: true });
   let tmp: string;
-  const databases: TestDatabase[] = [];
   const processes: ApiProcess[] = [];
   const pools: pg.Pool[] = [];
 
   before(async () => {
-    nats = await startTestNats();
     tmp = await mkdtemp(path.join(os.tmpdir(), 'brokkr-api-boot-'));
   });
 
@@ -33,27 +32,23 @@ describe('api first start (bootstrap)', () => {
   });
 
   after(async () => {
-    await Promise.allSettled(databases.map((d) => d.drop()));
-    await nats?.stop();
     await rm(tmp, { recursive: true, force: true });
   });
 
-  async function database(empty = false) {
-    const db = empty ? await createEmptyDatabase() : await createTestDatabase();
-    databases.push(db);
+  function database(db: TestDatabase = infra.db) {
     const sql = new pg.Pool({ connectionString: db.url, max: 2 });
     pools.push(sql);
     return { db, sql };
   }
 
   async function start(dbUrl: string, env: Record<string, string>): Promise<ApiProcess> {
-    const p = await spawnApi({ BROKKR__DATABASE__URL: dbUrl, BROKKR__NATS__URL: nats.url, ...env });
+    const p = await spawnApi({ BROKKR__DATABASE__URL: dbUrl, BROKKR__NATS__URL: infra.nats.url, ...env });
     processes.push(p);
     return p;
   }
 
   it('mints an admin PAK when PAK_HASH is empty: printed once, written 0600, and it works; a restart keeps it', async () => {
-    const { db, sql } = await database();
+    const { db, sql } = database();
     const pakFile = path.join(tmp, 'nested', 'dir', 'key.txt');
     const env = { BROKKR__BROKER__PAK_HASH: '', BROKKR__BROKER__PAK_FILE: pakFile };
     const first = await start(db.url, env);
@@ -75,7 +70,7 @@ describe('api first start (bootstrap)', () => {
   });
 
   it('stores a configured hash on the first start only; later starts never touch admin_role', async () => {
-    const { db, sql } = await database();
+    const { db, sql } = database();
     const a = generatePak();
     const b = generatePak();
     const first = await start(db.url, { BROKKR__BROKER__PAK_HASH: a.hash.toUpperCase() });
@@ -89,20 +84,8 @@ describe('api first start (bootstrap)', () => {
     expect((await new ApiClient(second.url, b.pak).post('/auth/pak')).status).to.equal(401);
   });
 
-  it('two apis starting at once against an empty database both come up with one admin role and one admin-generator', async () => {
-    const { db, sql } = await database(true);
-    const env = { BROKKR__BROKER__PAK_HASH: '', BROKKR__BROKER__PAK_FILE: path.join(tmp, 'race', 'key.txt') };
-    const [one, two] = await Promise.all([start(db.url, env), start(db.url, env)]);
-    const printed = [one!, two!].flatMap((p) => [...p.service.output().matchAll(ADMIN_PAK_LINE)].map((m) => m[1]!));
-    expect(printed).to.have.length(1);
-    for (const p of [one!, two!]) expect((await new ApiClient(p.url, printed[0]!).post('/auth/pak')).body.admin).to.equal(true);
-    expect(await count(sql, 'SELECT count(*) FROM admin_role')).to.equal(1);
-    expect(await count(sql, "SELECT count(*) FROM generators WHERE name = 'admin-generator'")).to.equal(1);
-    expect(await count(sql, 'SELECT count(*) FROM generators WHERE is_system')).to.equal(1);
-  });
-
   it("warns about Brokkr's public default admin hash and exposes it as a gauge", async () => {
-    const { db } = await database();
+    const { db } = database();
     const p = await start(db.url, { BROKKR__BROKER__PAK_HASH: '4c697273df3d764cba950bb5c04368097685f09259f5bd880d892cf1ff9f4cdd' });
     expect(p.service.output()).to.include('SECURITY WARNING');
     const metrics = await new ApiClient(p.url, null).get('//metrics');
@@ -111,7 +94,7 @@ describe('api first start (bootstrap)', () => {
   });
 
   it('registers every agent with __system__ at each start', async () => {
-    const { db, sql } = await database();
+    const { db, sql } = database();
     const first = await start(db.url, { BROKKR__BROKER__PAK_HASH: generatePak().hash });
     await sql.query("INSERT INTO agents (name, cluster_name) VALUES ('late-agent', 'c'), ('gone-agent', 'c')");
     await sql.query("UPDATE agents SET deleted_at = now() WHERE name = 'gone-agent'");
@@ -126,7 +109,6 @@ describe('api first start (bootstrap)', () => {
   });
 
   it('exits 1 with one readable message on invalid configuration', async () => {
-    const { spawnService } = await import('@brokkr/testkit');
     const service = await spawnService({ service: 'api', env: { BROKKR__BROKER__PAK_HASH: 'not-hex', BROKKR__BROKER__PORT: 'abc' } });
     await eventually(() => service.child.exitCode !== null, { what: 'api exit' });
     expect(service.child.exitCode).to.equal(1);
@@ -136,7 +118,7 @@ describe('api first start (bootstrap)', () => {
   });
 
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {
-    const { db } = await database();
+    const { db } = database();
     const admin = generatePak();
     const p = await start(db.url, { BROKKR__BROKER__PAK_HASH: admin.hash });
     let sendRest: () => void = () => undefined;
@@ -158,11 +140,29 @@ describe('api first start (bootstrap)', () => {
     // The request is being read; now ask the process to stop.
     await eventually(async () => (await new ApiClient(p.url, null).get('//metrics')).text.includes('brokkr_http_requests_total'));
     const exited = p.service.stop('SIGTERM');
-    await new Promise((r) => setTimeout(r, 200));
+    // The handler logs this and closes the listener in the same tick: the request is now in a draining server.
+    await eventually(() => p.service.output().includes('shutting down: draining in-flight work'), { what: 'the api to start draining' });
     sendRest();
     const res = await pending;
     expect(res.status).to.equal(201);
     expect(await exited).to.equal(0);
     expect(p.service.output()).to.include('api stopped');
+  });
+
+  describe('on an empty database', () => {
+    // Its teardown runs after the outer afterEach has stopped the processes.
+    const empty = useTestInfra({ db: 'empty' });
+
+    it('two apis starting at once against an empty database both come up with one admin role and one admin-generator', async () => {
+      const { db, sql } = database(empty.db);
+      const env = { BROKKR__BROKER__PAK_HASH: '', BROKKR__BROKER__PAK_FILE: path.join(tmp, 'race', 'key.txt') };
+      const [one, two] = await Promise.all([start(db.url, env), start(db.url, env)]);
+      const printed = [one!, two!].flatMap((p) => [...p.service.output().matchAll(ADMIN_PAK_LINE)].map((m) => m[1]!));
+      expect(printed).to.have.length(1);
+      for (const p of [one!, two!]) expect((await new ApiClient(p.url, printed[0]!).post('/auth/pak')).body.admin).to.equal(true);
+      expect(await count(sql, 'SELECT count(*) FROM admin_role')).to.equal(1);
+      expect(await count(sql, "SELECT count(*) FROM generators WHERE name = 'admin-generator'")).to.equal(1);
+      expect(await count(sql, 'SELECT count(*) FROM generators WHERE is_system')).to.equal(1);
+    });
   });
 });

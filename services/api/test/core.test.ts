@@ -1,11 +1,13 @@
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import { startTestApi, type TestApi } from './support/index.ts';
 
 describe('api core: probes, docs, errors', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
   });
 
   after(async () => {

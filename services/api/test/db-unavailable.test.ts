@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { generatePak } from '@brokkr/pak';
-import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
-import type { NatsHandle } from '@brokkr/infra';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { ApiClient, spawnApi, uniqueName, type ApiProcess, type ApiResponse } from './support/index.ts';
 import { startPgProxy, type PgProxy } from './support/pg-proxy.ts';
 
@@ -20,19 +19,16 @@ function expectUnavailable(res: ApiResponse, what: string): void {
  */
 describe('api while PostgreSQL is unavailable', function () {
   this.timeout(90_000);
-  let database: TestDatabase;
-  let nats: NatsHandle;
+  const infra = useTestInfra({ nats: true });
   let proxy: PgProxy;
   let api: ApiProcess;
   let admin: ApiClient;
   let stranger: ApiClient;
 
   before(async () => {
-    database = await createTestDatabase();
-    nats = await startTestNats();
-    proxy = await startPgProxy(database.url);
+    proxy = await startPgProxy(infra.db.url);
     const { pak, hash } = generatePak();
-    api = await spawnApi({ BROKKR__DATABASE__URL: proxy.url, BROKKR__NATS__URL: nats.url, BROKKR__BROKER__PAK_HASH: hash });
+    api = await spawnApi({ BROKKR__DATABASE__URL: proxy.url, BROKKR__NATS__URL: infra.nats.url, BROKKR__BROKER__PAK_HASH: hash });
     admin = new ApiClient(api.url, pak);
     // A PAK the api has never seen: resolving it needs the database.
     stranger = new ApiClient(api.url, generatePak().pak);
@@ -40,8 +36,6 @@ describe('api while PostgreSQL is unavailable', function () {
   after(async () => {
     await api?.service.stop();
     await proxy?.close();
-    await nats?.stop();
-    await database?.drop();
   });
 
   async function everyKindOfRequest(what: string): Promise<void> {

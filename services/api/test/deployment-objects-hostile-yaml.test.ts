@@ -1,5 +1,6 @@
 import { get } from 'node:http';
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import { createGenerator, createStack, startTestApi, type ApiClient, type ApiResponse, type TestApi } from './support/index.ts';
 
 /** 32,000 anchors, each used once (~0.8 MB): 40 s of blocked event loop before the fix. */
@@ -36,6 +37,7 @@ async function livenessDuring(baseUrl: string, pending: Promise<unknown>): Promi
 }
 
 describe('api deployment objects: hostile YAML never stalls the api (issue 11)', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let owner: ApiClient;
   let stackId: string;
@@ -44,7 +46,7 @@ describe('api deployment objects: hostile YAML never stalls the api (issue 11)',
     owner.request('POST', `/stacks/${stackId}/deployment-objects`, { raw: yaml, contentType: 'application/yaml' });
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     const gen = await createGenerator(api.admin);
     owner = gen.client;
     stackId = (await createStack(owner, { generator_id: gen.generator.id })).id;

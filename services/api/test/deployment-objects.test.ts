@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { eventually } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import {
   RFC3339_Z,
   collectCore,
@@ -52,6 +52,7 @@ const BILLION_LAUGHS = [
 ].join('\n');
 
 describe('api deployment objects', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let owner: { id: string; client: ApiClient };
   let stackId: string;
@@ -73,7 +74,7 @@ describe('api deployment objects', () => {
   }
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     const gen = await createGenerator(api.admin);
     owner = { id: gen.generator.id, client: gen.client };
     stackId = (await createStack(owner.client, { generator_id: owner.id })).id;

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { eventually } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { auditMessages, collectCore, createGenerator, insertAgentRow, startTestApi, uniqueName, type TestApi } from './support/index.ts';
 
 describe('api generator registrations', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
   });
 
   after(async () => {

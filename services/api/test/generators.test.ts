@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { eventually } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { auditMessages, createGenerator, startTestApi, uniqueName, type Generator, type TestApi } from './support/index.ts';
 
 describe('api generators', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
   });
 
   after(async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import { adminGeneratorId, createAgent, createStack, startTestApi, type ApiClient, type TestApi } from './support/index.ts';
 
 /** Deployment health (contract §2.10, §7.2): PATCH /agents/{id}/health-status and the two admin reads. */
@@ -6,6 +7,7 @@ import { adminGeneratorId, createAgent, createStack, startTestApi, type ApiClien
 const summary = (over: Record<string, unknown> = {}) => ({ pods_ready: 1, pods_total: 1, conditions: [], resources: [], ...over });
 
 describe('api deployment health', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let stackId: string;
   let doA: string;
@@ -24,7 +26,7 @@ describe('api deployment health', () => {
     client.patch(`/agents/${agentId}/health-status`, { deployment_objects: records });
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     stackId = (await createStack(api.admin, { generator_id: await adminGeneratorId(api.admin) })).id;
     doA = await newObject('a');
     doB = await newObject('b');

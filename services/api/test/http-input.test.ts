@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import { createGenerator, startTestApi, uniqueName, type ApiClient, type TestApi } from './support/index.ts';
 
 interface RawResponse {
@@ -82,11 +83,12 @@ function expectJsonError(res: RawResponse, status: number, code: string): Record
 }
 
 describe('api HTTP input hardening (issue 11, finding 3)', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let generator: { id: string; client: ApiClient; pak: string };
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     const created = await createGenerator(api.admin);
     generator = { id: created.generator.id, client: created.client, pak: created.client.pak! };
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import {
   createAgent,
   createGenerator,
@@ -29,12 +30,13 @@ interface Sample {
 }
 
 describe('OpenAPI document: real error responses are declared', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let paths: Record<string, Record<string, Operation>>;
   const samples: Sample[] = [];
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     paths = (await api.anonymous.get('//docs/openapi.json')).body.paths;
     samples.push(...(await buildSamples(api)));
   });

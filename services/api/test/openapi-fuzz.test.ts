@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import { startTestApi, type TestApi } from './support/index.ts';
 import { fuzzConfigToml } from './support/fuzz-config.ts';
 import { seedForFuzzing, type FuzzSeed } from './support/fuzz-seed.ts';
@@ -45,13 +46,14 @@ function countsLine(who: string, r: FuzzResult): string {
 
 describe('OpenAPI conformance fuzzing (schemathesis)', function () {
   this.timeout(15 * 60_000);
+  const infra = useTestInfra({ nats: true });
   let st: string;
   let api: TestApi;
   let seed: FuzzSeed;
 
   before(async () => {
     st = installSchemathesis();
-    api = await startTestApi();
+    api = await startTestApi(infra);
     seed = await seedForFuzzing(api);
   });
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { connectBus, ensureStreams, type Bus } from '@brokkr/bus';
 import { createDb, type Db } from '@brokkr/db';
 import { createLogger } from '@brokkr/logger';
-import { createTestDatabase, eventually, startTestNats, type TestDatabase } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { Counter, Registry } from '@brokkr/telemetry';
 import { createAuditor } from '../src/audit/auditor.ts';
 import { createNotifyAgents } from '../src/events/notify.ts';
@@ -15,18 +15,15 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 /** The write path (outbox + audit) against real Postgres and NATS, without HTTP in between. */
 describe('api outbox and audit delivery', () => {
-  let database: TestDatabase;
-  let nats: Awaited<ReturnType<typeof startTestNats>>;
+  const infra = useTestInfra({ nats: true });
   let db: Db;
   let bus: Bus;
   let outbox: OutboxPublisher;
   let transact: Transact;
 
   before(async () => {
-    database = await createTestDatabase();
-    nats = await startTestNats();
-    db = createDb({ url: database.url, poolSize: 4 });
-    bus = await connectBus({ url: nats.url, name: 'outbox-test', logger });
+    db = createDb({ url: infra.db.url, poolSize: 4 });
+    bus = await connectBus({ url: infra.nats.url, name: 'outbox-test', logger });
     await ensureStreams(bus.jsm);
     outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger });
     transact = createTransact({ db, outbox, notifyAgents: createNotifyAgents(bus.nc, logger) });
@@ -35,12 +32,10 @@ describe('api outbox and audit delivery', () => {
   after(async () => {
     await bus?.close();
     await db?.close();
-    await database?.drop();
-    await nats?.stop();
   });
 
   it('commits rows and events together, publishes them with Nats-Msg-Id = event id and stamps published_at', async () => {
-    const notified = await collectCore(nats.url, 'brokkr.notify.agent.*');
+    const notified = await collectCore(infra.nats.url, 'brokkr.notify.agent.*');
     let hookRan = false;
     const event = await transact(async (tx) => {
       await tx.client.query("INSERT INTO generators (name) VALUES ('outbox-gen')");
@@ -60,7 +55,7 @@ describe('api outbox and audit delivery', () => {
     });
     expect(row).to.include({ event_type: 'stack.created', subject: 'brokkr.events.stack.created' });
     expect(row.payload).to.deep.equal(event);
-    const messages = await readStream(nats.url, 'BROKKR_EVENTS');
+    const messages = await readStream(infra.nats.url, 'BROKKR_EVENTS');
     const message = messages.find((m) => m.msgId === event.id);
     expect(message?.subject).to.equal('brokkr.events.stack.created');
     expect(message?.data).to.deep.equal(event);
@@ -70,7 +65,7 @@ describe('api outbox and audit delivery', () => {
   });
 
   it('inserts, publishes and notifies nothing for a rolled-back transaction', async () => {
-    const notified = await collectCore(nats.url, 'brokkr.notify.agent.*');
+    const notified = await collectCore(infra.nats.url, 'brokkr.notify.agent.*');
     let eventId = '';
     let hookRan = false;
     const failed = await transact(async (tx) => {
@@ -87,7 +82,7 @@ describe('api outbox and audit delivery', () => {
     expect(failed).to.equal(true);
     await outbox.drain();
     expect((await db.query('SELECT 1 FROM outbox WHERE id = $1', [eventId])).rowCount).to.equal(0);
-    expect((await readStream(nats.url, 'BROKKR_EVENTS')).some((m) => m.msgId === eventId)).to.equal(false);
+    expect((await readStream(infra.nats.url, 'BROKKR_EVENTS')).some((m) => m.msgId === eventId)).to.equal(false);
     expect(hookRan).to.equal(false);
     await bus.nc.flush();
     expect(notified.messages).to.have.length(0);
@@ -97,7 +92,7 @@ describe('api outbox and audit delivery', () => {
   it('publishes audit entries to BROKKR_AUDIT, keyed by the entry id', async () => {
     const audit = createAuditor({ js: bus.js, db: db.pool, logger, fallbackWrites: fallbackCounter() });
     const record = await audit({ actor: 'system', action: 'config.reloaded', resourceType: 'config', details: { changes: [] } });
-    const messages = await readStream(nats.url, 'BROKKR_AUDIT');
+    const messages = await readStream(infra.nats.url, 'BROKKR_AUDIT');
     const message = messages.find((m) => m.msgId === record.id);
     expect(message?.subject).to.equal('brokkr.audit.config.reloaded');
     expect(message?.data).to.deep.equal(record);
@@ -105,14 +100,14 @@ describe('api outbox and audit delivery', () => {
   });
 
   describe('when NATS is down', () => {
-    let downNats: Awaited<ReturnType<typeof startTestNats>>;
+    // A nats-server of this block's own, stopped once the bus is connected (the outer one stays up).
+    const down = useTestInfra({ db: false, nats: true });
     let downBus: Bus;
 
     before(async () => {
-      downNats = await startTestNats();
-      downBus = await connectBus({ url: downNats.url, name: 'outbox-test-down', logger, drainTimeoutMs: 500 });
+      downBus = await connectBus({ url: down.nats.url, name: 'outbox-test-down', logger, drainTimeoutMs: 500 });
       await ensureStreams(downBus.jsm);
-      await downNats.stop();
+      await down.nats.stop();
     });
 
     after(async () => {

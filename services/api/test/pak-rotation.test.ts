@@ -1,13 +1,15 @@
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import { ApiClient, createGenerator, startTestApi, type ApiProcess, type TestApi } from './support/index.ts';
 
 describe('api PAK cache invalidation across replicas', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let replica: ApiProcess;
 
   before(async () => {
     // A long TTL: only the NATS invalidation can make the second replica forget a hash.
-    api = await startTestApi({ env: { BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS: '60' } });
+    api = await startTestApi(infra, { env: { BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS: '60' } });
     replica = await api.spawnReplica();
   });
 

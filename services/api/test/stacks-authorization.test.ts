@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import {
   createGenerator,
   createStack,
@@ -126,6 +127,7 @@ const CASES: Case[] = [
 ];
 
 describe('api stacks and deployment objects: authorization matrix', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let world: World;
   const clients = {} as Record<Caller, ApiClient>;
@@ -136,7 +138,7 @@ describe('api stacks and deployment objects: authorization matrix', () => {
   }
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     const owner = await createGenerator(api.admin);
     const other = await createGenerator(api.admin);
     const rotated = await api.admin.post(`/generators/${owner.generator.id}/rotate-pak`);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { eventually } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import {
   auditMessages,
   createGenerator,
@@ -15,6 +15,7 @@ import {
  * reach agents that registered (consented) only with that other generator. An admin may move it.
  */
 describe('api stack owner (generator_id) changes', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let g1: { id: string; client: ApiClient };
   let g2: { id: string; client: ApiClient };
@@ -26,7 +27,7 @@ describe('api stack owner (generator_id) changes', () => {
   };
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     const first = await createGenerator(api.admin);
     const second = await createGenerator(api.admin);
     g1 = { id: first.generator.id, client: first.client };

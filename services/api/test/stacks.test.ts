@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { eventually } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import {
   RFC3339_Z,
   adminGeneratorId,
@@ -20,6 +20,7 @@ import {
 const STACK_FIELDS = ['created_at', 'deleted_at', 'description', 'generator_id', 'id', 'name', 'updated_at'];
 
 describe('api stacks, labels and annotations', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let adminGen: string;
   let owner: { id: string; client: ApiClient };
@@ -36,7 +37,7 @@ describe('api stacks, labels and annotations', () => {
   }
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     adminGen = await adminGeneratorId(api.admin);
     const gen = await createGenerator(api.admin);
     owner = { id: gen.generator.id, client: gen.client };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { eventually } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import {
   ApiClient,
   createAgent,
@@ -17,6 +17,7 @@ import {
  * is asserted: a waiting request is detected through the replica's gauge, and outcomes are checked.
  */
 describe('api target state: long-poll across replicas', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let replica: ApiProcess;
   /** The generator's client on the replica. */
@@ -25,7 +26,7 @@ describe('api target state: long-poll across replicas', () => {
   let adminOnReplica: ApiClient;
 
   async function waiting(url: string): Promise<number> {
-    const text = await fetch(`${url}/metrics`).then((r) => r.text());
+    const { text } = await new ApiClient(url, null).get('//metrics');
     const match = /^brokkr_target_state_long_polls_waiting(?:\{[^}]*\})? (\d+)/m.exec(text);
     return match ? Number(match[1]) : 0;
   }
@@ -55,7 +56,7 @@ describe('api target state: long-poll across replicas', () => {
   }
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     replica = await api.spawnReplica();
     const gen = await createGenerator(api.admin);
     genId = gen.generator.id;

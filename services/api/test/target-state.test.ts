@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
 import { createAgent, createGenerator, createStack, startTestApi, type ApiClient, type TestApi } from './support/index.ts';
 
 /** GET /agents/{id}/target-state (contract §3.4 with DESIGN §4's changes), black-box. */
@@ -26,6 +27,7 @@ const DO_FIELDS = [
 ];
 
 describe('api target state', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let gen: { id: string; client: ApiClient };
 
@@ -81,7 +83,7 @@ describe('api target state', () => {
   }
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi(infra);
     const created = await createGenerator(api.admin);
     gen = { id: created.generator.id, client: created.client };
   });

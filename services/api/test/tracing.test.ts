@@ -1,15 +1,16 @@
 import { expect } from 'chai';
-import { eventually } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { readStream, startTestApi, type TestApi } from './support/index.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 describe('api trace propagation (telemetry enabled)', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
 
   before(async () => {
     // Nothing listens on the OTLP endpoint: exports fail quietly, propagation still works.
-    api = await startTestApi({
+    api = await startTestApi(infra, {
       env: {
         BROKKR__TELEMETRY__ENABLED: 'true',
         BROKKR__TELEMETRY__OTLP_ENDPOINT: 'http://127.0.0.1:9',

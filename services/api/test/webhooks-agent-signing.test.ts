@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { encrypt, loadWebhookKey } from '@brokkr/crypto';
+import { useTestInfra } from '@brokkr/testkit';
 import { insertAgentRow, startTestApi, type ApiClient, type TestApi } from './support/index.ts';
 
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
@@ -14,11 +15,12 @@ interface Claimed {
 /** Agent-delivered webhooks are signed by the api at claim time: the agent never holds the secret. */
 describe('api agent-delivered webhooks: Standard Webhooks headers in the pending response', function () {
   this.timeout(60_000);
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let agent: { id: string; client: ApiClient };
 
   before(async () => {
-    api = await startTestApi({
+    api = await startTestApi(infra, {
       env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
     });
     const row = await insertAgentRow(api.sql, { status: 'ACTIVE' });
@@ -99,9 +101,11 @@ describe('api agent-delivered webhooks: Standard Webhooks headers in the pending
   });
 
   it('documents webhook_headers in the OpenAPI schema of the pending response', async () => {
-    const doc = (await (await fetch(`${api.url}/docs/openapi.json`)).json()) as {
-      components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> };
-    };
+    const doc = (
+      await api.anonymous.get<{
+        components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> };
+      }>('//docs/openapi.json')
+    ).body;
     const schema = doc.components.schemas.PendingWebhookDelivery!;
     expect(schema.properties).to.have.property('webhook_headers');
     expect(schema.properties).to.include.keys('url', 'auth_header', 'payload');

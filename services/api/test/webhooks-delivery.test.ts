@@ -1,37 +1,26 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { expect } from 'chai';
-import { eventually, freePort, spawnService, type RunningService } from '@brokkr/testkit';
+import {
+  eventually,
+  freePort,
+  spawnService,
+  startWebhookReceiver,
+  useTestInfra,
+  type ReceivedRequest,
+  type Reply,
+  type RunningService,
+  type WebhookReceiver,
+} from '@brokkr/testkit';
 import { adminGeneratorId, ApiClient, auditMessages, createStack, insertAgentRow, startTestApi, type TestApi } from './support/index.ts';
 
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 
-interface Hit {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on 127.0.0.1 answering `status` (settable) and recording what it got. */
-async function startReceiver() {
-  const hits: Hit[] = [];
-  const state = { status: 200, body: 'ok' };
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      hits.push({ headers: req.headers, body });
-      res.writeHead(state.status).end(state.body);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return { hits, state, url: `http://127.0.0.1:${port}/hook`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
+/** What the receiver answers unless a test says otherwise. */
+const OK: Reply = { status: 200, body: 'ok' };
 
 /** Standard Webhooks verification written from the spec (independent of @brokkr/crypto). */
-function verifies(secret: string, hit: Hit): boolean {
+function verifies(secret: string, hit: ReceivedRequest): boolean {
   const id = String(hit.headers['webhook-id']);
   const ts = String(hit.headers['webhook-timestamp']);
   const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
@@ -48,21 +37,22 @@ function verifies(secret: string, hit: Hit): boolean {
 
 describe('api webhook deliveries, test sends, agent-delivered webhooks and the dispatcher end to end', function () {
   this.timeout(90_000);
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
 
   before(async () => {
-    api = await startTestApi({
+    api = await startTestApi(infra, {
       env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
     });
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver(() => OK);
   });
   after(async () => {
     await receiver?.close();
     await api?.stop();
   });
   afterEach(() => {
-    receiver.state.status = 200;
+    receiver.respond = () => OK;
   });
 
   async function subscribe(extra: Record<string, unknown> = {}) {
@@ -83,7 +73,7 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       const res = await api.admin.post(`/webhooks/${sub.id}/test`);
       expect(res.status, res.text).to.equal(200);
       expect(res.body).to.deep.equal({ success: true, status_code: 200, message: 'Test delivery successful' });
-      const hit = receiver.hits.at(-1)!;
+      const hit = receiver.requests.at(-1)!;
       const body = JSON.parse(hit.body);
       expect(body.event_type).to.equal('webhook.test');
       expect(body.data).to.deep.equal({ message: 'This is a test webhook delivery from Brokkr', subscription_id: sub.id });
@@ -98,10 +88,8 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
 
     it('reports a non-2xx answer as 400 webhook_test_failed with the status and a short excerpt of the body', async () => {
       const sub = await subscribe();
-      receiver.state.status = 500;
-      receiver.state.body = 'x'.repeat(600);
+      receiver.respond = () => ({ status: 500, body: 'x'.repeat(600) });
       const res = await api.admin.post(`/webhooks/${sub.id}/test`);
-      receiver.state.body = 'ok';
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('webhook_test_failed');
       expect(res.body.details.status_code).to.equal(500);
@@ -110,10 +98,8 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
 
     it('strips control characters and addresses from the body excerpt', async () => {
       const sub = await subscribe();
-      receiver.state.status = 502;
-      receiver.state.body = 'upstream\u0000 10.9.8.7:5432 refused\r\n\u202Egnp.exe';
+      receiver.respond = () => ({ status: 502, body: 'upstream\u0000 10.9.8.7:5432 refused\r\n\u202Egnp.exe' });
       const res = await api.admin.post(`/webhooks/${sub.id}/test`);
-      receiver.state.body = 'ok';
       expect(res.status).to.equal(400);
       expect(res.body.details).to.deep.equal({ status_code: 502, body: 'upstream  <endpoint> refused gnp.exe' });
     });
@@ -121,7 +107,7 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
     it('refuses loopback targets unless private networks are allowed (SSRF guard)', async () => {
       const guarded = await api.spawnReplica({ BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
       const sub = await subscribe();
-      const before = receiver.hits.length;
+      const before = receiver.requests.length;
       expect((await api.admin.post(`/webhooks/${sub.id}/test`)).status).to.equal(200); // the first replica allows it
       const client = new ApiClient(guarded.url, api.adminPak);
       const localhost = await api.admin.post('/webhooks', {
@@ -135,7 +121,7 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
         expect(refused.body.code).to.equal('webhook_test_failed');
         expect(refused.body.details).to.equal(undefined);
       }
-      expect(receiver.hits.length).to.equal(before + 1);
+      expect(receiver.requests.length).to.equal(before + 1);
       expect((await api.admin.post('/webhooks/00000000-0000-4000-8000-000000000000/test')).body.code).to.equal('webhook_not_found');
     });
 
@@ -395,10 +381,13 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
       const sub = await subscribe();
       const generatorId = await adminGeneratorId(api.admin);
       const stack = await createStack(api.admin, { generator_id: generatorId });
-      const hit = await eventually(() => receiver.hits.find((h) => h.body.includes(stack.id) && h.body.includes('stack.created')), {
-        timeoutMs: 30_000,
-        what: 'the webhook',
-      });
+      const hit = (
+        await receiver.waitFor(1, {
+          where: (h) => h.body.includes(stack.id) && h.body.includes('stack.created'),
+          timeoutMs: 30_000,
+          what: 'the webhook',
+        })
+      )[0]!;
       const event = JSON.parse(hit.body);
       expect(event).to.include({ event_type: 'stack.created' });
       expect(event.data).to.include({ stack_id: stack.id, name: stack.name });
@@ -412,7 +401,9 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
 
       const rotated = (await api.admin.post(`/webhooks/${sub.id}/rotate-secret`)).body;
       const second = await createStack(api.admin, { generator_id: generatorId });
-      const hit2 = await eventually(() => receiver.hits.find((h) => h.body.includes(second.id)), { timeoutMs: 30_000 });
+      const hit2 = (
+        await receiver.waitFor(1, { where: (h) => h.body.includes(second.id), timeoutMs: 30_000, what: 'the second webhook' })
+      )[0]!;
       expect(String(hit2.headers['webhook-signature']).split(' ')).to.have.length(2);
       expect(verifies(rotated.signing_secret, hit2)).to.equal(true);
       expect(verifies(sub.signing_secret, hit2)).to.equal(true);

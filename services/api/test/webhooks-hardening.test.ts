@@ -1,8 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { encrypt, loadWebhookKey } from '@brokkr/crypto';
-import { eventually } from '@brokkr/testkit';
+import { eventually, startWebhookReceiver, useTestInfra, type WebhookReceiver } from '@brokkr/testkit';
 import { auditMessages, insertAgentRow, startTestApi, type ApiClient, type TestApi } from './support/index.ts';
 
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
@@ -11,24 +9,20 @@ const key = loadWebhookKey(KEY_HEX);
 /** Issue 11: input that reached the database before it was validated, and what agents report. */
 describe('api webhook hardening: stored auth headers, interrupted agent attempts, agent error texts', function () {
   this.timeout(60_000);
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
-  let server: Server;
-  let hits = 0;
+  let receiver: WebhookReceiver;
   let url: string;
 
   before(async () => {
-    api = await startTestApi({
+    api = await startTestApi(infra, {
       env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX, BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
     });
-    server = createServer((_req, res) => {
-      hits++;
-      res.end('ok');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    receiver = await startWebhookReceiver(() => ({ status: 200, body: 'ok' }));
+    url = receiver.url;
   });
   after(async () => {
-    await new Promise<void>((r) => server?.close(() => r()));
+    await receiver?.close();
     await api?.stop();
   });
 
@@ -59,7 +53,7 @@ describe('api webhook hardening: stored auth headers, interrupted agent attempts
       expect(res.body.code).to.equal('webhook_test_failed');
       expect(res.body.message).to.match(/stored auth_header cannot be sent/);
     }
-    expect(hits).to.equal(0);
+    expect(receiver.requests).to.have.length(0);
   });
 
   it('an agent is never handed such a delivery: it goes dead at claim time and is audited', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { decryptString, loadWebhookKey } from '@brokkr/crypto';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import {
   RFC3339_Z,
   auditMessages,
@@ -45,12 +46,13 @@ const EVENT_TYPES = [
 const valid = (extra: Record<string, unknown> = {}) => ({ name: 'hook', url: 'https://hooks.example.com/x', event_types: ['*'], ...extra });
 
 describe('api webhook subscriptions (contract §2.8)', () => {
+  const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let generator: ApiClient;
   let agent: ApiClient;
 
   before(async () => {
-    api = await startTestApi({ env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX } });
+    api = await startTestApi(infra, { env: { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX } });
     generator = (await createGenerator(api.admin)).client;
     agent = api.admin.as((await insertAgentRow(api.sql)).pak);
   });
@@ -281,7 +283,9 @@ describe('api webhook subscriptions (contract §2.8)', () => {
       expect(audits[0]).to.include({ actor_type: 'admin', resource_type: 'webhook_subscription' });
       expect(audits[0]!.details).to.deep.equal({ name: 'audited', event_types: ['*'] });
       expect(audits[1]!.details).to.deep.equal({ name: 'audited', enabled: false });
-      await new Promise((r) => setTimeout(r, 200));
+      // Hints go out on one connection in request order: once a later change's hint is here, every earlier one is.
+      const marker = (await api.admin.post('/webhooks', valid({ name: 'marker' }))).body;
+      await eventually(() => hints.messages.some((m) => (m.data as { id: string }).id === marker.id), { what: 'the later hint' });
       expect(hints.messages.filter((m) => (m.data as { id: string }).id === created.id)).to.have.length(4);
     } finally {
       await hints.close();

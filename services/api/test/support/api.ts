@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createTestDatabase, freePort, spawnService, startTestNats, type RunningService, type TestDatabase } from '@brokkr/testkit';
+import { freePort, spawnService, type RunningService, type TestDatabase, type TestInfra } from '@brokkr/testkit';
 import { generatePak } from '@brokkr/pak';
 import { ApiClient } from './client.ts';
 
@@ -23,7 +23,7 @@ export interface TestApi extends ApiProcess {
   sql: pg.Pool;
   /** Another api process on the same database and NATS (a second replica). */
   spawnReplica(env?: Record<string, string>): Promise<ApiProcess>;
-  /** Stops every process, drops the database, stops NATS. */
+  /** Stops every process and closes `sql`; the database and NATS belong to the block's useTestInfra. */
   stop(): Promise<void>;
 }
 
@@ -32,7 +32,7 @@ export interface StartApiOptions {
   env?: Record<string, string>;
 }
 
-/** Starts one api process against a fresh database and NATS server; waits for /readyz. */
+/** Starts one api process with this environment (database, NATS, PAK hash); waits for /readyz. */
 export async function spawnApi(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -44,9 +44,19 @@ export async function spawnApi(env: Record<string, string>): Promise<ApiProcess>
   return { url, service, port };
 }
 
-export async function startTestApi(options: StartApiOptions = {}): Promise<TestApi> {
-  const database = await createTestDatabase();
-  const nats = await startTestNats();
+/**
+ * An api process on the describe block's database and NATS server:
+ *
+ *     const infra = useTestInfra({ nats: true });
+ *     before(async () => (api = await startTestApi(infra)));
+ *     after(() => api?.stop());
+ *
+ * `stop()` ends the processes and the pool; useTestInfra drops the database and stops NATS after
+ * the block's own after hooks.
+ */
+export async function startTestApi(infra: Pick<TestInfra, 'db' | 'nats'>, options: StartApiOptions = {}): Promise<TestApi> {
+  const database = infra.db;
+  const nats = infra.nats;
   const { pak: adminPak, hash: adminHash } = generatePak();
   const baseEnv = {
     BROKKR__DATABASE__URL: database.url,
@@ -62,7 +72,7 @@ export async function startTestApi(options: StartApiOptions = {}): Promise<TestA
   try {
     processes.push(await spawnApi(baseEnv));
   } catch (err) {
-    await Promise.allSettled([sql.end(), database.drop(), nats.stop()]);
+    await sql.end().catch(() => undefined);
     throw err;
   }
   const first = processes[0]!;
@@ -83,8 +93,6 @@ export async function startTestApi(options: StartApiOptions = {}): Promise<TestA
     async stop() {
       await Promise.allSettled(processes.map((p) => p.service.stop()));
       await sql.end();
-      await database.drop();
-      await nats.stop();
     },
   };
 }

@@ -19,7 +19,7 @@ describe('docs/compatibility.md "Not served yet"', () => {
   it('lists only endpoints the api really does not serve (update the doc when one lands)', () => {
     const served = new Set(allRoutes.map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:[A-Za-z0-9_]+/g, '{}')}`));
     const listed = listedEndpoints();
-    expect(listed.length, 'the table lists endpoints').to.be.greaterThan(25);
+    expect(listed.length, 'the table lists endpoints').to.be.greaterThan(10);
     expect(
       listed.filter((e) => served.has(e)),
       'served, yet listed as missing',

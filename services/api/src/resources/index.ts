@@ -20,6 +20,8 @@ import { webhookAgentRoutes } from './webhook-deliveries/agent-routes.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { webhookTestRoutes } from './webhooks/test-routes.ts';
+import { workOrderAgentRoutes } from './work-orders/agent-routes.ts';
+import { workOrderRoutes } from './work-orders/routes.ts';
 
 /**
  * Every /api/v1 route of the service, grouped by resource folder. A route module exports an
@@ -48,4 +50,6 @@ export const allRoutes: readonly AnyRoute[] = [
   ...webhookDeliveryRoutes,
   ...webhookAgentRoutes,
   ...healthRoutes,
+  ...workOrderRoutes,
+  ...workOrderAgentRoutes,
 ];

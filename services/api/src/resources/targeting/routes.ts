@@ -24,7 +24,7 @@ const targetStateQuery = z.object({
 });
 
 /** Aborts when the client goes away before we answered ('close' also fires after a normal finish: harmless then). */
-function clientGone(res: Response): AbortSignal {
+export function clientGone(res: Response): AbortSignal {
   const controller = new AbortController();
   // 'close' also fires after a normal finish; only a response that never finished means the
   // client left (building an AbortError per request showed up in the profile).

@@ -1,0 +1,147 @@
+import type { ApiContext } from '../../context.ts';
+import type { Identity } from '../../auth/identity.ts';
+import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { requireAdminOrSelf } from '../agents/access.ts';
+import { clientGone } from '../targeting/routes.ts';
+import { requireAdminOrClaimer, workOrderNotClaimable, workOrderNotFound } from './access.ts';
+import { completeWorkOrder, type Completion } from './complete.ts';
+import { answerPending } from './pending-long-poll.ts';
+import {
+  claimWorkOrderSchema,
+  completeWorkOrderSchema,
+  pendingQuery,
+  retryScheduledSchema,
+  workOrderLogSchema,
+  workOrderSchema,
+} from './schemas.ts';
+import { claimWorkOrder } from './sql/claim-work-order.ts';
+import { findWorkOrder } from './sql/queries.ts';
+
+const tags = ['work-orders'];
+
+interface RequestInfo {
+  identity: Identity;
+  clientIp: string | null;
+  userAgent: string | null;
+}
+
+/** The audit entry of a completion: completed / failed {retryable} / retry (contract §8), by the real caller. */
+async function auditCompletion(ctx: ApiContext, who: RequestInfo, id: string, done: Completion): Promise<void> {
+  const common = {
+    actor: who.identity,
+    resourceType: 'work_order' as const,
+    resourceId: id,
+    ipAddress: who.clientIp,
+    userAgent: who.userAgent,
+  };
+  if (done.kind === 'retry') {
+    const { retry_count, next_retry_after } = done.order;
+    await ctx.audit({ ...common, action: 'workorder.retry', details: { retry_count, next_retry_after, error: done.error } });
+  } else if (done.entry.success) {
+    await ctx.audit({ ...common, action: 'workorder.completed', details: { work_type: done.entry.work_type } });
+  } else {
+    await ctx.audit({ ...common, action: 'workorder.failed', details: { retryable: done.retryable, work_type: done.entry.work_type } });
+  }
+}
+
+function completionReply(done: Completion): Reply {
+  return done.kind === 'retry' ? json(202, { status: 'retry_scheduled' }) : json(200, done.entry);
+}
+
+/** The agent side of work orders (contract §2.9, §6): the pending list (with a long-poll), claim and complete. */
+export const workOrderAgentRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/agents/:id/work-orders/pending',
+    summary: 'PENDING work orders targeting the agent (by id, any label or any annotation), oldest first',
+    description:
+      'Long-poll extension: with `wait=<seconds>`, an empty answer is held until an order for the agent is created or ' +
+      'becomes pending again (retry due, stale claim released), or the wait ends.',
+    tags,
+    access: 'any',
+    params: idParams,
+    query: pendingQuery,
+    responses: { 200: { description: 'Work orders', schema: workOrderSchema.array() } },
+    errors: [requireAdminOrSelf],
+    async handler({ params, query, identity, ctx, res }) {
+      requireAdminOrSelf(identity, params.id);
+      const rows = await answerPending(ctx.db.pool, ctx.wakeups, {
+        agentId: params.id.toLowerCase(),
+        workType: query.work_type,
+        waitSeconds: Math.min(Number(query.wait ?? 0), ctx.settings.longPollMaxSeconds),
+        signal: clientGone(res),
+        hurry: ctx.shutdownSignal,
+      });
+      if (rows !== 'aborted') return json(200, rows);
+      res.status(499).end();
+      return undefined;
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/work-orders/:id/claim',
+    summary: 'Claim a PENDING work order for an agent it targets (atomic: one claimer wins)',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: claimWorkOrderSchema,
+    responses: { 200: { description: 'The claimed work order (CLAIMED)', schema: workOrderSchema } },
+    errors: [requireAdminOrSelf, workOrderNotClaimable],
+    async handler({ params, body, identity, ctx, clientIp, userAgent }) {
+      requireAdminOrSelf(identity, body.agent_id);
+      const agentId = body.agent_id.toLowerCase();
+      const order = await ctx.transact(async (tx) => {
+        const row = await claimWorkOrder(tx.client, params.id, agentId);
+        if (!row) throw workOrderNotClaimable();
+        tx.emit('workorder.claimed', {
+          work_order_id: row.id,
+          work_type: row.work_type,
+          agent_id: agentId,
+          claimed_at: row.claimed_at?.toISOString() ?? null,
+        });
+        return row;
+      });
+      await ctx.audit({
+        actor: identity,
+        action: 'workorder.claimed',
+        resourceType: 'work_order',
+        resourceId: order.id,
+        details: { agent_id: agentId, work_type: order.work_type },
+        ipAddress: clientIp,
+        userAgent,
+      });
+      return json(200, order);
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/work-orders/:id/complete',
+    summary: 'Report the outcome of a claimed work order',
+    description:
+      'Success, a non-retryable failure or a failure with no retry left: 200 with the log entry (the order leaves the queue). ' +
+      'A retryable failure with retries left: 202 `{"status":"retry_scheduled"}`, RETRY_PENDING for backoff_seconds × 2^n.',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: completeWorkOrderSchema,
+    responses: {
+      200: { description: 'The log entry (terminal)', schema: workOrderLogSchema },
+      202: { description: 'Retry scheduled', schema: retryScheduledSchema },
+    },
+    errors: [workOrderNotFound, requireAdminOrClaimer],
+    async handler({ params, body, identity, ctx, clientIp, userAgent }) {
+      const done = await ctx.transact(async (tx) => {
+        // Locked: a concurrent completion or stale-claim release waits, then sees the outcome.
+        const order = await findWorkOrder(tx.client, params.id, 'update');
+        if (!order) throw workOrderNotFound();
+        requireAdminOrClaimer(identity, order);
+        return completeWorkOrder(tx, order, body);
+      });
+      await auditCompletion(ctx, { identity, clientIp, userAgent }, params.id, done);
+      return completionReply(done);
+    },
+  }),
+];

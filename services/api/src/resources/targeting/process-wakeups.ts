@@ -14,7 +14,7 @@ export async function startProcessWakeups(nc: NatsConnection, registry: Registry
   wakeups.listen(nc, logger);
   new Gauge({
     name: 'brokkr_target_state_long_polls_waiting',
-    help: 'Target-state requests of this replica currently held waiting for a change',
+    help: 'Long-poll requests of this replica (target state, pending work orders) currently held waiting',
     registers: [registry],
     collect() {
       this.set(wakeups.size);

@@ -1,16 +1,60 @@
+import { publishCore, publishJson, SUBJECTS, type JetStreamClient, type NatsConnection } from '@brokkr/bus';
+import type { AgentNotice, AuditRecord } from '@brokkr/contracts';
+import type { Logger } from '@brokkr/logger';
 import { repeatWhileFull } from '../runner/batches.ts';
 import { promoteDueWorkOrderRetries } from '../sql/promote-due-work-order-retries.ts';
 import { releaseStaleWorkOrderClaims } from '../sql/release-stale-work-order-claims.ts';
 import type { MaintenanceTask } from './task.ts';
 
-/** Brokkr's work-order maintenance (every 10 s): due retries and stale claims become PENDING. */
+const AUDIT_PUBLISH_TIMEOUT_MS = 2000;
+
+/**
+ * The released claims' audit entries are already in audit_logs (written with the release); the
+ * stream copy is the feed for subscribers (same id: the audit-writer's insert absorbs it).
+ */
+async function publishAudit(js: JetStreamClient, records: readonly AuditRecord[], logger: Logger): Promise<void> {
+  const results = await Promise.allSettled(
+    records.map((r) => publishJson(js, SUBJECTS.audit(r.action), r, { msgID: r.id, timeoutMs: AUDIT_PUBLISH_TIMEOUT_MS })),
+  );
+  const failed = results.filter((r) => r.status === 'rejected').length;
+  if (failed > 0) logger.warn({ failed }, 'work-order audit entries not published (they are in audit_logs)');
+}
+
+/** The agents the orders target claim them now instead of at their next poll (a lost hint only costs that delay). */
+function wakeAgents(nc: NatsConnection, agentIds: Iterable<string>, logger: Logger): void {
+  for (const agentId of agentIds) {
+    try {
+      publishCore(nc, SUBJECTS.notifyAgent(agentId), { agent_id: agentId } satisfies AgentNotice);
+    } catch (err) {
+      logger.debug({ err, agentId }, 'agent wake-up not sent');
+    }
+  }
+}
+
+/**
+ * Brokkr's work-order maintenance (every 10 s): due retries and stale claims become PENDING.
+ * Released claims are audited (`workorder.claim_released`), and the agents the orders target
+ * are woken (`brokkr.notify.agent.<id>`). Every statement re-checks its rows, so a second run or
+ * another replica changes (and audits, and wakes) nothing more.
+ */
 export const workOrdersTask: MaintenanceTask = {
   name: 'work-orders',
   intervalSeconds: (s) => s.workOrderIntervalSeconds,
-  async run({ db, settings }) {
+  async run({ db, settings, js, nc, logger }) {
     const batch = settings.batchSize;
-    const promoted = await repeatWhileFull(batch, (limit) => promoteDueWorkOrderRetries(db, limit));
-    const released = await repeatWhileFull(batch, (limit) => releaseStaleWorkOrderClaims(db, limit));
+    const wake = new Set<string>();
+    const promoted = await repeatWhileFull(batch, async (limit) => {
+      const change = await promoteDueWorkOrderRetries(db, limit);
+      for (const id of change.agentIds) wake.add(id);
+      return change.count;
+    });
+    const released = await repeatWhileFull(batch, async (limit) => {
+      const change = await releaseStaleWorkOrderClaims(db, limit);
+      for (const id of change.agentIds) wake.add(id);
+      await publishAudit(js, change.audit, logger);
+      return change.count;
+    });
+    wakeAgents(nc, wake, logger);
     return promoted + released;
   },
 };

@@ -19,6 +19,8 @@ export interface AgentSettings {
   crdEstablishedTimeoutMs: number;
   /** 0: agent-delivered webhooks are off. */
   webhookPollIntervalMs: number;
+  /** Work orders run at once; 0: this agent claims none. */
+  workOrderConcurrency: number;
   log: { level: AgentConfig['BROKKR__LOG__LEVEL']; format: AgentConfig['BROKKR__LOG__FORMAT'] };
 }
 
@@ -45,6 +47,7 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
     concurrency: config.BROKKR__AGENT__APPLY_CONCURRENCY,
     crdEstablishedTimeoutMs: config.BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS * 1000,
     webhookPollIntervalMs: config.BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS * 1000,
+    workOrderConcurrency: config.BROKKR__AGENT__WORK_ORDER_CONCURRENCY,
     log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
   };
 }

@@ -48,6 +48,14 @@ export class KubeObjects {
     });
   }
 
+  /** A plain create (POST), for objects that must be new each time (a Shipwright BuildRun). */
+  create(resource: ApiResource, namespace: string | undefined, object: unknown): Promise<LiveResource> {
+    return this.kube.request<LiveResource>('POST', collectionPath(resource, namespace), {
+      query: { fieldManager: FIELD_MANAGER },
+      body: object,
+    });
+  }
+
   /** The object, or undefined when it does not exist. */
   async get(resource: ApiResource, namespace: string | undefined, name: string): Promise<LiveResource | undefined> {
     try {

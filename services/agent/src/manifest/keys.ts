@@ -14,3 +14,5 @@ export const OWNER_ANNOTATION = OWNER_LABEL;
 
 /** The one field manager for every apply, so each apply owns exactly the fields of the last one. */
 export const FIELD_MANAGER = 'brokkr-agent';
+/** On every object a work order applies or creates (never a stack label: reconciliation leaves them alone). */
+export const WORK_ORDER_LABEL = 'brokkr.io/work-order-id';

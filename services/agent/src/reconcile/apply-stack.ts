@@ -5,7 +5,7 @@ import { parseManifests, type KubeObject } from '../manifest/parse.ts';
 import { mapLimit } from '../util/async.ts';
 import { waitForCrds } from './crds.ts';
 import { ReconcileError } from './errors.ts';
-import { describe, planObjects, type PlanContext, type PlannedObject } from './plan.ts';
+import { describe, planObjects, stackStamper, type PlanContext, type PlannedObject, type Stamper } from './plan.ts';
 
 export interface ApplyContext extends PlanContext {
   metrics: AgentMetrics;
@@ -38,14 +38,20 @@ async function runPhase(ctx: ApplyContext, planned: PlannedObject[], mode: Mode,
     if (p.existed && live.metadata.resourceVersion !== p.previousVersion) applied.changed.push(p.object.kind);
     p.existed = true;
   });
-  const errors: string[] = [];
+  const failed: { object: PlannedObject['object']; reason: unknown }[] = [];
   results.forEach((r, i) => {
     if (r.status === 'fulfilled') return;
     const p = planned[i]!;
     ctx.metrics.applyFailures.inc({ kind: p.object.kind });
-    errors.push(`${dryRun ? 'Validation' : 'Apply'} failed for ${describe(p.object)}: ${(r.reason as Error).message}`);
+    failed.push({ object: p.object, reason: r.reason });
   });
-  if (errors.length) throw new ReconcileError(errors);
+  if (failed.length) {
+    const err = ReconcileError.from(
+      failed.map((f) => f.reason),
+      (reason, i) => `${dryRun ? 'Validation' : 'Apply'} failed for ${describe(failed[i]!.object)}: ${(reason as Error).message}`,
+    );
+    throw err;
+  }
 }
 
 async function rollbackNamespaces(ctx: ApplyContext, created: PlannedObject[]): Promise<void> {
@@ -65,14 +71,22 @@ async function rollbackNamespaces(ctx: ApplyContext, created: PlannedObject[]): 
  * object fails the pass before anything of its phase is written. On failure, namespaces this pass
  * created are deleted again; nothing is pruned (the caller prunes only after success).
  */
-export async function applyStack(ctx: ApplyContext, dobj: DeploymentObject): Promise<AppliedStack> {
+export function applyStack(ctx: ApplyContext, dobj: DeploymentObject): Promise<AppliedStack> {
   const docs = parseManifests(dobj.yaml_content);
-  const stampCtx = { stackId: dobj.stack_id, checksum: dobj.yaml_checksum, objectId: dobj.id, agentId: ctx.agentId };
+  return applyObjects(
+    ctx,
+    docs,
+    stackStamper({ stackId: dobj.stack_id, checksum: dobj.yaml_checksum, objectId: dobj.id, agentId: ctx.agentId }),
+  );
+}
+
+/** The ordered, dry-run-first apply of `applyStack` for any parsed objects and stamp (work orders use it too). */
+export async function applyObjects(ctx: ApplyContext, docs: KubeObject[], stamper: Stamper): Promise<AppliedStack> {
   const applied: AppliedStack = { planned: [], uids: new Set(), namespaces: new Set(), changed: [] };
   const createdNamespaces: PlannedObject[] = [];
   try {
-    const crds = await planObjects(ctx, docs.filter(isCrd), stampCtx);
-    const namespaces = await planObjects(ctx, docs.filter(isNamespace), stampCtx);
+    const crds = await planObjects(ctx, docs.filter(isCrd), stamper);
+    const namespaces = await planObjects(ctx, docs.filter(isNamespace), stamper);
     await runPhase(ctx, [...crds, ...namespaces], 'dry-run');
     await runPhase(ctx, crds, 'apply', applied);
     if (crds.length) await waitForCrds(ctx.objects, ctx.discovery, crds, ctx.crdEstablishedTimeoutMs);
@@ -81,7 +95,7 @@ export async function applyStack(ctx: ApplyContext, dobj: DeploymentObject): Pro
     const rest = await planObjects(
       ctx,
       docs.filter((d) => !isCrd(d) && !isNamespace(d)),
-      stampCtx,
+      stamper,
     );
     const clusterScoped = rest.filter((p) => !p.resource.namespaced);
     const namespaced = rest.filter((p) => p.resource.namespaced);

@@ -32,7 +32,10 @@ export interface PlanContext {
 export const describe = (o: { kind: string; metadata: { name: string; namespace?: string } }): string =>
   `${o.kind} '${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}'`;
 
-async function planOne(ctx: PlanContext, doc: KubeObject, stampCtx: StampContext): Promise<PlannedObject> {
+/** Stamps an object for apply: a deployment object's labels and annotations, or a work order's. */
+export type Stamper = (object: KubeObject, owned: boolean, namespace: string | undefined) => KubeObject;
+
+async function planOne(ctx: PlanContext, doc: KubeObject, stamper: Stamper): Promise<PlannedObject> {
   const resource = await ctx.discovery.resolve(doc.apiVersion, doc.kind);
   if (!resource)
     throw new Error(`Unable to resolve ${doc.apiVersion}, Kind=${doc.kind} for ${describe(doc)}: no such resource type in the cluster`);
@@ -54,13 +57,19 @@ async function planOne(ctx: PlanContext, doc: KubeObject, stampCtx: StampContext
       previousVersion = live.metadata.resourceVersion;
     }
   }
-  return { object: stamp(doc, stampCtx, owned, namespace), resource, namespace, key, existed, owned, previousVersion };
+  return { object: stamper(doc, owned, namespace), resource, namespace, key, existed, owned, previousVersion };
 }
 
+/** A deployment object's stamp (stack, owner, checksum, object id). */
+export const stackStamper =
+  (stampCtx: StampContext): Stamper =>
+  (object, owned, namespace) =>
+    stamp(object, stampCtx, owned, namespace);
+
 /** Plans every document; all resolution problems are reported together. */
-export async function planObjects(ctx: PlanContext, docs: KubeObject[], stampCtx: StampContext): Promise<PlannedObject[]> {
-  const results = await mapLimit(docs, ctx.concurrency, (doc) => planOne(ctx, doc, stampCtx));
-  const errors = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
-  if (errors.length) throw new ReconcileError(errors);
+export async function planObjects(ctx: PlanContext, docs: KubeObject[], stamper: Stamper): Promise<PlannedObject[]> {
+  const results = await mapLimit(docs, ctx.concurrency, (doc) => planOne(ctx, doc, stamper));
+  const rejected = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (rejected.length) throw ReconcileError.from(rejected, (err) => (err as Error).message);
   return results.map((r) => (r as PromiseFulfilledResult<PlannedObject>).value);
 }

@@ -13,11 +13,12 @@ import { ReconcileLoop } from './reconcile-loop.ts';
 import { connectKubernetes, identify, waitForBroker } from './startup.ts';
 import { TargetWatcher } from './target-watcher.ts';
 import { WebhookPoller } from '../webhooks/poller.ts';
+import { WorkOrderLoop } from '../work-orders/loop.ts';
 
 export interface RunningAgent {
   agentId: string;
   healthPort: number;
-  /** Stops the loops (a pass in flight finishes its current stack, webhook POSTs in flight finish and report), then the server and clients. */
+  /** Stops the loops (a pass in flight finishes its current stack, webhook POSTs and work orders in flight finish and report), then the server and clients. */
   stop(): Promise<void>;
 }
 
@@ -110,10 +111,37 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
           isActive,
         })
       : undefined;
+  const workOrders =
+    settings.workOrderConcurrency > 0
+      ? new WorkOrderLoop({
+          brokerUrl: settings.brokerUrl,
+          pak: settings.pak,
+          agentId: agent.id,
+          concurrency: settings.workOrderConcurrency,
+          pollingIntervalMs: settings.pollingIntervalMs,
+          longPollWaitSeconds: settings.longPollWaitSeconds,
+          // Work orders never prune: an empty inventory makes every object's ownership be read from the cluster.
+          apply: {
+            objects,
+            discovery,
+            metrics,
+            logger: log.child({ loop: 'work-orders' }),
+            agentId: agent.id,
+            watchNamespace: settings.watchNamespace,
+            concurrency: settings.concurrency,
+            crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
+            inventory: { byStack: new Map(), byKey: new Map(), failures: [] },
+          },
+          registry: metrics.registry,
+          logger: log.child({ loop: 'work-orders' }),
+          isActive,
+        })
+      : undefined;
   hooks.statusChanged = () => {
     watcher.statusChanged();
     reconcileLoop.poke();
     webhooks?.poke();
+    workOrders?.poke();
   };
 
   let stopping = false;
@@ -144,6 +172,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     reconcileLoop.run(signal),
     ...(health ? [health.run(signal)] : []),
     ...(webhooks ? [webhooks.run(signal)] : []),
+    ...(workOrders ? [workOrders.run(signal)] : []),
   ];
   if (!heartbeat.active)
     log.warn({ status: agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');

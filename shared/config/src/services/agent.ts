@@ -40,5 +40,7 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS: int(60, 1, 600),
   /** Agent-delivered webhooks are claimed this often (Brokkr's agent: 10 s, fixed); 0 = this agent delivers none. */
   BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS: int(10, 0, 3600),
+  /** Work orders run at once by this agent (Brokkr's agent: one at a time); 0 = this agent claims none. */
+  BROKKR__AGENT__WORK_ORDER_CONCURRENCY: int(2, 0, 16),
 });
 export type AgentConfig = z.output<typeof agentConfigSchema>;

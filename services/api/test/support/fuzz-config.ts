@@ -12,8 +12,8 @@ type Dictionaries = Record<string, string[]>;
 interface Binding {
   /** Regex over the operation label, e.g. `^DELETE /api/v1/agents/\{id\}$`. */
   names: string;
-  /** Parameter (`path.id`, `query.name`) → dictionary name. */
-  params: Record<string, string>;
+  /** Parameter (`path.id`, `query.name`) → dictionary name, or [dictionary, probability]. */
+  params: Record<string, string | [string, number]>;
   /** Destructive: only the victim, never an id schemathesis picked up from another response. */
   victim?: true;
 }
@@ -38,6 +38,9 @@ function dictionaries(seed: FuzzSeed): Dictionaries {
     victim_agent: [seed.victims.agent],
     victim_stack: [seed.victims.stack],
     victim_webhook: [seed.victims.webhook],
+    // A long-poll would hold each request up to its wait (the seeded agent has nothing pending),
+    // past the request timeout: the pending list is fuzzed without waiting.
+    no_wait: ['0'],
   };
 }
 
@@ -57,6 +60,7 @@ const BINDINGS: readonly Binding[] = [
   { names: `^DELETE ${P}/stacks/\\{id\\}$`, params: { 'path.id': 'victim_stack' }, victim: true },
   { names: `^DELETE ${P}/webhooks/\\{id\\}$`, params: { 'path.id': 'victim_webhook' }, victim: true },
   { names: `^GET ${P}/agents/$`, params: { 'query.name': 'agent_name', 'query.cluster_name': 'cluster_name' } },
+  { names: `^GET ${P}/agents/\\{id\\}/work-orders/pending$`, params: { 'path.id': 'agent', 'query.wait': ['no_wait', 1] } },
   { names: ` ${P}/generators/\\{id\\}`, params: { 'path.id': 'generator', 'body.id': 'generator' } },
   {
     names: ` ${P}/agents/\\{id\\}`,
@@ -87,9 +91,9 @@ function binding(dictionary: string, probability: number): string {
   return `{ dictionary = ${str(dictionary)}, probability = ${probability} }`;
 }
 
-function inlineTable(params: Record<string, string>, probability: number): string {
+function inlineTable(params: Binding['params'], probability: number): string {
   return `{ ${Object.entries(params)
-    .map(([key, dict]) => `${str(key)} = ${binding(dict, probability)}`)
+    .map(([key, dict]) => (typeof dict === 'string' ? `${str(key)} = ${binding(dict, probability)}` : `${str(key)} = ${binding(...dict)}`))
     .join(', ')} }`;
 }
 

@@ -193,6 +193,7 @@ describe('api work orders: exactly once under a race', function () {
           while (tally.done < at && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
           await maintenance!.kill();
           kills++;
+          // Not a proof of absence: maintenance stays down a moment so claims go stale meanwhile.
           await new Promise((r) => setTimeout(r, 500));
           await start();
         }

@@ -18,7 +18,13 @@ export interface ApiProcess {
 }
 
 export interface ApiBenchEnv {
+  /** The superuser's `postgres` database (pg_stat_statements is queried there). */
+  adminUrl: string;
   databaseUrl: string;
+  /** A second, empty database on the same server for Brokkr's broker (BROKKR_PEER_BROKER). */
+  peerDatabaseUrl: string;
+  /** The same database as a libpq URL over the server's Unix socket (reachable from another network namespace). */
+  peerSocketUrl: string;
   /** The postmaster's pid: its CPU plus its backends' is the database's share of the machine. */
   postgresPid: number;
   /** Environment shared by every api process (database, NATS, admin PAK hash). */
@@ -26,7 +32,8 @@ export interface ApiBenchEnv {
   stop(): Promise<void>;
 }
 
-const DATABASE = 'brokkr_bench';
+export const DATABASE = 'brokkr_bench';
+export const PEER_DATABASE = 'brokkr_peer';
 
 function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -38,11 +45,17 @@ export async function startInfra(adminPakHash: string): Promise<ApiBenchEnv> {
   let postgres: PostgresHandle | undefined;
   let nats: NatsHandle | undefined;
   try {
-    postgres = await startPostgres();
+    // pg_stat_statements: the bench reports statements per request (BEGIN and COMMIT included).
+    postgres = await startPostgres({ settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } });
     nats = await startNats();
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${DATABASE}`).finally(() => admin.end());
+    try {
+      for (const db of [DATABASE, PEER_DATABASE]) await admin.query(`CREATE DATABASE ${db}`);
+      await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    } finally {
+      await admin.end();
+    }
   } catch (err) {
     await Promise.allSettled([postgres?.stop(), nats?.stop()]);
     throw err;
@@ -50,8 +63,13 @@ export async function startInfra(adminPakHash: string): Promise<ApiBenchEnv> {
   const databaseUrl = withDatabase(postgres.url, DATABASE);
   const [pgHandle, natsHandle] = [postgres, nats];
   const postmasterPid = readFileSync(path.join(pgHandle.dir!, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]!;
+  const port = new URL(pgHandle.url).port;
   return {
+    adminUrl: pgHandle.url,
     databaseUrl,
+    peerDatabaseUrl: withDatabase(pgHandle.url, PEER_DATABASE),
+    // Brokkr parses the URL before libpq sees it and wants a host; libpq's `host` parameter wins.
+    peerSocketUrl: `postgres://postgres@localhost:${port}/${PEER_DATABASE}?host=${pgHandle.dir}`,
     postgresPid: Number(postmasterPid),
     apiEnv: {
       BROKKR__DATABASE__URL: databaseUrl,
@@ -68,7 +86,7 @@ export async function startInfra(adminPakHash: string): Promise<ApiBenchEnv> {
   };
 }
 
-async function waitReady(url: string, proc: { exited: boolean; output(): string }, timeoutMs = 30_000): Promise<void> {
+export async function waitReady(url: string, proc: { exited: boolean; output(): string }, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !proc.exited) {
     if (
@@ -112,6 +130,21 @@ export async function spawnApi(env: Record<string, string>, nodeArgs: string[] =
     throw err;
   }
   return { url, pid: child.pid!, child, output: state.output, stop };
+}
+
+/** Statements PostgreSQL has executed in `database` so far (pg_stat_statements; BEGIN/COMMIT count too). */
+export async function statementsIn(adminUrl: string, database: string): Promise<number> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string | null }>(
+      `SELECT sum(calls)::text AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`,
+      [database],
+    );
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Resident set size now and at its peak (VmHWM), in MiB. */

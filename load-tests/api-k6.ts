@@ -7,11 +7,13 @@ import { promisify } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
-import { cpuSecondsOf, runQueueWaitSecondsOf, treeCpuSecondsOf } from './api-env.ts';
+import { cpuSecondsOf, runQueueWaitSecondsOf, statementsIn, treeCpuSecondsOf } from './api-env.ts';
 
 const exec = promisify(execFile);
 
-export type Target = 'target-state' | 'deployment-objects';
+/** What one k6 iteration does (load-tests/k6/api.ts); `work-orders` is three requests: create, claim, complete. */
+export const TARGETS = ['target-state', 'deployment-objects', 'agent-events', 'heartbeat', 'health-status', 'work-orders'] as const;
+export type Target = (typeof TARGETS)[number];
 
 export interface StepSpec {
   target: Target;
@@ -23,6 +25,12 @@ export interface StepSpec {
   apiPids: number[];
   /** The postmaster, whose tree's CPU use is reported for the step. */
   postgresPid?: number;
+  /** Counts the statements run in `database` over the step (pg_stat_statements, queried at `adminUrl`). */
+  statements?: { adminUrl: string; database: string };
+  /** k6 joins this process's network namespace (Brokkr's broker, api-peer.ts). */
+  netnsPid?: number;
+  /** The admin PAK (work-order creation); defaults to none. */
+  adminPak?: string;
 }
 
 export interface StepResult {
@@ -45,6 +53,8 @@ export interface StepResult {
   /** CPU milliseconds per completed request: robust to other load on the machine. */
   apiMsPerRequest: number;
   pgMsPerRequest: number;
+  /** PostgreSQL statements per completed request (NaN when not counted). */
+  statementsPerRequest: number;
   /** Time the api main thread(s) waited for a CPU while runnable, in % of the step (summed). */
   apiStarved: number;
 }
@@ -67,7 +77,7 @@ interface CpuSeconds {
   apiWait: number;
 }
 
-function toResult(spec: StepSpec, summary: Summary, cpu: CpuSeconds & { seconds: number }): StepResult {
+function toResult(spec: StepSpec, summary: Summary, cpu: CpuSeconds & { seconds: number }, statements: number): StepResult {
   const m = (name: string, value: string) => summary.metrics[name]?.values[value] ?? 0;
   const requests = m('http_reqs', 'count');
   const percent = (seconds: number) => (seconds / cpu.seconds) * 100;
@@ -89,6 +99,7 @@ function toResult(spec: StepSpec, summary: Summary, cpu: CpuSeconds & { seconds:
     k6Cpu: percent(cpu.k6),
     apiMsPerRequest: (cpu.api * 1000) / requests,
     pgMsPerRequest: (cpu.pg * 1000) / requests,
+    statementsPerRequest: statements / requests,
     apiStarved: percent(cpu.apiWait),
   };
 }
@@ -130,7 +141,12 @@ function runK6(
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; output: string; window?: ReturnType<typeof diff> }> {
   const script = path.join(repoRoot, 'load-tests', 'k6', 'api.ts');
-  const child = spawn(k6, ['run', '--quiet', '--no-color', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['run', '--quiet', '--no-color', script];
+  // nsenter execs k6 in the broker's namespace: the pid stays k6's.
+  const child = spawn(spec.netnsPid ? 'nsenter' : k6, spec.netnsPid ? ['-t', String(spec.netnsPid), '-n', k6, ...args] : args, {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let start: Counters | undefined;
   let window: ReturnType<typeof diff> | undefined;
@@ -146,7 +162,7 @@ function runK6(
 }
 
 export async function runStep(k6: string, spec: StepSpec): Promise<StepResult> {
-  const summaryFile = `${spec.dataFile}.${spec.target}.${spec.rate}.${spec.urls.length}.summary.json`;
+  const summaryFile = `${spec.dataFile}.${spec.target}.${spec.rate}.${spec.urls.length}.${spec.netnsPid ?? 0}.summary.json`;
   const env = {
     ...process.env,
     BENCH_TARGET: spec.target,
@@ -155,10 +171,14 @@ export async function runStep(k6: string, spec: StepSpec): Promise<StepResult> {
     BENCH_URLS: spec.urls.join(','),
     BENCH_DATA: spec.dataFile,
     BENCH_SUMMARY: summaryFile,
+    BENCH_ADMIN_PAK: spec.adminPak ?? '',
     K6_NO_USAGE_REPORT: 'true',
   };
+  const count = () => (spec.statements ? statementsIn(spec.statements.adminUrl, spec.statements.database) : Promise.resolve(NaN));
+  const before = await count();
   const { code, output, window } = await runK6(k6, spec, env);
+  const statements = (await count()) - before;
   if (code !== 0 || !window) throw new Error(`k6 exited with ${code}${window ? '' : ' (no load-window markers)'}:\n${output}`);
   const summary = JSON.parse(await readFile(summaryFile, 'utf8')) as Summary;
-  return toResult(spec, summary, window);
+  return toResult(spec, summary, window, statements);
 }

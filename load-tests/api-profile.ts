@@ -90,6 +90,7 @@ export async function profileApi(options: {
   rate: number;
   seconds: number;
   postgresPid?: number;
+  adminPak?: string;
 }): Promise<{ step: StepResult; summary: string[] }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'brokkr-api-prof-'));
   try {

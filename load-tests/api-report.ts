@@ -1,14 +1,21 @@
 /** The api benchmark's printed report: one row per k6 step, then the figures the issue asks for. */
 import os from 'node:os';
-import type { StepResult } from './api-k6.ts';
+import type { StepResult, Target } from './api-k6.ts';
 import { holds, P99_LIMIT_MS, type RateSearch } from './api-steps.ts';
+
+/** One endpoint's figures: ours first, then Brokkr's when BROKKR_PEER_BROKER ran too. */
+export interface TargetFigures {
+  target: Target;
+  sides: { side: string; fixed: StepResult; search?: RateSearch }[];
+}
 
 export interface Report {
   machine: string;
   k6Version: string;
   loadBefore: number[];
   fleet: string;
-  fixed: { targetState: StepResult; deploymentObjects: StepResult };
+  targets: TargetFigures[];
+  /** Extra ladders (two api processes). */
   searches: { label: string; search: RateSearch }[];
   memory: { label: string; rssMiB: number; peakMiB: number }[];
   notes: string[];
@@ -42,6 +49,7 @@ const COLUMNS: [string, number, (s: StepResult, label: string) => string][] = [
   ['starved', 8, (s) => cpu(s.apiStarved)],
   ['pg CPU', 7, (s) => cpu(s.pgCpu)],
   ['ms/req', 7, (s) => s.pgMsPerRequest.toFixed(2)],
+  ['stmts', 6, (s) => s.statementsPerRequest.toFixed(1)],
   ['k6 CPU', 7, (s) => cpu(s.k6Cpu)],
   [`p99<${P99_LIMIT_MS}`, 8, (s) => ok(s)],
 ];
@@ -57,6 +65,7 @@ const LEGEND = [
   'done/s: completed requests per second; dropped: iterations k6 could not start on time (no free VU: the api was too slow).',
   'api CPU / pg CPU / k6 CPU: % of ONE core over the step (api summed over its processes, pg = postmaster and all backends);',
   'ms/req: CPU milliseconds per completed request; starved: time the api main thread(s) were runnable but waiting for a core.',
+  'stmts: PostgreSQL statements per completed request (pg_stat_statements, BEGIN/COMMIT and background work included).',
 ];
 
 /** The contention-free bound: all cores busy with nothing but the api and PostgreSQL. */
@@ -71,22 +80,57 @@ function cpuBound(s: StepResult): string {
 }
 
 const loads = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
-const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
 
-function fixedLine(n: number, s: StepResult): string {
-  return `${n}. ${s.target} at a fixed ${s.rate} req/s for ${s.seconds} s, ${s.processes} process: p50 ${ms(s.p50)}, p95 ${ms(s.p95)}, p99 ${ms(s.p99)}, errors ${pct(s.errorRate)}, dropped ${s.dropped}`;
-}
+const ratio = (ours: number, peer: number | undefined) =>
+  peer === undefined || !Number.isFinite(ours / peer) || peer === 0 ? '—' : `${(ours / peer).toFixed(2)}×`;
 
-function maxLines(searches: Report['searches']): string[] {
-  return searches.map(
-    ({ label, search }) =>
-      `   ${label}: ${search.max > 0 ? `${search.max} req/s` : `none of the rungs held (lowest tried ${Math.min(...search.steps.map((s) => s.rate))} req/s)`}`,
-  );
+/** The comparison: per endpoint, ours and Brokkr's figures and ours / Brokkr. */
+const SUMMARY: [
+  string,
+  number,
+  (s: StepResult, search: RateSearch | undefined) => string,
+  ((s: StepResult, search: RateSearch | undefined) => number)?,
+][] = [
+  ['p50', 9, (s) => ms(s.p50)],
+  ['p99', 9, (s) => ms(s.p99), (s) => s.p99],
+  ['api ms', 7, (s) => s.apiMsPerRequest.toFixed(2), (s) => s.apiMsPerRequest],
+  ['pg ms', 7, (s) => s.pgMsPerRequest.toFixed(2), (s) => s.pgMsPerRequest],
+  ['CPU ms', 7, (s) => (s.apiMsPerRequest + s.pgMsPerRequest).toFixed(2), (s) => s.apiMsPerRequest + s.pgMsPerRequest],
+  ['stmts', 6, (s) => s.statementsPerRequest.toFixed(1), (s) => s.statementsPerRequest],
+  ['errors', 7, (s) => pct(s.errorRate)],
+  ['max/s', 7, (_, x) => (x ? String(x.max) : '—'), (_, x) => x?.max ?? NaN],
+];
+
+function comparisonTable(targets: TargetFigures[]): string[] {
+  const head = [cell('endpoint', -19), cell('side', -7), cell('rate/s', 7), ...SUMMARY.map(([h, w]) => cell(h, w))].join(' ');
+  const lines = [head];
+  for (const t of targets) {
+    const [ours, peer] = t.sides;
+    for (const side of t.sides) {
+      lines.push(
+        [
+          cell(t.target, -19),
+          cell(side.side, -7),
+          cell(String(side.fixed.rate), 7),
+          ...SUMMARY.map(([, w, f]) => cell(f(side.fixed, side.search), w)),
+        ].join(' '),
+      );
+    }
+    if (ours && peer) {
+      lines.push(
+        [
+          cell(t.target, -19),
+          cell('ratio', -7),
+          cell('', 7),
+          ...SUMMARY.map(([, w, , v]) => cell(v ? ratio(v(ours.fixed, ours.search), v(peer.fixed, peer.search)) : '', w)),
+        ].join(' '),
+      );
+    }
+  }
+  return lines;
 }
 
 export function formatReport(r: Report): string {
-  const ts = r.fixed.targetState;
-  const bestTs = Math.max(0, ...r.searches.filter((s) => s.label.startsWith('target-state')).map((s) => s.search.max));
   const lines = [
     '',
     `api benchmark — ${r.machine}`,
@@ -98,21 +142,20 @@ export function formatReport(r: Report): string {
     '',
     ...LEGEND,
     HEADER,
-    stepRow(r.fixed.targetState, ' (fixed)'),
-    ...r.searches.filter((s) => s.label.startsWith('target-state')).flatMap((s) => s.search.steps.map((x) => stepRow(x))),
-    stepRow(r.fixed.deploymentObjects, ' (fixed)'),
-    ...r.searches.filter((s) => s.label.startsWith('deployment-objects')).flatMap((s) => s.search.steps.map((x) => stepRow(x))),
+    ...r.targets.flatMap((t) =>
+      t.sides.flatMap((side) => [
+        stepRow(side.fixed, ` ${side.side} (fixed)`),
+        ...(side.search?.steps ?? []).map((x) => stepRow(x, ` ${side.side}`)),
+      ]),
+    ),
+    ...r.searches.flatMap((s) => s.search.steps.map((x) => stepRow(x, ' ours ×2'))),
     '',
-    `${fixedLine(1, ts)}`,
-    `   target p99 < 20 ms at 1,000 req/s: ${verdict(ts.p99 < 20 && holds(ts))}`,
-    cpuBound(ts),
-    `2. highest arrival rate with p99 < ${P99_LIMIT_MS} ms (errors < 1%, dropped < 1%):`,
-    ...maxLines(r.searches.filter((s) => s.label.startsWith('target-state'))),
-    `   target ≥ 3,000 req/s sustainable: ${verdict(bestTs >= 3000)}`,
-    `${fixedLine(3, r.fixed.deploymentObjects)}`,
-    cpuBound(r.fixed.deploymentObjects),
-    ...maxLines(r.searches.filter((s) => s.label.startsWith('deployment-objects'))),
-    `4. memory at the end: ${r.memory.map((m) => `${m.label} RSS ${m.rssMiB.toFixed(0)} MiB (peak ${m.peakMiB.toFixed(0)} MiB)`).join(', ')}`,
+    `at the fixed rates (CPU ms = api + PostgreSQL CPU per request; max/s = highest ladder rung with p99 < ${P99_LIMIT_MS} ms, errors and drops < 1%;`,
+    'ratio = ours / Brokkr: below 1 is better for latency, CPU and statements, above 1 for max/s):',
+    ...comparisonTable(r.targets),
+    ...r.searches.map(({ label, search }) => `${label}: ${search.max > 0 ? `${search.max} req/s` : 'none of the rungs held'}`),
+    ...r.targets.map((t) => cpuBound(t.sides[0]!.fixed)),
+    `memory at the end: ${r.memory.map((m) => `${m.label} RSS ${m.rssMiB.toFixed(0)} MiB (peak ${m.peakMiB.toFixed(0)} MiB)`).join(', ')}`,
     '',
   ];
   return lines.join('\n');

@@ -19,7 +19,8 @@ export interface BenchPak {
 }
 
 export interface SeededFleet {
-  agents: { id: string; pak: string }[];
+  /** `object`: a deployment object of the agent's explicitly targeted stack (events and health reports name it). */
+  agents: { id: string; pak: string; object: string }[];
   stacks: string[];
   generatorPak: string;
   objects: number;
@@ -65,7 +66,7 @@ const SEED_SQL = [
 async function insertFleet(
   client: pg.Client,
   count: number,
-): Promise<{ generatorId: string; generatorPak: string; agents: SeededFleet['agents'] }> {
+): Promise<{ generatorId: string; generatorPak: string; agents: { id: string; pak: string }[] }> {
   const generator = mintPak();
   const { rows } = await client.query<{ id: string }>(
     `INSERT INTO generators (name, description, pak_hash) VALUES ('bench-generator', 'api benchmark', $1) RETURNING id`,
@@ -93,8 +94,14 @@ export async function seedFleet(databaseUrl: string, count: number): Promise<See
     await client.query('ANALYZE');
     const stacks = await client.query<{ id: string }>('SELECT id FROM stacks WHERE generator_id = $1 ORDER BY name', [fleet.generatorId]);
     const objects = await client.query<{ n: string }>('SELECT count(*) AS n FROM deployment_objects');
+    const targeted = await client.query<{ agent_id: string; object_id: string }>(
+      `SELECT DISTINCT ON (t.agent_id) t.agent_id, d.id AS object_id
+         FROM agent_targets t JOIN deployment_objects d ON d.stack_id = t.stack_id
+        ORDER BY t.agent_id, d.sequence_id DESC`,
+    );
+    const objectOf = new Map(targeted.rows.map((r) => [r.agent_id, r.object_id]));
     return {
-      agents: fleet.agents,
+      agents: fleet.agents.map((a) => ({ ...a, object: objectOf.get(a.id)! })),
       stacks: stacks.rows.map((r) => r.id),
       generatorPak: fleet.generatorPak,
       objects: Number(objects.rows[0]!.n),

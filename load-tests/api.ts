@@ -1,18 +1,32 @@
 /**
  * api benchmark (`npm run bench:api`): prints figures, asserts nothing.
  *
- * Real PostgreSQL + NATS, the BUILT api (`tsc -b services/api`, then `node services/api/dist/main.js`)
- * and k6 (scripts/build-k6.sh) with the constant-arrival-rate executor. The fleet is seeded with
- * SQL (api-seed.ts): 1,000 ACTIVE agents × 5 stacks (label, annotation and explicit-target
- * matches, agents registered with the stacks' generator) × 3 deployment objects.
- *  1. GET /agents/{id}/target-state, random agent with its own PAK, fixed 1,000 req/s for 60 s.
- *  2. Its highest arrival rate with p99 < 50 ms: 15 s steps up a ladder, 1 api process, then 2
- *     (k6 alternates between their ports: round-robin).
- *  3. The same for POST /stacks/{id}/deployment-objects (generator PAK, small YAML).
- *  4. RSS of the api processes at the end.
- * Environment: BENCH_AGENTS (1000), BENCH_RATE (1000), BENCH_SECONDS (60), BENCH_STEP_SECONDS (15),
- * BENCH_TWO_PROCESSES (1; 0 skips the two-process runs), BENCH_PROFILE (1: a closing --cpu-prof run and SQL probe; 0 skips them),
- * BENCH_API_MAIN (another build's main.js, for A/B comparisons).
+ * Real PostgreSQL (with pg_stat_statements) + NATS, the BUILT api (`tsc -b services/api`, then
+ * `node services/api/dist/main.js`) and k6 (scripts/build-k6.sh) with the constant-arrival-rate
+ * executor. The fleet is seeded with SQL (api-seed.ts): 1,000 ACTIVE agents × 5 stacks (label,
+ * annotation and explicit-target matches, agents registered with the stacks' generator) × 3
+ * deployment objects. For each endpoint agents and generators use (BENCH_TARGETS, all by default):
+ *   target-state        GET /agents/{id}/target-state (agent PAK)
+ *   deployment-objects  POST /stacks/{id}/deployment-objects (generator PAK, small YAML)
+ *   agent-events        POST /agents/{id}/events (SUCCESS for an object the agent targets)
+ *   heartbeat           POST /agents/{id}/heartbeat
+ *   health-status       PATCH /agents/{id}/health-status (one object)
+ *   work-orders         POST /work-orders (admin), then POST …/claim and …/complete by the agent
+ *  1. a fixed arrival rate (BENCH_RATE for target-state, BENCH_WRITE_RATE for the writes; for
+ *     work-orders iterations of three requests) for BENCH_SECONDS: latency, CPU per request split
+ *     by process (api / PostgreSQL), PostgreSQL statements per request (BEGIN/COMMIT included);
+ *  2. (BENCH_SEARCH) its highest arrival rate with p99 < 50 ms: BENCH_STEP_SECONDS steps up a ladder;
+ *  3. RSS of the api process(es) at the end (after all the load).
+ * With BROKKR_PEER_BROKER = Brokkr's broker binary, the same steps run against it in the same
+ * run (its own database on the same server, its own network namespace: api-peer.ts) and the
+ * table gets a ratio column (ours / Brokkr: CPU per request below 1 and rates above 1 are better).
+ * Environment: BENCH_AGENTS (1000), BENCH_RATE (1000), BENCH_WRITE_RATE (250), BENCH_SECONDS (60),
+ * BENCH_STEP_SECONDS (15), BENCH_WARMUP_SECONDS (10), BENCH_TARGETS (comma list), BENCH_SEARCH
+ * (1; 0 skips the ladders), BENCH_TWO_PROCESSES (1: target-state's ladder again with 2 api
+ * processes; 0 skips it), BENCH_PROFILE (1: a closing --cpu-prof run on BENCH_PROFILE_TARGET,
+ * deployment-objects by default, and the target-state SQL probe; 0 skips them), BENCH_API_MAIN
+ * (another build's main.js, for A/B comparisons). A quick run:
+ *   BENCH_AGENTS=200 BENCH_SECONDS=10 BENCH_SEARCH=0 BENCH_TWO_PROCESSES=0 BENCH_PROFILE=0 npm run bench:api
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -21,42 +35,90 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
 import { TestClient } from '@brokkr/testkit';
-import { memoryOf, spawnApi, startInfra, type ApiBenchEnv, type ApiProcess } from './api-env.ts';
-import { ensureK6, runStep, type StepResult, type Target } from './api-k6.ts';
+import { DATABASE, memoryOf, PEER_DATABASE, spawnApi, startInfra, type ApiBenchEnv, type ApiProcess } from './api-env.ts';
+import { ensureK6, runStep, TARGETS, type StepResult, type Target } from './api-k6.ts';
+import { peerStatus, PEER_ADMIN_PAK, spawnPeer, type PeerProcess } from './api-peer.ts';
 import { profileApi } from './api-profile.ts';
 import { probeTargetStateSql } from './api-sql-probe.ts';
-import { formatReport, machineLine, stepRow, type Report } from './api-report.ts';
+import { formatReport, machineLine, stepRow, type Report, type TargetFigures } from './api-report.ts';
 import { mintPak, seedFleet, OBJECTS_PER_STACK, STACKS_PER_AGENT, type SeededFleet } from './api-seed.ts';
-import { FIRST_RUNG, LADDER, searchMaxRate } from './api-steps.ts';
+import { FIRST_RUNG, LADDER, searchMaxRate, type RateSearch } from './api-steps.ts';
 
 const exec = promisify(execFile);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
+const WRITE_RATE = Number(process.env.BENCH_WRITE_RATE ?? 250);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 15);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 const TWO_PROCESSES = process.env.BENCH_TWO_PROCESSES !== '0';
+const SEARCH = process.env.BENCH_SEARCH !== '0';
 const PROFILE = process.env.BENCH_PROFILE !== '0';
+const PROFILE_TARGET = (process.env.BENCH_PROFILE_TARGET ?? 'deployment-objects') as Target;
+const PEER_BROKER = process.env.BROKKR_PEER_BROKER;
+const SELECTED: Target[] = process.env.BENCH_TARGETS
+  ? (process.env.BENCH_TARGETS.split(',').map((t) => t.trim()) as Target[])
+  : [...TARGETS];
+for (const t of [...SELECTED, PROFILE_TARGET])
+  if (!TARGETS.includes(t)) throw new Error(`unknown bench target ${t} (${TARGETS.join(', ')})`);
 
 const log = (line: string) => process.stderr.write(`[bench:api] ${line}\n`);
 
-interface Bench {
-  k6: string;
-  dataFile: string;
+/** One system under test: our api (1 or 2 processes) or Brokkr's broker. */
+interface Side {
+  name: string;
   procs: ApiProcess[];
-  postgresPid: number;
+  dataFile: string;
+  database: string;
+  adminPak: string;
+  netnsPid?: number;
 }
 
-async function step(b: Bench, procs: ApiProcess[], load: { target: Target; rate: number; seconds: number }): Promise<StepResult> {
-  const urls = procs.map((p) => p.url);
-  const result = await runStep(b.k6, { ...load, urls, dataFile: b.dataFile, apiPids: procs.map((p) => p.pid), postgresPid: b.postgresPid });
-  log(stepRow(result));
+interface Bench {
+  k6: string;
+  env: ApiBenchEnv;
+  postgresPid: number;
+  dir: string;
+  /** Stops what the run started besides our api processes (Brokkr's broker). */
+  stops: (() => Promise<void>)[];
+}
+
+const rateOf = (target: Target) => (target === 'target-state' ? RATE : WRITE_RATE);
+
+async function step(
+  b: Bench,
+  side: Side,
+  procs: ApiProcess[],
+  load: { target: Target; rate: number; seconds: number },
+): Promise<StepResult> {
+  const result = await runStep(b.k6, {
+    ...load,
+    urls: procs.map((p) => p.url),
+    dataFile: side.dataFile,
+    apiPids: procs.map((p) => p.pid),
+    postgresPid: b.postgresPid,
+    statements: { adminUrl: b.env.adminUrl, database: side.database },
+    adminPak: side.adminPak,
+    ...(side.netnsPid ? { netnsPid: side.netnsPid } : {}),
+  });
+  log(stepRow(result, ` ${side.name}`));
   return result;
 }
 
 /** JIT, pool connections and the PAK cache warm up outside the measured steps. */
-async function warmUp(b: Bench, target: Target, procs: ApiProcess[]): Promise<void> {
-  log(`warming up ${procs.length} process(es) on ${target}`);
-  await runStep(b.k6, { target, rate: 300, seconds: 10, urls: procs.map((p) => p.url), dataFile: b.dataFile, apiPids: [] });
+async function warmUp(b: Bench, side: Side, target: Target, procs: ApiProcess[]): Promise<void> {
+  if (WARMUP_SECONDS <= 0) return;
+  log(`warming up ${side.name} (${procs.length} process(es)) on ${target}`);
+  await runStep(b.k6, {
+    target,
+    rate: Math.min(300, rateOf(target)),
+    seconds: WARMUP_SECONDS,
+    urls: procs.map((p) => p.url),
+    dataFile: side.dataFile,
+    apiPids: [],
+    adminPak: side.adminPak,
+    ...(side.netnsPid ? { netnsPid: side.netnsPid } : {}),
+  });
 }
 
 async function sanityCheck(url: string, fleet: SeededFleet): Promise<void> {
@@ -67,40 +129,37 @@ async function sanityCheck(url: string, fleet: SeededFleet): Promise<void> {
   }
 }
 
-async function measure(b: Bench, target: Target, one: ApiProcess[], two: ApiProcess[] | undefined) {
-  await warmUp(b, target, one);
-  const fixed = await step(b, one, { target, rate: RATE, seconds: SECONDS });
-  const single = await searchMaxRate((rate) => step(b, one, { target, rate, seconds: STEP_SECONDS }));
-  const searches = [{ label: `${target}, 1 api process`, search: single }];
-  if (two) {
-    await warmUp(b, target, two);
-    // Start where one process topped out: the rungs below it are not the question.
-    const double = await searchMaxRate((rate) => step(b, two, { target, rate, seconds: STEP_SECONDS }), single.max || FIRST_RUNG);
-    searches.push({ label: `${target}, 2 api processes (round-robin)`, search: double });
-  }
-  return { fixed, searches };
+async function measure(b: Bench, side: Side, target: Target): Promise<{ fixed: StepResult; search?: RateSearch }> {
+  const one = side.procs.slice(0, 1);
+  await warmUp(b, side, target, one);
+  const fixed = await step(b, side, one, { target, rate: rateOf(target), seconds: SECONDS });
+  if (!SEARCH) return { fixed };
+  const search = await searchMaxRate((rate) => step(b, side, one, { target, rate, seconds: STEP_SECONDS }));
+  return { fixed, search };
 }
 
-/** BENCH_PROFILE (on by default): where the api's CPU goes under target-state load, and what the query's planning costs. */
-async function diagnose(env: ApiBenchEnv, b: Bench, fleet: SeededFleet): Promise<string> {
-  log('profiling one api process (--cpu-prof) under target-state load');
+/** BENCH_PROFILE (on by default): where the api's CPU goes under load, and what the target-state query's planning costs. */
+async function diagnose(b: Bench, side: Side, fleet: SeededFleet): Promise<string> {
+  const rate = rateOf(PROFILE_TARGET);
+  log(`profiling one api process (--cpu-prof) under ${PROFILE_TARGET} load`);
   const prof = await profileApi({
     k6: b.k6,
-    env: env.apiEnv,
-    dataFile: b.dataFile,
-    target: 'target-state',
-    rate: RATE,
+    env: b.env.apiEnv,
+    dataFile: side.dataFile,
+    target: PROFILE_TARGET,
+    rate,
     seconds: 15,
     postgresPid: b.postgresPid,
+    adminPak: side.adminPak,
   });
   const sql = await probeTargetStateSql(
-    env.databaseUrl,
+    b.env.databaseUrl,
     fleet.agents.map((a) => a.id),
   );
   return [
     '',
     `diagnosis — ${sql}`,
-    `CPU profile of one fresh api process, target-state at ${RATE} req/s for 15 s:`,
+    `CPU profile of one fresh api process, ${PROFILE_TARGET} at ${rate} req/s for 15 s:`,
     stepRow(prof.step),
     ...prof.summary,
     '',
@@ -112,33 +171,81 @@ async function build(): Promise<void> {
   await exec(path.join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-b', 'services/api'], { cwd: repoRoot });
 }
 
-async function run(env: ApiBenchEnv, b: Bench, k6Version: string, loadBefore: number[]): Promise<string> {
+async function seedSide(databaseUrl: string, dataFile: string): Promise<SeededFleet> {
+  const fleet = await seedFleet(databaseUrl, AGENTS);
+  await writeFile(dataFile, JSON.stringify({ agents: fleet.agents, stacks: fleet.stacks, generatorPak: fleet.generatorPak }));
+  return fleet;
+}
+
+async function startPeer(b: Bench, sides: Side[]): Promise<void> {
+  if (!PEER_BROKER) return;
+  log(`starting Brokkr's broker (${PEER_BROKER}) in its own network namespace`);
+  const peer: PeerProcess = await spawnPeer(PEER_BROKER, b.env.peerSocketUrl);
+  b.stops.push(() => peer.stop());
+  const side: Side = {
+    name: 'Brokkr',
+    procs: [peer],
+    dataFile: path.join(b.dir, 'peer-fleet.json'),
+    database: PEER_DATABASE,
+    adminPak: PEER_ADMIN_PAK,
+    netnsPid: peer.netnsPid,
+  };
+  log(`seeding ${AGENTS} agents into Brokkr's database with SQL`);
+  const fleet = await seedSide(b.env.peerDatabaseUrl, side.dataFile);
+  const agent = fleet.agents[0]!;
+  const status = await peerStatus(peer.netnsPid, `/api/v1/agents/${agent.id}/target-state`, agent.pak);
+  if (status !== 200) throw new Error(`seed check: Brokkr's target-state answered ${status}`);
+  sides.push(side);
+}
+
+/** Our api processes against target-state, as before Brokkr's side existed: does a second process scale? */
+async function twoProcesses(b: Bench, ours: Side, targets: TargetFigures[]): Promise<Report['searches']> {
+  if (!TWO_PROCESSES || !SEARCH || !SELECTED.includes('target-state')) return [];
+  ours.procs.push(await spawnApi(b.env.apiEnv));
+  await warmUp(b, ours, 'target-state', ours.procs);
+  const single = targets.find((t) => t.target === 'target-state')?.sides[0]?.search?.max;
+  const double = await searchMaxRate(
+    (rate) => step(b, ours, ours.procs, { target: 'target-state', rate, seconds: STEP_SECONDS }),
+    single || FIRST_RUNG,
+  );
+  return [{ label: 'target-state, 2 api processes (round-robin)', search: double }];
+}
+
+async function run(b: Bench, ours: Side, k6Version: string, loadBefore: number[]): Promise<string> {
   log(`seeding ${AGENTS} agents with SQL`);
-  const fleet = await seedFleet(env.databaseUrl, AGENTS);
-  await writeFile(b.dataFile, JSON.stringify({ agents: fleet.agents, stacks: fleet.stacks, generatorPak: fleet.generatorPak }));
-  await sanityCheck(b.procs[0]!.url, fleet);
-  if (TWO_PROCESSES) b.procs.push(await spawnApi(env.apiEnv));
-  const one = b.procs.slice(0, 1);
-  const two = TWO_PROCESSES ? b.procs : undefined;
-  const ts = await measure(b, 'target-state', one, two);
-  const dobj = await measure(b, 'deployment-objects', one, two);
+  const fleet = await seedSide(b.env.databaseUrl, ours.dataFile);
+  await sanityCheck(ours.procs[0]!.url, fleet);
+  const sides: Side[] = [ours];
+  await startPeer(b, sides);
+  const targets: TargetFigures[] = [];
+  for (const target of SELECTED) {
+    const figures: TargetFigures = { target, sides: [] };
+    for (const side of sides) figures.sides.push({ side: side.name, ...(await measure(b, side, target)) });
+    targets.push(figures);
+  }
+  const searches = await twoProcesses(b, ours, targets);
   const report: Report = {
     machine: machineLine(),
     k6Version,
     loadBefore,
     fleet:
       `${AGENTS} ACTIVE agents × ${STACKS_PER_AGENT} stacks (2 label, 2 annotation, 1 explicit target; agents registered with the generator) ` +
-      `× ${OBJECTS_PER_STACK} objects (~1 KiB YAML) = ${fleet.objects} objects, seeded with SQL in ${fleet.seconds.toFixed(1)} s`,
-    fixed: { targetState: ts.fixed, deploymentObjects: dobj.fixed },
-    searches: [...ts.searches, ...dobj.searches],
-    memory: b.procs.map((p, i) => ({ label: `api#${i + 1}`, ...memoryOf(p.pid) })),
+      `× ${OBJECTS_PER_STACK} objects (~1 KiB YAML) = ${fleet.objects} objects, seeded with SQL in ${fleet.seconds.toFixed(1)} s` +
+      (sides.length > 1 ? '; Brokkr gets the same fleet in its own database on the same server' : ''),
+    targets,
+    searches,
+    memory: sides.flatMap((side) => side.procs.map((p, i) => ({ label: `${side.name}#${i + 1}`, ...memoryOf(p.pid) }))),
     notes: [
-      `api: node ${process.env.BENCH_API_MAIN ?? 'services/api/dist/main.js'}, default pool (20 connections) per process, log level warn; target-state answers are incremental (no events: 5 objects each)`,
-      `steps: ${STEP_SECONDS} s each on the ladder ${LADDER.join(', ')} req/s (from ${FIRST_RUNG} up; down only if it fails), after a 10 s warm-up at 300 req/s; POSTs carry a ~90-byte ConfigMap`,
+      `ours: node ${process.env.BENCH_API_MAIN ?? 'services/api/dist/main.js'}, default pool (20 connections) per process, log level warn; target-state answers are incremental`,
+      ...(PEER_BROKER
+        ? [`Brokkr: ${PEER_BROKER} serve, log level warn, in its own network namespace (k6 joins it), PostgreSQL over the Unix socket`]
+        : []),
+      `fixed steps: ${SECONDS} s at ${RATE} req/s (target-state) / ${WRITE_RATE} req/s (writes; work-orders: iterations of 3 requests), after a ${WARMUP_SECONDS} s warm-up`,
+      ...(SEARCH ? [`ladders: ${STEP_SECONDS} s steps on ${LADDER.join(', ')} req/s (from ${FIRST_RUNG} up; down only if it fails)`] : []),
     ],
   };
   let text = formatReport(report);
-  if (PROFILE) text += await diagnose(env, b, fleet);
+  if (PROFILE) text += await diagnose(b, ours, fleet);
   return text;
 }
 
@@ -149,15 +256,16 @@ async function main(): Promise<void> {
   const admin = mintPak();
   const env = await startInfra(admin.hash);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'brokkr-bench-api-'));
-  const b: Bench = { k6: k6.bin, dataFile: path.join(dir, 'fleet.json'), procs: [], postgresPid: env.postgresPid };
+  const b: Bench = { k6: k6.bin, env, postgresPid: env.postgresPid, dir, stops: [] };
+  const ours: Side = { name: 'ours', procs: [], dataFile: path.join(dir, 'fleet.json'), database: DATABASE, adminPak: admin.pak };
   try {
-    b.procs.push(await spawnApi(env.apiEnv));
-    process.stdout.write(await run(env, b, k6.version, loadBefore));
+    ours.procs.push(await spawnApi(env.apiEnv));
+    process.stdout.write(await run(b, ours, k6.version, loadBefore));
   } finally {
     // The infra's guard processes are unref'd: without a timer the event loop could run dry while
     // we wait for them to exit, and `await main()` would never settle.
     const keepAlive = setInterval(() => undefined, 1000);
-    await Promise.allSettled(b.procs.map((p) => p.stop()));
+    await Promise.allSettled([...ours.procs.map((p) => p.stop()), ...b.stops.map((stop) => stop())]);
     await env.stop();
     await rm(dir, { recursive: true, force: true });
     clearInterval(keepAlive);

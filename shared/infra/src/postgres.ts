@@ -26,6 +26,8 @@ export interface StartPostgresOptions {
   /** An existing server to use instead of starting one (usually BROKKR__DATABASE__URL). */
   url?: string | undefined;
   log?: (line: string) => void;
+  /** Extra server settings (`-c name=value`), e.g. shared_preload_libraries for a benchmark. */
+  settings?: Record<string, string>;
 }
 
 /** Uses the given server, or starts a throwaway cluster on a free port in a temporary directory. */
@@ -67,6 +69,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       'shared_buffers=128MB',
       '-c',
       'log_min_messages=warning',
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     dir,
     ...(asRoot ? { runAs: NOBODY } : {}),

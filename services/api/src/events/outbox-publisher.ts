@@ -10,15 +10,42 @@ export interface OutboxPublisher {
   drain(): Promise<void>;
 }
 
+/**
+ * How long published ids gather before one UPDATE stamps them all. Far below the relay's age
+ * threshold (it only takes rows seconds old), so the relay still leaves them alone.
+ */
+const MARK_BATCH_MS = 50;
+
 export function createOutboxPublisher(deps: { js: JetStreamClient; db: Queryable; logger: Logger }): OutboxPublisher {
   const logger = deps.logger.child({ component: 'outbox' });
   const inFlight = new Set<Promise<void>>();
+  // Published ids waiting to be stamped: one UPDATE for every publish that completed meanwhile
+  // instead of one per write. Losing a stamp (crash) only means the relay publishes the row
+  // again, which JetStream drops as a duplicate (Nats-Msg-Id = event id).
+  let unmarked: string[] = [];
+  let marking: Promise<void> | undefined;
+
+  async function markLoop(): Promise<void> {
+    while (unmarked.length > 0) {
+      const ids = unmarked;
+      unmarked = [];
+      await markOutboxPublished(deps.db, ids).catch((err: unknown) =>
+        logger.warn({ err, rows: ids.length }, 'marking outbox rows published failed; the relay will republish them'),
+      );
+    }
+  }
+
+  function mark(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    unmarked.push(...ids);
+    marking ??= new Promise<void>((resolve) => setTimeout(resolve, MARK_BATCH_MS)).then(markLoop).finally(() => (marking = undefined));
+  }
 
   async function publishNow(rows: readonly OutboxRow[]): Promise<void> {
     const { published, firstError } = await publishOutboxRows(deps.js, rows);
     if (firstError !== undefined)
       logger.warn({ err: firstError, unpublished: rows.length - published.length }, 'event publish failed; left for the relay');
-    await markOutboxPublished(deps.db, published);
+    mark(published);
   }
 
   return {
@@ -26,12 +53,13 @@ export function createOutboxPublisher(deps: { js: JetStreamClient; db: Queryable
       if (rows.length === 0) return;
       // The HTTP response does not wait: the event is already safe in the outbox.
       const task = publishNow(rows)
-        .catch((err: unknown) => logger.warn({ err }, 'marking outbox rows published failed; the relay will republish them'))
+        .catch((err: unknown) => logger.warn({ err }, 'publishing outbox rows failed; the relay will republish them'))
         .finally(() => inFlight.delete(task));
       inFlight.add(task);
     },
     async drain() {
       await Promise.allSettled([...inFlight]);
+      await marking;
     },
   };
 }

@@ -1,6 +1,5 @@
 import type { TxScope } from '../../events/transact.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
-import { wakeStackAgents } from '../stacks/wake-agents.ts';
 import type { DeploymentObjectRow } from './sql/deployment-object-row.ts';
 import { insertDeploymentObject } from './sql/create-deployment-object.ts';
 
@@ -18,7 +17,7 @@ export interface ValidatedDeploymentObject {
  * The caller has checked access and holds the stack (fetchOwnedStack with lock 'share').
  */
 export async function storeDeploymentObject(tx: TxScope, object: ValidatedDeploymentObject): Promise<DeploymentObjectRow> {
-  const row = await insertDeploymentObject(tx.client, {
+  const { row, wakeAgentIds } = await insertDeploymentObject(tx.client, {
     stackId: object.stackId,
     yamlContent: object.yamlContent,
     yamlChecksum: yamlChecksum(object.yamlContent),
@@ -30,6 +29,7 @@ export async function storeDeploymentObject(tx: TxScope, object: ValidatedDeploy
     sequence_id: row.sequence_id,
     created_at: row.created_at.toISOString(),
   });
-  await wakeStackAgents(tx, object.stackId);
+  // What wakeStackAgents would do, computed by the INSERT itself (one round trip fewer).
+  tx.notifyAgents(wakeAgentIds);
   return row;
 }

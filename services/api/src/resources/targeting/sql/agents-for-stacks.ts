@@ -19,21 +19,22 @@ export interface AlsoMatching {
  * wake the agents that will now receive its deletion marker. Agent status is not filtered: waking
  * an inactive agent costs nothing and its answer is simply still empty.
  */
-const AGENTS_FOR_STACKS_SQL = `
+export function agentsForStacksSql(p: { stacks: string; labels: string; keys: string; values: string; generators: string }): string {
+  return `
 WITH st AS (
-  SELECT s.id, s.generator_id FROM stacks s WHERE s.id = ANY($1::uuid[])
+  SELECT s.id, s.generator_id FROM stacks s WHERE s.id = ANY(${p.stacks})
 ),
 gens AS (
   SELECT st.id AS stack_id, st.generator_id FROM st
-  UNION SELECT st.id, g.id FROM st CROSS JOIN unnest($5::uuid[]) AS g(id)
+  UNION SELECT st.id, g.id FROM st CROSS JOIN unnest(${p.generators}) AS g(id)
 ),
 labels AS (
   SELECT sl.stack_id, sl.label FROM stack_labels sl JOIN st ON st.id = sl.stack_id
-  UNION SELECT st.id, l.label FROM st CROSS JOIN unnest($2::text[]) AS l(label)
+  UNION SELECT st.id, l.label FROM st CROSS JOIN unnest(${p.labels}) AS l(label)
 ),
 annotations AS (
   SELECT sa.stack_id, sa.key, sa.value FROM stack_annotations sa JOIN st ON st.id = sa.stack_id
-  UNION SELECT st.id, x.key, x.value FROM st CROSS JOIN unnest($3::text[], $4::text[]) AS x(key, value)
+  UNION SELECT st.id, x.key, x.value FROM st CROSS JOIN unnest(${p.keys}, ${p.values}) AS x(key, value)
 ),
 matched AS (
   SELECT al.agent_id
@@ -53,6 +54,15 @@ matched AS (
 SELECT a.id FROM agents a JOIN matched m ON m.agent_id = a.id
  WHERE a.deleted_at IS NULL
  ORDER BY a.id`;
+}
+
+const AGENTS_FOR_STACKS_SQL = agentsForStacksSql({
+  stacks: '$1::uuid[]',
+  labels: '$2::text[]',
+  keys: '$3::text[]',
+  values: '$4::text[]',
+  generators: '$5::uuid[]',
+});
 
 const agentsForStacksStatement = prepared('brokkr_agents_for_stacks', AGENTS_FOR_STACKS_SQL);
 

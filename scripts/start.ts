@@ -66,6 +66,20 @@ function maybeStartLocalCluster(
   });
 }
 
+/**
+ * A free port no other service of this start was given: the services bind theirs only once
+ * started, so the OS may hand the same free port out twice in a row.
+ */
+async function distinctFreePort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (!taken.has(port)) {
+      taken.add(port);
+      return port;
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const children: Child[] = [];
@@ -111,8 +125,9 @@ async function main(): Promise<void> {
       BROKKR__BROKER__PAK_HASH: configuredHash ?? '',
       BROKKR__BROKER__PAK_FILE: pakFile,
     };
+    const taken = new Set<number>([apiPort]);
     for (const service of HUB) {
-      const env = { ...common, ...(service === 'api' ? {} : { BROKKR__HEALTH__PORT: String(await freePort()) }) };
+      const env = { ...common, ...(service === 'api' ? {} : { BROKKR__HEALTH__PORT: String(await distinctFreePort(taken)) }) };
       children.push(
         startChild({
           service,

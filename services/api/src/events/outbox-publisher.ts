@@ -35,10 +35,18 @@ export function createOutboxPublisher(deps: { js: JetStreamClient; db: Queryable
     }
   }
 
+  // Ids that arrive after markLoop's last check but before its promise settles start the next round.
+  function scheduleMark(): void {
+    if (marking || unmarked.length === 0) return;
+    marking = new Promise<void>((resolve) => setTimeout(resolve, MARK_BATCH_MS)).then(markLoop).finally(() => {
+      marking = undefined;
+      scheduleMark();
+    });
+  }
+
   function mark(ids: readonly string[]): void {
-    if (ids.length === 0) return;
     unmarked.push(...ids);
-    marking ??= new Promise<void>((resolve) => setTimeout(resolve, MARK_BATCH_MS)).then(markLoop).finally(() => (marking = undefined));
+    scheduleMark();
   }
 
   async function publishNow(rows: readonly OutboxRow[]): Promise<void> {
@@ -59,7 +67,7 @@ export function createOutboxPublisher(deps: { js: JetStreamClient; db: Queryable
     },
     async drain() {
       await Promise.allSettled([...inFlight]);
-      await marking;
+      while (marking) await marking;
     },
   };
 }

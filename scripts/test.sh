@@ -41,7 +41,7 @@ run "kube-apiserver + etcd (built once from the Go module proxy, then cached)" k
 run "lint (eslint)" eslint .
 run "format (prettier --check; npm run format fixes it)" prettier --check --log-level warn .
 run "typecheck (tsc -b, then tests and scripts)" sh -c 'tsc -b && tsc -p tsconfig.check.json'
-for dir in shared/*/ services/*/; do
+for dir in shared/*/ services/*/ tools/*/; do
   dir=${dir%/}
   [ -f "$dir/package.json" ] || continue
   node -e "process.exit(require('./$dir/package.json').scripts?.test ? 0 : 1)" || continue

@@ -32,5 +32,4 @@ export {
 export * from './agent-api.ts';
 export { int32, softDeletableRow, timestamp, uuid } from './wire.ts';
 export * from './work-orders.ts';
-export * from './telemetry.ts';
 export * from './diagnostics.ts';

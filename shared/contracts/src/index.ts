@@ -32,4 +32,5 @@ export {
 export * from './agent-api.ts';
 export { int32, softDeletableRow, timestamp, uuid } from './wire.ts';
 export * from './work-orders.ts';
+export * from './telemetry.ts';
 export * from './diagnostics.ts';

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { uuid } from './wire.ts';
+
+/**
+ * The agent → hub telemetry frames of Brokkr's live channel (live-channel.md §2.4), and what the
+ * hub forwards to `/api/v1/stacks/{id}/live` subscribers (§2.5). Bodies are exactly Brokkr's:
+ * every non-optional field is required, unknown extra fields are ignored, optional ones may be
+ * omitted (read as null) and are always serialised as null.
+ */
+
+/** RFC 3339 with any offset on input (the agent's `now()` may carry 9 fractional digits). */
+const rfc3339 = () => z.iso.datetime({ offset: true });
+
+export const involvedObjectSchema = z.object({
+  api_version: z.string(),
+  kind: z.string(),
+  namespace: z.string().nullish().transform((v) => v ?? null),
+  name: z.string(),
+  uid: z.string().nullish().transform((v) => v ?? null),
+});
+export type InvolvedObject = z.output<typeof involvedObjectSchema>;
+
+/** `k8s_event`: one Kubernetes Event about an object of the stack. */
+export const k8sEventFrameBodySchema = z.object({
+  agent_id: uuid(),
+  stack_id: uuid(),
+  observed_at: rfc3339(),
+  reason: z.string(),
+  message: z.string(),
+  event_type: z.string(),
+  source: z.string().nullish().transform((v) => v ?? null),
+  involved_object: involvedObjectSchema,
+});
+export type K8sEventFrameBody = z.output<typeof k8sEventFrameBodySchema>;
+
+/** `pod_log_line`: one line of an opted-in container's log (without its newline). */
+export const podLogLineFrameBodySchema = z.object({
+  agent_id: uuid(),
+  stack_id: uuid(),
+  namespace: z.string(),
+  pod: z.string(),
+  container: z.string(),
+  ts: rfc3339(),
+  line: z.string(),
+});
+export type PodLogLineFrameBody = z.output<typeof podLogLineFrameBodySchema>;
+
+export const LOG_GAP_REASONS = ['rate_limit', 'buffer_full', 'disconnected'] as const;
+
+/** `log_gap`: lines were dropped (never stored; live subscribers only). */
+export const logGapFrameBodySchema = z.object({
+  agent_id: uuid(),
+  stack_id: uuid(),
+  since_ts: rfc3339(),
+  dropped_count: z.number().int().min(0),
+  reason: z.enum(LOG_GAP_REASONS),
+});
+export type LogGapFrameBody = z.output<typeof logGapFrameBodySchema>;
+
+/** A telemetry frame as it travels on the wire (`{"type","body"}`). */
+export const telemetryFrameSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('k8s_event'), body: k8sEventFrameBodySchema }),
+  z.object({ type: z.literal('pod_log_line'), body: podLogLineFrameBodySchema }),
+  z.object({ type: z.literal('log_gap'), body: logGapFrameBodySchema }),
+]);
+export type TelemetryFrame = z.output<typeof telemetryFrameSchema>;
+export type TelemetryFrameInput = z.input<typeof telemetryFrameSchema>;
+export const TELEMETRY_FRAME_TYPES = ['k8s_event', 'pod_log_line', 'log_gap'] as const;

@@ -11,6 +11,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'template',
   'webhook_subscription',
   'work_order',
+  'diagnostic_request',
   'pak',
   'config',
   'system',

@@ -8,6 +8,8 @@ import { agentTargetRoutes } from './agents/target-routes.ts';
 import { auditLogRoutes } from './audit-logs/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { deploymentObjectRoutes } from './deployment-objects/routes.ts';
+import { diagnosticAgentRoutes } from './diagnostics/agent-routes.ts';
+import { diagnosticRoutes } from './diagnostics/routes.ts';
 import { generatorRegistrationRoutes } from './generators/registration-routes.ts';
 import { generatorRoutes } from './generators/routes.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -52,4 +54,6 @@ export const allRoutes: readonly AnyRoute[] = [
   ...healthRoutes,
   ...workOrderRoutes,
   ...workOrderAgentRoutes,
+  ...diagnosticRoutes,
+  ...diagnosticAgentRoutes,
 ];

@@ -41,6 +41,8 @@ const EVENT_TYPES = [
   'workorder.claimed',
   'workorder.completed',
   'workorder.failed',
+  'stack.expiring',
+  'stack.expired',
 ];
 
 const valid = (extra: Record<string, unknown> = {}) => ({ name: 'hook', url: 'https://hooks.example.com/x', event_types: ['*'], ...extra });

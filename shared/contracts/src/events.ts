@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
-/** Brokkr's webhook event types (contract §5.1); the subject is `brokkr.events.<event_type>`. */
+/**
+ * Brokkr's webhook event types (contract §5.1) and ours after them (`stack.expiring`,
+ * `stack.expired`: expiring preview stacks); the subject is `brokkr.events.<event_type>`.
+ */
 export const EVENT_TYPES = [
   'agent.registered',
   'agent.deregistered',
@@ -15,6 +18,8 @@ export const EVENT_TYPES = [
   'workorder.claimed',
   'workorder.completed',
   'workorder.failed',
+  'stack.expiring',
+  'stack.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -15,6 +15,7 @@ import { generatorRoutes } from './generators/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { pakRoutes } from './paks/routes.ts';
 import { stackAnnotationRoutes } from './stacks/annotation-routes.ts';
+import { stackExpiryRoutes } from './stacks/expiry-routes.ts';
 import { stackLabelRoutes } from './stacks/label-routes.ts';
 import { stackRoutes } from './stacks/routes.ts';
 import { targetingRoutes } from './targeting/routes.ts';
@@ -46,6 +47,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...stackRoutes,
   ...stackLabelRoutes,
   ...stackAnnotationRoutes,
+  ...stackExpiryRoutes,
   ...deploymentObjectRoutes,
   ...webhookRoutes,
   ...webhookTestRoutes,

@@ -9,6 +9,8 @@ export interface TaskSettings {
   batchSize: number;
   cleanupIntervalSeconds: number;
   workOrderIntervalSeconds: number;
+  stackExpiryIntervalSeconds: number;
+  stackExpiryWarningSeconds: number;
   outboxRelayIntervalSeconds: number;
   outboxRelayAfterSeconds: number;
   outboxRetentionHours: number;
@@ -25,6 +27,8 @@ export function taskSettings(s: Settings): TaskSettings {
     batchSize: s.BROKKR__MAINTENANCE__BATCH_SIZE,
     cleanupIntervalSeconds: s.BROKKR__MAINTENANCE__CLEANUP_INTERVAL_SECONDS,
     workOrderIntervalSeconds: s.BROKKR__MAINTENANCE__WORK_ORDER_INTERVAL_SECONDS,
+    stackExpiryIntervalSeconds: s.BROKKR__MAINTENANCE__STACK_EXPIRY_INTERVAL_SECONDS,
+    stackExpiryWarningSeconds: s.BROKKR__MAINTENANCE__STACK_EXPIRY_WARNING_SECONDS,
     outboxRelayIntervalSeconds: s.BROKKR__MAINTENANCE__OUTBOX_RELAY_INTERVAL_SECONDS,
     outboxRelayAfterSeconds: s.BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS,
     outboxRetentionHours: s.BROKKR__MAINTENANCE__OUTBOX_RETENTION_HOURS,

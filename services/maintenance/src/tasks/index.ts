@@ -2,6 +2,7 @@ import { deliveryLeasesTask } from './delivery-leases.ts';
 import { diagnosticsTask } from './diagnostics.ts';
 import { outboxRelayTask } from './outbox-relay.ts';
 import { agentEventsRetentionTask, auditRetentionTask, outboxPruneTask, webhookCleanupTask } from './retention.ts';
+import { stackExpiryTask } from './stack-expiry.ts';
 import type { MaintenanceTask } from './task.ts';
 import { workOrdersTask } from './work-orders.ts';
 
@@ -9,6 +10,7 @@ export const ALL_TASKS: readonly MaintenanceTask[] = [
   outboxRelayTask,
   deliveryLeasesTask,
   workOrdersTask,
+  stackExpiryTask,
   diagnosticsTask,
   webhookCleanupTask,
   auditRetentionTask,
@@ -20,6 +22,7 @@ export {
   outboxRelayTask,
   deliveryLeasesTask,
   workOrdersTask,
+  stackExpiryTask,
   diagnosticsTask,
   webhookCleanupTask,
   auditRetentionTask,

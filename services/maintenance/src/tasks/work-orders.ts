@@ -1,24 +1,11 @@
-import { publishCore, publishJson, SUBJECTS, type JetStreamClient, type NatsConnection } from '@brokkr/bus';
-import type { AgentNotice, AuditRecord } from '@brokkr/contracts';
+import { publishCore, SUBJECTS, type NatsConnection } from '@brokkr/bus';
+import type { AgentNotice } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import { repeatWhileFull } from '../runner/batches.ts';
 import { promoteDueWorkOrderRetries } from '../sql/promote-due-work-order-retries.ts';
 import { releaseStaleWorkOrderClaims } from '../sql/release-stale-work-order-claims.ts';
+import { publishAuditFeed } from './audit-feed.ts';
 import type { MaintenanceTask } from './task.ts';
-
-const AUDIT_PUBLISH_TIMEOUT_MS = 2000;
-
-/**
- * The released claims' audit entries are already in audit_logs (written with the release); the
- * stream copy is the feed for subscribers (same id: the audit-writer's insert absorbs it).
- */
-async function publishAudit(js: JetStreamClient, records: readonly AuditRecord[], logger: Logger): Promise<void> {
-  const results = await Promise.allSettled(
-    records.map((r) => publishJson(js, SUBJECTS.audit(r.action), r, { msgID: r.id, timeoutMs: AUDIT_PUBLISH_TIMEOUT_MS })),
-  );
-  const failed = results.filter((r) => r.status === 'rejected').length;
-  if (failed > 0) logger.warn({ failed }, 'work-order audit entries not published (they are in audit_logs)');
-}
 
 /** The agents the orders target claim them now instead of at their next poll (a lost hint only costs that delay). */
 function wakeAgents(nc: NatsConnection, agentIds: Iterable<string>, logger: Logger): void {
@@ -51,7 +38,7 @@ export const workOrdersTask: MaintenanceTask = {
     const released = await repeatWhileFull(batch, async (limit) => {
       const change = await releaseStaleWorkOrderClaims(db, limit);
       for (const id of change.agentIds) wake.add(id);
-      await publishAudit(js, change.audit, logger);
+      await publishAuditFeed(js, change.audit, logger);
       return change.count;
     });
     wakeAgents(nc, wake, logger);

@@ -64,6 +64,10 @@ export const maintenanceConfigSchema = z.object({
   BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS: int(5, 1),
   BROKKR__MAINTENANCE__OUTBOX_RETENTION_HOURS: int(24, 0),
   BROKKR__MAINTENANCE__WORK_ORDER_INTERVAL_SECONDS: int(10, 1, 3600),
+  /** How often expiring stacks are announced and expired ones deleted. */
+  BROKKR__MAINTENANCE__STACK_EXPIRY_INTERVAL_SECONDS: int(10, 1, 3600),
+  /** `stack.expiring` is sent this long before a stack expires (at once for a shorter TTL). */
+  BROKKR__MAINTENANCE__STACK_EXPIRY_WARNING_SECONDS: int(600, 0, 30 * 24 * 3600),
   /** Webhook-delivery, audit, agent-event and outbox retention. */
   BROKKR__MAINTENANCE__CLEANUP_INTERVAL_SECONDS: int(3600, 1),
   /** Rows per statement; a tick repeats a statement at most 100 times. */

@@ -10,6 +10,8 @@ import { softDeleteStack } from './sql/delete-stack.ts';
 import { listLiveStacks } from './sql/queries.ts';
 import { updateStack } from './sql/update-stack.ts';
 import { wakeStackAgents } from './wake-agents.ts';
+import { resolveExpiry } from './expiry.ts';
+import { stackJson } from './serialize.ts';
 
 const tags = ['stacks'];
 
@@ -30,7 +32,8 @@ export const stackRoutes: AnyRoute[] = [
     errors: [stacksListDenied],
     async handler({ identity, ctx }) {
       if (!identity.admin && identity.generator === null) throw stacksListDenied();
-      return json(200, await listLiveStacks(ctx.db.pool, identity.admin ? null : identity.generator));
+      const stacks = await listLiveStacks(ctx.db.pool, identity.admin ? null : identity.generator);
+      return json(200, stacks.map(stackJson));
     },
   }),
 
@@ -42,17 +45,19 @@ export const stackRoutes: AnyRoute[] = [
     access: 'any',
     body: newStackSchema,
     responses: { 201: { description: 'The stack', schema: stackSchema } },
-    errors: [stackCreateDenied, stackGeneratorMismatch, foreignKeyViolation, uniqueViolation],
+    errors: [stackCreateDenied, stackGeneratorMismatch, resolveExpiry, foreignKeyViolation, uniqueViolation],
     async handler({ body, identity, ctx, clientIp, userAgent }) {
       if (!identity.admin) {
         if (identity.generator === null) throw stackCreateDenied();
         if (identity.generator !== body.generator_id) throw stackGeneratorMismatch();
       }
+      const expiresAt = resolveExpiry(body);
       const stack = await ctx.transact(async (tx) => {
         const row = await insertStack(tx.client, {
           name: body.name,
           description: body.description ?? null,
           generatorId: body.generator_id,
+          expiresAt,
         });
         if (!row) throw unknownGenerator();
         tx.emit('stack.created', {
@@ -68,11 +73,11 @@ export const stackRoutes: AnyRoute[] = [
         action: 'stack.created',
         resourceType: 'stack',
         resourceId: stack.id,
-        details: { name: stack.name, generator_id: stack.generator_id },
+        details: { name: stack.name, generator_id: stack.generator_id, ...(expiresAt ? { expires_at: expiresAt.toISOString() } : {}) },
         ipAddress: clientIp,
         userAgent,
       });
-      return json(201, stack);
+      return json(201, stackJson(stack));
     },
   }),
 
@@ -85,7 +90,7 @@ export const stackRoutes: AnyRoute[] = [
     params: idParams,
     responses: { 200: { description: 'The stack', schema: stackSchema } },
     errors: [fetchOwnedStack],
-    handler: async ({ params, identity, ctx }) => json(200, await fetchOwnedStack(ctx.db.pool, identity, params.id)),
+    handler: async ({ params, identity, ctx }) => json(200, stackJson(await fetchOwnedStack(ctx.db.pool, identity, params.id))),
   }),
 
   defineRoute({
@@ -123,7 +128,7 @@ export const stackRoutes: AnyRoute[] = [
         ipAddress: clientIp,
         userAgent,
       });
-      return json(200, stack);
+      return json(200, stackJson(stack));
     },
   }),
 

@@ -1,5 +1,20 @@
 import { z } from 'zod';
-import { softDeletableRow, softDeletableRowInput, uuid } from '../../http/schemas.ts';
+import { rfc3339, softDeletableRow, softDeletableRowInput, timestamp, uuid } from '../../http/schemas.ts';
+
+/** Longest TTL a stack may be given: one year. */
+export const MAX_STACK_TTL_SECONDS = 366 * 24 * 3600;
+
+/** An expiry as a client gives it: an instant, or seconds from now (not both). */
+const expiryFields = {
+  expires_at: rfc3339().optional().meta({ description: 'Delete the stack at this instant (RFC 3339, in the future)' }),
+  ttl_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_STACK_TTL_SECONDS)
+    .optional()
+    .meta({ description: 'Delete the stack this many seconds from now' }),
+};
 
 export const stackSchema = z
   .object({
@@ -7,12 +22,23 @@ export const stackSchema = z
     name: z.string(),
     description: z.string().nullable(),
     generator_id: uuid(),
+    expires_at: timestamp().optional().meta({ description: 'Present only when the stack expires (not a Brokkr field)' }),
   })
   .meta({ id: 'Stack' });
 
 export const newStackSchema = z
-  .object({ name: z.string(), description: z.string().nullish(), generator_id: uuid() })
+  .object({ name: z.string(), description: z.string().nullish(), generator_id: uuid(), ...expiryFields })
   .meta({ id: 'NewStack' });
+
+/** PUT /stacks/{id}/expiry: exactly one of the two fields. */
+export const stackExpiryInputSchema = z.object(expiryFields).meta({ id: 'StackExpiryInput' });
+
+export const stackExpirySchema = z
+  .object({
+    stack_id: uuid(),
+    expires_at: timestamp().nullable(),
+  })
+  .meta({ id: 'StackExpiry' });
 
 /**
  * PUT takes the full Stack (Brokkr's shape). name, description (when not null) and generator_id

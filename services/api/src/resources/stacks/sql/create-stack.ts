@@ -7,10 +7,10 @@ import { STACK_COLUMNS, type StackFields, type StackRow } from './stack-row.ts';
  */
 export async function insertStack(db: Queryable, fields: StackFields): Promise<StackRow | undefined> {
   const { rows } = await db.query<StackRow>(
-    `INSERT INTO stacks (name, description, generator_id)
-     SELECT $1, $2, g.id FROM generators g WHERE g.id = $3 AND g.deleted_at IS NULL
+    `INSERT INTO stacks (name, description, generator_id, expires_at)
+     SELECT $1, $2, g.id, $4 FROM generators g WHERE g.id = $3 AND g.deleted_at IS NULL
      RETURNING ${STACK_COLUMNS}`,
-    [fields.name, fields.description, fields.generatorId],
+    [fields.name, fields.description, fields.generatorId, fields.expiresAt ?? null],
   );
   return rows[0];
 }

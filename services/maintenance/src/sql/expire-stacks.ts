@@ -1,0 +1,101 @@
+import type { AuditRecord, OutboxRow } from '@brokkr/contracts';
+import type { TaskClient } from './queryable.ts';
+
+/** What a stack-expiry statement wrote: the outbox rows (to publish now) and the audit entries. */
+export interface ExpiryChange {
+  count: number;
+  events: OutboxRow[];
+  audit: AuditRecord[];
+}
+
+// Event envelopes are built in SQL so that the outbox row is written by the statement that
+// changes the stack: a crash after commit loses no event (the outbox relay publishes it), and a
+// second run, finding nothing due, writes none. Timestamps are formatted as JavaScript's
+// toISOString() does, so these envelopes look like the api's.
+const iso = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const outboxInsert = (events: string) => `
+  INSERT INTO outbox (id, event_type, subject, payload, headers)
+  SELECT e.id, e.event_type, 'brokkr.events.' || e.event_type,
+         jsonb_build_object('id', e.id, 'event_type', e.event_type, 'timestamp', ${iso('now()')}, 'data', e.data), NULL
+    FROM ${events} e
+   ORDER BY e.ord
+  RETURNING id, event_type, subject, payload, headers`;
+
+const resultSelect = `
+  SELECT (SELECT count(*) FROM changed)::int AS count,
+         (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]') FROM outboxed o) AS events,
+         (SELECT coalesce(jsonb_agg(to_jsonb(a)), '[]') FROM audited a) AS audit`;
+
+const expiringData = `jsonb_build_object('stack_id', c.id, 'name', c.name, 'expires_at', ${iso('c.expires_at')})`;
+
+/**
+ * `stack.expiring`, once per expiry: live stacks whose expires_at falls within `warningSeconds`
+ * and that were not announced since their expiry was last set. SKIP LOCKED plus the re-check of
+ * expiry_announced_at in the UPDATE make a concurrent run (another replica) announce nothing twice.
+ */
+export async function announceExpiringStacks(db: TaskClient, warningSeconds: number, limit: number): Promise<ExpiryChange> {
+  const { rows } = await db.query<ExpiryChange>(
+    `WITH due AS (
+       SELECT id FROM stacks
+        WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expiry_announced_at IS NULL
+          AND expires_at <= now() + make_interval(secs => $1)
+        ORDER BY expires_at
+        LIMIT $2
+        FOR UPDATE SKIP LOCKED
+     ), changed AS (
+       UPDATE stacks s SET expiry_announced_at = now()
+         FROM due WHERE s.id = due.id AND s.expiry_announced_at IS NULL AND s.deleted_at IS NULL
+       RETURNING s.id, s.name, s.expires_at
+     ), events AS (
+       SELECT gen_random_uuid() AS id, 'stack.expiring'::text AS event_type, ${expiringData} AS data, 1 AS ord FROM changed c
+     ), outboxed AS (${outboxInsert('events')}),
+     audited AS (SELECT NULL::int WHERE false)
+     ${resultSelect}`,
+    [warningSeconds, limit],
+  );
+  return rows[0]!;
+}
+
+/**
+ * Deletes live stacks whose expires_at has passed, as DELETE /stacks/{id} does (soft delete; the
+ * stack trigger retires the objects and inserts the deletion marker the agents prune on), with
+ * `stack.expiring` first when it was never sent (an expiry shorter than a tick), then
+ * `stack.expired` and `stack.deleted`, and the audit entry — all in this one statement, so a
+ * stack expires exactly once whatever the number of replicas and crashes.
+ */
+export async function expireDueStacks(db: TaskClient, limit: number): Promise<ExpiryChange> {
+  const { rows } = await db.query<ExpiryChange>(
+    `WITH due AS (
+       SELECT id, expiry_announced_at FROM stacks
+        WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= now()
+        ORDER BY expires_at
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED
+     ), changed AS (
+       UPDATE stacks s SET deleted_at = now(), expiry_announced_at = coalesce(s.expiry_announced_at, now())
+         FROM due WHERE s.id = due.id AND s.deleted_at IS NULL AND s.expires_at <= now()
+       RETURNING s.id, s.name, s.expires_at, s.deleted_at, due.expiry_announced_at IS NULL AS unannounced
+     ), events AS (
+       SELECT gen_random_uuid() AS id, 'stack.expiring'::text AS event_type, ${expiringData} AS data, 1 AS ord
+         FROM changed c WHERE c.unannounced
+       UNION ALL
+       SELECT gen_random_uuid(), 'stack.expired',
+              jsonb_build_object('stack_id', c.id, 'name', c.name, 'expires_at', ${iso('c.expires_at')}, 'deleted_at', ${iso('c.deleted_at')}), 2
+         FROM changed c
+       UNION ALL
+       SELECT gen_random_uuid(), 'stack.deleted', jsonb_build_object('stack_id', c.id, 'deleted_at', ${iso('c.deleted_at')}), 3
+         FROM changed c
+     ), outboxed AS (${outboxInsert('events')}),
+     audited AS (
+       INSERT INTO audit_logs (id, timestamp, actor_type, actor_id, action, resource_type, resource_id, details)
+       SELECT gen_random_uuid(), now(), 'system', NULL, 'stack.expired', 'stack', c.id,
+              jsonb_build_object('name', c.name, 'expires_at', c.expires_at)
+         FROM changed c
+       RETURNING id, timestamp, actor_type, actor_id, action, resource_type, resource_id, details, ip_address, user_agent
+     )
+     ${resultSelect}`,
+    [limit],
+  );
+  return rows[0]!;
+}

@@ -1,5 +1,7 @@
 import type { AnyRoute } from '../http/route.ts';
+import { liveAdminRoutes } from '../live/admin-routes.ts';
 import { adminConfigRoutes } from './admin/routes.ts';
+import { adminRotatePakRoutes } from './admin/rotate-pak-routes.ts';
 import { agentEventRoutes } from './agent-events/routes.ts';
 import { agentHeartbeatRoutes } from './agents/heartbeat-routes.ts';
 import { agentMetadataRoutes } from './agents/metadata-routes.ts';
@@ -44,6 +46,8 @@ export const allRoutes: readonly AnyRoute[] = [
   ...pakRoutes,
   ...auditLogRoutes,
   ...adminConfigRoutes,
+  ...liveAdminRoutes,
+  ...adminRotatePakRoutes,
   ...stackRoutes,
   ...stackLabelRoutes,
   ...stackAnnotationRoutes,

@@ -5,3 +5,7 @@ const changeSchema = z.object({ key: z.string(), old_value: z.string(), new_valu
 export const configReloadResponseSchema = z
   .object({ reloaded_at: timestamp(), changes: changeSchema.array(), success: z.boolean(), message: z.string() })
   .meta({ id: 'ConfigReloadResponse' });
+
+export const rotateAdminPakResponseSchema = z
+  .object({ pak: z.string().describe('The new admin PAK; only its hash is stored'), rotated_at: timestamp() })
+  .meta({ id: 'RotateAdminPakResponse' });

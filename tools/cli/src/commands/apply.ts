@@ -1,0 +1,154 @@
+import type { Command } from 'commander';
+import { formatFor, hubFor, print, sayFor } from '../context.ts';
+import { CliError, HubError } from '../errors.ts';
+import type { Hub } from '../http.ts';
+import { render, renderTable } from '../output.ts';
+import { findAgent, findGenerator, findStackOrUndefined } from '../resolve.ts';
+import { UUID_RE, type AuthPayload, type DeploymentObject, type Stack } from '../types.ts';
+import { readManifests, SETTINGS_FILE, type Manifests } from './manifests.ts';
+import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
+
+interface ApplyOptions {
+  file: string;
+  stack?: string;
+  generator?: string;
+  target: string[];
+  label: string[];
+  wait?: boolean;
+  timeout: string;
+  interval: string;
+}
+
+/** The hub and where progress lines go. */
+interface Io {
+  hub: Hub;
+  say: (line: string) => void;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function registerApply(program: Command): void {
+  program
+    .command('apply')
+    .summary('Apply a directory of Kubernetes YAML as one stack; --wait follows the rollout')
+    .description(
+      'Apply a directory (or file) of Kubernetes YAML as one stack: creates the stack if missing, adds the given ' +
+        'targets and labels, and creates a deployment object only when the content changed (checksum of the newest one).',
+    )
+    .addHelpText(
+      'after',
+      `\nOptional ${SETTINGS_FILE} in the directory (not part of the manifests; flags win):\n` +
+        '  stack: name      description: text      generator: name|id (admin PAK)\n' +
+        '  targets: [agent names or ids]           labels: [stack labels]\n' +
+        '\nExit codes with --wait: 0 every agent applied, 1 an agent reported a failure (or any error), 2 timeout.',
+    )
+    .requiredOption('-f, --file <path>', 'a directory (its *.yaml / *.yml files, sorted by name) or one YAML file')
+    .option('--stack <name|id>', 'the stack (default: the directory name, or the file name without .yaml)')
+    .option('--generator <name|id>', 'owner of a new stack when using an admin PAK (default: admin-generator)')
+    .option('--target <agent>', 'target the stack at this agent (name or id); repeatable', collect, [])
+    .option('--label <label>', 'add this label to the stack (agents with the label receive it); repeatable', collect, [])
+    .option('--wait', 'follow the rollout until every agent applied it or one failed (needs an admin PAK)')
+    .option('--timeout <duration>', 'how long --wait waits (e.g. 90s, 5m)', '5m')
+    .option('--interval <duration>', 'how often --wait asks the hub', '2s')
+    .action(async (options: ApplyOptions, cmd: Command) => {
+      process.exitCode = await apply(cmd, options);
+    });
+}
+
+async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
+  const format = formatFor(cmd);
+  const say = sayFor(format);
+  const timeoutMs = parseDuration(options.timeout);
+  const intervalMs = parseDuration(options.interval);
+  const manifests = readManifests(options.file);
+  const hub = hubFor(cmd);
+  const me = await hub.post<AuthPayload>('/auth/pak');
+  if (me.agent) throw new CliError('an agent PAK cannot apply stacks: use a generator or admin PAK');
+  // Checked before anything changes: only admins may read agents' events and health.
+  if (options.wait && !me.admin) throw new CliError('--wait needs an admin PAK (only admins may read agent events and health)');
+
+  const io: Io = { hub, say };
+  const stack = await ensureStack(io, me, manifests, options);
+  await ensureLabels(io, stack, [...(manifests.settings.labels ?? []), ...options.label]);
+  await ensureTargets(io, stack, [...(manifests.settings.targets ?? []), ...options.target]);
+  const { object, created } = await ensureDeploymentObject(io, stack, manifests);
+
+  let rollout: WaitResult | undefined;
+  if (options.wait) {
+    rollout = await waitForRollout(hub, stack, object, { timeoutMs, intervalMs, say });
+    const verdict = { applied: 'applied by every agent', failed: 'FAILED', timeout: `timed out after ${options.timeout}` }[rollout.outcome];
+    say(`rollout of stack "${stack.name}" sequence ${object.sequence_id}: ${verdict}`);
+  }
+  const { yaml_content: _content, ...deploymentObject } = object;
+  const summary = { stack, deployment_object: deploymentObject, created, ...(rollout ? { rollout } : {}) };
+  print(
+    render(summary, format, () =>
+      rollout
+        ? renderTable(rollout.agents, [
+            { header: 'AGENT', value: (p) => p.name },
+            { header: 'CLUSTER', value: (p) => p.cluster_name },
+            { header: 'STATE', value: (p) => p.state },
+            { header: 'HEALTH', value: (p) => p.health },
+            { header: 'MESSAGE', value: (p) => p.message },
+          ])
+        : '',
+    ),
+  );
+  return rollout?.exitCode ?? 0;
+}
+
+async function ensureStack({ hub, say }: Io, me: AuthPayload, manifests: Manifests, options: ApplyOptions): Promise<Stack> {
+  const ref = options.stack ?? manifests.settings.stack ?? manifests.defaultStackName;
+  const existing = await findStackOrUndefined(hub, ref);
+  if (existing) return existing;
+  if (UUID_RE.test(ref)) throw new CliError(`stack ${ref} not found`);
+  const generatorRef = options.generator ?? manifests.settings.generator;
+  let generatorId = me.generator;
+  if (!generatorId) generatorId = (await findGenerator(hub, generatorRef ?? 'admin-generator')).id;
+  else if (generatorRef) say(`note: a generator PAK owns the stacks it creates; ignoring generator "${generatorRef}"`);
+  const stack = await hub.post<Stack>('/stacks', { name: ref, description: manifests.settings.description, generator_id: generatorId });
+  say(`stack "${stack.name}" created (${stack.id})`);
+  return stack;
+}
+
+async function ensureLabels({ hub, say }: Io, stack: Stack, labels: string[]): Promise<void> {
+  if (labels.length === 0) return;
+  const existing = new Set((await hub.get<{ label: string }[]>(`/stacks/${stack.id}/labels`)).map((l) => l.label));
+  for (const label of new Set(labels)) {
+    if (existing.has(label)) continue;
+    await hub.post(`/stacks/${stack.id}/labels`, label);
+    say(`stack "${stack.name}": label "${label}" added`);
+  }
+}
+
+/** Adds each target; one that exists already (409) is fine. Targets are never removed here. */
+async function ensureTargets({ hub, say }: Io, stack: Stack, refs: string[]): Promise<void> {
+  for (const ref of new Set(refs)) {
+    const agent = await findAgent(hub, ref);
+    try {
+      await hub.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: stack.id });
+      say(`stack "${stack.name}": targeted at agent ${agent.name} (cluster ${agent.cluster_name})`);
+    } catch (err) {
+      if (!(err instanceof HubError && err.status === 409)) throw err;
+    }
+  }
+}
+
+/** Posts the content unless the stack's newest deployment object already has the same checksum. */
+async function ensureDeploymentObject(
+  { hub, say }: Io,
+  stack: Stack,
+  manifests: Manifests,
+): Promise<{ object: DeploymentObject; created: boolean }> {
+  const objects = await hub.get<DeploymentObject[]>(`/stacks/${stack.id}/deployment-objects`);
+  const latest = objects.filter((o) => !o.is_deletion_marker).sort((a, b) => b.sequence_id - a.sequence_id)[0];
+  if (latest && latest.yaml_checksum === manifests.checksum) {
+    say(`stack "${stack.name}": unchanged (deployment object ${latest.id}, sequence ${latest.sequence_id})`);
+    return { object: latest, created: false };
+  }
+  const object = await hub.request<DeploymentObject>('POST', `/stacks/${stack.id}/deployment-objects`, {
+    raw: { body: manifests.content, contentType: 'application/yaml' },
+  });
+  say(`stack "${stack.name}": deployment object ${object.id} created (sequence ${object.sequence_id}, ${manifests.files.length} file(s))`);
+  return { object, created: true };
+}

@@ -1,0 +1,40 @@
+import { createRequire } from 'node:module';
+import { Command, Option } from 'commander';
+import { registerAgents } from './commands/agents.ts';
+import { registerApply } from './commands/apply.ts';
+import { registerDescribe } from './commands/describe.ts';
+import { registerGet } from './commands/get.ts';
+import { registerPaks } from './commands/paks.ts';
+import { configPath } from './config.ts';
+import { FORMATS } from './output.ts';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+const HELP_FOOTER = `
+Connection (first found wins): --url/--pak, then BROKKR_URL/BROKKR_PAK, then the config file
+  ${configPath().path} (or the file named by BROKKR_CONFIG), a YAML mapping:
+    url: http://127.0.0.1:3000
+    pak: brokkr_…
+
+Exit codes: 0 success (apply --wait: every agent applied), 1 error or an agent reported a failure,
+  2 apply --wait timed out. Hub errors print as "<code>: <message>".
+
+Not here yet: "brokkr diff" needs the hub's dry-run preview of a deployment object (issue 17).`;
+
+/** The whole command tree; bin.ts runs it. */
+export function buildProgram(): Command {
+  const program = new Command('brokkr')
+    .description('Command-line client for a Brokkr hub: apply stacks, follow rollouts, inspect the fleet')
+    .version(version)
+    .option('--url <url>', 'hub URL, e.g. http://127.0.0.1:3000 (…/api/v1 is accepted too)')
+    .option('--pak <pak>', 'PAK to authenticate with (prefer BROKKR_PAK: flags show up in ps)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices([...FORMATS]).default('table'))
+    .showHelpAfterError()
+    .addHelpText('after', HELP_FOOTER);
+  registerApply(program);
+  registerGet(program);
+  registerDescribe(program);
+  registerAgents(program);
+  registerPaks(program);
+  return program;
+}

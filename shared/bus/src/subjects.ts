@@ -43,4 +43,8 @@ export const SUBJECTS = {
   cacheInvalidate: (kind: string) => `brokkr.cache.invalidate.${token(kind, 'cache kind')}`,
   cacheInvalidateAll: 'brokkr.cache.invalidate.*',
   configReload: 'brokkr.config.reload',
+  /** A telemetry frame for a stack's live subscribers (`/api/v1/stacks/{id}/live`) on every api replica. */
+  liveStack: (stackId: string) => `brokkr.live.stack.${token(stackId, 'stack id')}`,
+  /** An agent's fleet record may have changed (heartbeat, channel connect/disconnect): `/api/v1/fleet/live` on every replica. */
+  liveFleet: 'brokkr.live.fleet',
 } as const;

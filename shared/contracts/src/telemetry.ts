@@ -66,3 +66,15 @@ export const telemetryFrameSchema = z.discriminatedUnion('type', [
 export type TelemetryFrame = z.output<typeof telemetryFrameSchema>;
 export type TelemetryFrameInput = z.input<typeof telemetryFrameSchema>;
 export const TELEMETRY_FRAME_TYPES = ['k8s_event', 'pod_log_line', 'log_gap'] as const;
+
+/**
+ * `brokkr.live.fleet` (core NATS): the agent's fleet record may have changed. `ws_connected_since`
+ * is set by the replica holding the agent's live-channel socket (so every replica knows which
+ * agents are connected somewhere); `reason: "disconnected"` comes from the replica that lost it.
+ */
+export const fleetNoticeSchema = z.object({
+  agent_id: uuid(),
+  reason: z.enum(['heartbeat', 'connected', 'disconnected']),
+  ws_connected_since: rfc3339().nullable(),
+});
+export type FleetNotice = z.output<typeof fleetNoticeSchema>;

@@ -12,6 +12,7 @@ import { authRoutes } from './auth/routes.ts';
 import { deploymentObjectRoutes } from './deployment-objects/routes.ts';
 import { diagnosticAgentRoutes } from './diagnostics/agent-routes.ts';
 import { diagnosticRoutes } from './diagnostics/routes.ts';
+import { fleetRoutes } from './fleet/routes.ts';
 import { generatorRegistrationRoutes } from './generators/registration-routes.ts';
 import { generatorRoutes } from './generators/routes.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -21,6 +22,7 @@ import { stackExpiryRoutes } from './stacks/expiry-routes.ts';
 import { stackLabelRoutes } from './stacks/label-routes.ts';
 import { stackRoutes } from './stacks/routes.ts';
 import { targetingRoutes } from './targeting/routes.ts';
+import { telemetryRoutes } from './telemetry/routes.ts';
 import { webhookAgentRoutes } from './webhook-deliveries/agent-routes.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -58,6 +60,8 @@ export const allRoutes: readonly AnyRoute[] = [
   ...webhookDeliveryRoutes,
   ...webhookAgentRoutes,
   ...healthRoutes,
+  ...telemetryRoutes,
+  ...fleetRoutes,
   ...workOrderRoutes,
   ...workOrderAgentRoutes,
   ...diagnosticRoutes,

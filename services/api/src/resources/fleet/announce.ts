@@ -1,0 +1,14 @@
+import type { ApiContext } from '../../context.ts';
+import { liveState } from '../telemetry/live-state.ts';
+
+/**
+ * The agent's fleet record may have changed (it heartbeated, over REST or the live channel):
+ * `/fleet/live` subscribers on every replica get its new record. Best effort, never throws.
+ */
+export function announceFleetChange(ctx: ApiContext, agentId: string): void {
+  try {
+    liveState(ctx).fleet.announce(agentId, 'heartbeat');
+  } catch (err) {
+    ctx.logger.debug({ err, agentId }, 'fleet change not announced');
+  }
+}

@@ -1,0 +1,23 @@
+import type { UpgradeRoute } from '../../live/upgrade-route.ts';
+import { liveState } from '../telemetry/live-state.ts';
+
+/**
+ * `/api/v1/fleet/live`: a `fleet_update` (one full FleetAgentRecord) whenever an agent's record may
+ * have changed (fleet-feed.ts), from every replica. Admin only (403 otherwise); no snapshot, pull
+ * GET /fleet first. Closed when the PAK stops being valid.
+ */
+export const fleetLiveRoutes: UpgradeRoute[] = [
+  {
+    path: '/api/v1/fleet/live',
+    subprotocolAuth: true,
+    async handle(up) {
+      if (!up.identity.admin) return up.reject(403);
+      const { fleet } = liveState(up.ctx);
+      try {
+        fleet.add(await up.accept());
+      } catch (err) {
+        up.ctx.logger.debug({ err }, 'fleet subscription not completed');
+      }
+    },
+  },
+];

@@ -1,0 +1,27 @@
+import type { Queryable } from '@brokkr/db';
+import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../agent-events/sql/queries.ts';
+
+const RECENT_EVENTS = 20;
+
+/** The agent's newest live events about existing deployment objects (Brokkr inner-joins them). */
+export async function recentAgentEvents(db: Queryable, agentId: string): Promise<AgentEventRow[]> {
+  const columns = AGENT_EVENT_COLUMNS.split(', ')
+    .map((c) => `e.${c}`)
+    .join(', ');
+  const { rows } = await db.query<AgentEventRow>(
+    `SELECT ${columns} FROM agent_events e JOIN deployment_objects d ON d.id = e.deployment_object_id
+      WHERE e.agent_id = $1 AND e.deleted_at IS NULL
+      ORDER BY e.created_at DESC, e.id LIMIT ${RECENT_EVENTS}`,
+    [agentId],
+  );
+  return rows;
+}
+
+/** Live agents' heartbeat ages in whole seconds (null: never), for the heartbeat-age gauge. */
+export async function heartbeatAges(db: Queryable): Promise<{ id: string; name: string; age: number | null }[]> {
+  const { rows } = await db.query<{ id: string; name: string; age: number | null }>(
+    `SELECT id, name, floor(greatest(0, extract(epoch FROM now() - last_heartbeat)))::int AS age
+       FROM agents WHERE deleted_at IS NULL`,
+  );
+  return rows;
+}

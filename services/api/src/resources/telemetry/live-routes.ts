@@ -1,0 +1,39 @@
+import { uuid } from '@brokkr/contracts';
+import type { UpgradeRoute } from '../../live/upgrade-route.ts';
+import { fleetLiveRoutes } from '../fleet/live-route.ts';
+import { findLiveStack } from '../stacks/sql/queries.ts';
+import { liveState } from './live-state.ts';
+
+const stackId = uuid();
+
+/**
+ * `/api/v1/stacks/{id}/live` (live-channel.md §1, §2.5): the stack's `k8s_event`, `pod_log_line`
+ * and `log_gap` frames as agents stream them, from whichever replica they reach. Admin (read-only
+ * UI PAK included) or the generator owning the stack; agents get 403. Unlike Brokkr, a missing or
+ * deleted stack is a 404 for everyone (Brokkr: 101 and silence for an admin, 403 for a generator).
+ * The router closes the socket when its PAK stops being valid (Brokkr keeps it open).
+ */
+const stackLiveRoute: UpgradeRoute = {
+  path: '/api/v1/stacks/:id/live',
+  subprotocolAuth: true,
+  async handle(up) {
+    const id = stackId.safeParse(up.params.id);
+    if (!id.success) return up.reject(400, `Invalid URL: Cannot parse \`${up.params.id}\` as a UUID`);
+    const { identity, ctx } = up;
+    if (identity.agent !== null) return up.reject(403);
+    const stack = await findLiveStack(ctx.db.pool, id.data);
+    if (!stack) return up.reject(404);
+    if (!identity.admin && identity.generator !== stack.generator_id) return up.reject(403);
+    const { stacks } = liveState(ctx);
+    await stacks.listen(id.data);
+    try {
+      stacks.add(id.data, await up.accept());
+    } catch (err) {
+      stacks.abandon(id.data);
+      ctx.logger.debug({ err }, 'live stack subscription not completed');
+    }
+  },
+};
+
+/** The consumer sockets of telemetry and the fleet view (listed in live/upgrade-routes.ts). */
+export const telemetryLiveRoutes: UpgradeRoute[] = [stackLiveRoute, ...fleetLiveRoutes];

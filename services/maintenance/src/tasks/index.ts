@@ -1,7 +1,7 @@
 import { deliveryLeasesTask } from './delivery-leases.ts';
 import { diagnosticsTask } from './diagnostics.ts';
 import { outboxRelayTask } from './outbox-relay.ts';
-import { agentEventsRetentionTask, auditRetentionTask, outboxPruneTask, webhookCleanupTask } from './retention.ts';
+import { agentEventsRetentionTask, auditRetentionTask, outboxPruneTask, telemetryRetentionTask, webhookCleanupTask } from './retention.ts';
 import { stackExpiryTask } from './stack-expiry.ts';
 import type { MaintenanceTask } from './task.ts';
 import { workOrdersTask } from './work-orders.ts';
@@ -15,6 +15,7 @@ export const ALL_TASKS: readonly MaintenanceTask[] = [
   webhookCleanupTask,
   auditRetentionTask,
   agentEventsRetentionTask,
+  telemetryRetentionTask,
   outboxPruneTask,
 ];
 
@@ -27,6 +28,7 @@ export {
   webhookCleanupTask,
   auditRetentionTask,
   agentEventsRetentionTask,
+  telemetryRetentionTask,
   outboxPruneTask,
 };
 export type { MaintenanceTask, TaskContext } from './task.ts';

@@ -43,6 +43,15 @@ const EVENT_TYPES = [
   'workorder.failed',
   'stack.expiring',
   'stack.expired',
+  'rollout.started',
+  'rollout.wave_started',
+  'rollout.succeeded',
+  'rollout.failed',
+  'rollout.rolled_back',
+  'rollout.paused',
+  'rollout.resumed',
+  'rollout.aborted',
+  'rollout.promoted',
 ];
 
 const valid = (extra: Record<string, unknown> = {}) => ({ name: 'hook', url: 'https://hooks.example.com/x', event_types: ['*'], ...extra });

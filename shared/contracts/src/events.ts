@@ -3,7 +3,8 @@ import { z } from 'zod';
 
 /**
  * Brokkr's webhook event types (contract §5.1) and ours after them (`stack.expiring`,
- * `stack.expired`: expiring preview stacks); the subject is `brokkr.events.<event_type>`.
+ * `stack.expired`: expiring preview stacks; `rollout.*`: progressive rollouts); the subject is
+ * `brokkr.events.<event_type>`.
  */
 export const EVENT_TYPES = [
   'agent.registered',
@@ -20,6 +21,15 @@ export const EVENT_TYPES = [
   'workorder.failed',
   'stack.expiring',
   'stack.expired',
+  'rollout.started',
+  'rollout.wave_started',
+  'rollout.succeeded',
+  'rollout.failed',
+  'rollout.rolled_back',
+  'rollout.paused',
+  'rollout.resumed',
+  'rollout.aborted',
+  'rollout.promoted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

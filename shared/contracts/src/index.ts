@@ -34,3 +34,5 @@ export { int32, softDeletableRow, timestamp, uuid } from './wire.ts';
 export * from './work-orders.ts';
 export * from './telemetry.ts';
 export * from './diagnostics.ts';
+export * from './rollouts.ts';
+export * from './templates.ts';

@@ -45,7 +45,7 @@ describe('docs/nats-subjects.md agrees with @brokkr/contracts', () => {
   it('the event example is an envelope, and the event table lists exactly EVENT_TYPES', () => {
     const events = section(/^## 2\. Events/m);
     for (const block of jsonBlocks(events)) expectValid(eventEnvelopeSchema, block, 'event example');
-    const listed = [...events.matchAll(/^\| `brokkr\.events\.([a-z.]+)` \|/gm)].map((m) => m[1]);
+    const listed = [...events.matchAll(/^\| `brokkr\.events\.([a-z._]+)` \|/gm)].map((m) => m[1]);
     expect(listed).to.deep.equal([...EVENT_TYPES]);
   });
 

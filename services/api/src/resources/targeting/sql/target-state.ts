@@ -3,6 +3,21 @@ import type { DeploymentObjectRow } from '../../deployment-objects/sql/deploymen
 import { associationPairs } from './association.ts';
 
 /**
+ * Progressive rollouts (ADR 0016): the baseline object a rollout of the latest object `l` still
+ * serves this agent, or no row. Everyone is held while the rollout is pending (waves not assigned
+ * yet), rolled back or aborted; while it progresses, is paused or failed without rollback, only
+ * the agents of waves not released yet. One probe of rollouts(deployment_object_id) per stack
+ * when the stack has no rollout.
+ */
+const HELD_BASELINE = `
+      SELECT r.baseline_object_id FROM rollouts r
+       WHERE r.deployment_object_id = l.id AND NOT l.stack_deleted
+         AND (r.status IN ('pending', 'rolled_back', 'aborted')
+              OR (r.status IN ('progressing', 'paused', 'failed') AND NOT EXISTS (
+                    SELECT 1 FROM rollout_agents ra
+                     WHERE ra.rollout_id = r.id AND ra.agent_id = $1 AND ra.wave <= r.released_wave)))`;
+
+/**
  * The whole target state in ONE round trip, whatever the number of stacks: agents poll this
  * every few seconds, so it must not fan out into per-stack queries.
  *
@@ -14,7 +29,8 @@ import { associationPairs } from './association.ts';
  *             deployment_objects (stack_id, sequence_id DESC) WHERE deleted_at IS NULL and reads
  *             one row per stack. For a soft-deleted stack only its deletion marker counts (the
  *             stack trigger retired every other object and inserted the marker live); a stack
- *             retired with its generator has no live object left and drops out.
+ *             retired with its generator has no live object left and drops out;
+ *   served    the latest object, or the baseline a progressive rollout still holds the agent on.
  *
  * Then the "already handled" filter (DESIGN §4, deliberately unlike Brokkr):
  *   - a deleted stack's marker is served in both modes until the agent posts ANY event for it
@@ -35,26 +51,32 @@ stack_ids AS (
   SELECT DISTINCT p.stack_id FROM (${associationPairs('agent')}) p
 ),
 latest AS (
-  SELECT d.*, s.deleted_at IS NOT NULL AS stack_deleted
+  SELECT d.id, s.deleted_at IS NOT NULL AS stack_deleted
     FROM stack_ids si
     JOIN stacks s ON s.id = si.stack_id
     CROSS JOIN LATERAL (
-      SELECT * FROM deployment_objects o
+      SELECT o.id, o.is_deletion_marker FROM deployment_objects o
        WHERE o.stack_id = si.stack_id AND o.deleted_at IS NULL
        ORDER BY o.sequence_id DESC
        LIMIT 1
     ) d
    WHERE s.deleted_at IS NULL OR d.is_deletion_marker
+),
+served AS (
+  SELECT coalesce(h.baseline_object_id, l.id) AS id, l.stack_deleted, h.baseline_object_id IS NOT NULL AS held
+    FROM latest l
+    LEFT JOIN LATERAL (${HELD_BASELINE}) h ON true
 )
-SELECT l.id, l.created_at, l.updated_at, l.deleted_at, l.sequence_id, l.stack_id,
-       l.yaml_content, l.yaml_checksum, l.submitted_at, l.is_deletion_marker
-  FROM latest l
+SELECT o.id, o.created_at, o.updated_at, o.deleted_at, o.sequence_id, o.stack_id,
+       o.yaml_content, o.yaml_checksum, o.submitted_at, o.is_deletion_marker
+  FROM served l
+  JOIN deployment_objects o ON o.id = l.id
  WHERE NOT EXISTS (
    SELECT 1 FROM agent_events e
     WHERE e.agent_id = $1 AND e.deployment_object_id = l.id AND e.deleted_at IS NULL
-      AND (l.stack_deleted OR (NOT $2::boolean AND upper(e.status) = 'SUCCESS'))
+      AND (l.stack_deleted OR (NOT $2::boolean AND NOT l.held AND upper(e.status) = 'SUCCESS'))
  )
- ORDER BY l.sequence_id DESC`;
+ ORDER BY o.sequence_id DESC`;
 
 // Prepared: planning this statement costs several times more than running it.
 const targetStateStatement = prepared('brokkr_target_state', TARGET_STATE_SQL);

@@ -5,6 +5,7 @@ import type { Logger } from '@brokkr/logger';
 import type { Auditor } from './audit/auditor.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { NotifyAgents } from './events/notify.ts';
+import type { AgentConnections } from './live/agent-channel/registry.ts';
 import type { OutboxPublisher } from './events/outbox-publisher.ts';
 import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
@@ -40,6 +41,8 @@ export interface ApiContext {
   webhookKey: WebhookKey;
   /** Routes `brokkr.notify.agent.*` hints to this process's waiting long-polls (one subscription). */
   wakeups: AgentWakeups;
+  /** The agent WebSockets (`/internal/ws/agent`) this replica holds; hints reach them from the wake-ups. */
+  agentConnections: AgentConnections;
   /** The reloadable settings in force, for POST /admin/config/reload. */
   configReloader: ConfigReloader;
 }

@@ -8,6 +8,8 @@ import type { ApiContext } from './context.ts';
 import { createNotifyAgents } from './events/notify.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
 import { createTransact } from './events/transact.ts';
+import { AgentConnections } from './live/agent-channel/registry.ts';
+import { createLiveMetrics } from './live/metrics.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { AgentWakeups } from './resources/targeting/wakeups.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
@@ -29,6 +31,8 @@ export function createContext(deps: ContextDeps): ApiContext {
   const { settings, logger, db, bus, metrics } = deps;
   const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger });
   const notifyAgents = createNotifyAgents(bus.nc, logger);
+  const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger);
+  deps.wakeups.onNotice((notice) => agentConnections.notice(notice));
   return {
     settings,
     logger,
@@ -44,6 +48,7 @@ export function createContext(deps: ContextDeps): ApiContext {
     yaml: createYamlValidator(),
     webhookKey: deps.webhookKey,
     wakeups: deps.wakeups,
+    agentConnections,
     configReloader: createConfigReloader(),
   };
 }

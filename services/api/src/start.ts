@@ -7,6 +7,8 @@ import { bootstrap } from './bootstrap/first-start.ts';
 import { createContext } from './create-context.ts';
 import { createApp } from './http/app.ts';
 import { closeServer, listen } from './http/listen.ts';
+import { createUpgradeRouter } from './live/upgrade-router.ts';
+import { allUpgradeRoutes } from './live/upgrade-routes.ts';
 import { createApiMetrics } from './metrics/api-metrics.ts';
 import { allRoutes } from './resources/index.ts';
 import { startProcessWakeups } from './resources/targeting/process-wakeups.ts';
@@ -50,9 +52,11 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       ).unref()
     : undefined;
 
-  const api = createApp(ctx, { routes: allRoutes });
+  const webSockets = createUpgradeRouter(ctx, allUpgradeRoutes);
+  const api = createApp(ctx, { routes: allRoutes, webSocketPaths: webSockets.plainRequests });
   const { host, port: configuredPort } = settings.http;
   const server = await listen(api.app, host, configuredPort);
+  webSockets.attach(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : configuredPort;
   const url = `http://${host}:${port}`;
@@ -63,6 +67,8 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
     async stop() {
       clearInterval(warnTimer);
       shutdown.abort();
+      // Upgraded sockets are no longer requests: close them, or the server would wait for them.
+      webSockets.close();
       await closeServer(server, SERVER_DRAIN_MS);
       await ctx.outbox.drain();
       api.close();

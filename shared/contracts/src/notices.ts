@@ -5,8 +5,18 @@ import { z } from 'zod';
  * or malformed notice only delays work that a timer also does, so receivers parse leniently.
  */
 
-/** `brokkr.notify.agent.<agent_id>`: the agent's target state may have changed. */
-export const agentNoticeSchema = z.object({ agent_id: z.guid() });
+/**
+ * `brokkr.notify.agent.<agent_id>`: the agent's target state (or its pending work orders) may have
+ * changed. The optional fields say why, when the write knew; the WebSocket agent channel picks its
+ * hint frame from them (`work_order`, `stack_changed`, else `target_changed`) and skips `ack`
+ * notices (the agent's own event report: only its incremental long-poll needs waking).
+ */
+export const agentNoticeSchema = z.object({
+  agent_id: z.guid(),
+  work_order_id: z.guid().optional(),
+  stack_id: z.guid().optional(),
+  ack: z.boolean().optional(),
+});
 export type AgentNotice = z.output<typeof agentNoticeSchema>;
 
 /** `brokkr.notify.deliveries`: deliveries are due; maintenance says why. */

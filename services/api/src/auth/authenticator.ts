@@ -17,26 +17,40 @@ export interface Authenticator {
    * after the transaction that rotated or deleted the credential committed.
    */
   invalidate(hashes: readonly string[]): Promise<void>;
+  /**
+   * Called after a hash (or, with `undefined`, every hash) was dropped on this replica, whichever
+   * replica rotated or deleted the credential: open WebSockets re-check their PAK here.
+   */
+  onInvalidate(listener: (hash: string | undefined) => void): () => void;
   /** Stops listening for invalidations. */
   close(): void;
 }
 
-function applyInvalidation(cache: PakCache, payload: unknown): void {
+function applyInvalidation(cache: PakCache, payload: unknown): string | undefined | false {
   const parsed = pakInvalidationSchema.safeParse(payload);
-  if (!parsed.success) return;
-  if ('all' in parsed.data) cache.clear();
-  else cache.invalidate(parsed.data.hash);
+  if (!parsed.success) return false;
+  if ('all' in parsed.data) {
+    cache.clear();
+    return undefined;
+  }
+  cache.invalidate(parsed.data.hash);
+  return parsed.data.hash;
 }
 
 export function createAuthenticator(options: { db: Queryable; nc: NatsConnection; ttlSeconds: number; logger: Logger }): Authenticator {
   const { db, nc, logger } = options;
   const cache = new PakCache(options.ttlSeconds * 1000);
+  const listeners = new Set<(hash: string | undefined) => void>();
+  const announce = (hash: string | undefined): void => {
+    for (const listener of listeners) listener(hash);
+  };
   // Callbacks run synchronously on arrival, ahead of any request the event loop handles next.
   const sub = nc.subscribe(INVALIDATION_SUBJECT, {
     callback: (err, msg) => {
       if (err) return logger.warn({ err }, 'pak invalidation subscription error');
       try {
-        applyInvalidation(cache, msg.json());
+        const dropped = applyInvalidation(cache, msg.json());
+        if (dropped !== false) announce(dropped);
       } catch (parseErr) {
         logger.warn({ err: parseErr }, 'ignoring malformed pak invalidation');
       }
@@ -57,6 +71,7 @@ export function createAuthenticator(options: { db: Queryable; nc: NatsConnection
       for (const hash of live) {
         cache.invalidate(hash);
         publishCore(nc, INVALIDATION_SUBJECT, { hash } satisfies PakInvalidation);
+        announce(hash);
       }
       if (live.length === 0 || nc.isClosed()) return;
       // Make sure the server has the message before the response goes out, so a client's next
@@ -65,7 +80,12 @@ export function createAuthenticator(options: { db: Queryable; nc: NatsConnection
         logger.warn({ err }, 'pak invalidation flush failed'),
       );
     },
+    onInvalidate(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     close() {
+      listeners.clear();
       sub.unsubscribe();
     },
   };

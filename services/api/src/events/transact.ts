@@ -3,7 +3,7 @@ import { currentTraceparent } from '@brokkr/bus';
 import type { Db } from '@brokkr/db';
 import { insertOutboxRows, outboxRow, type OutboxRow } from './sql/outbox.ts';
 import { buildEvent, type DomainEvent, type EventType } from '@brokkr/contracts';
-import type { NotifyAgents } from './notify.ts';
+import type { NoticeReason, NotifyAgents } from './notify.ts';
 import type { OutboxPublisher } from './outbox-publisher.ts';
 
 /** What a write gets inside its transaction. */
@@ -25,6 +25,24 @@ interface Pending {
   rows: OutboxRow[];
   agentIds: Set<string>;
   hooks: (() => Promise<void> | void)[];
+}
+
+/**
+ * Why the write wakes its agents, read from the events it emitted: a created work order, a new
+ * deployment object of one stack, or only the agent's own event report (`ack`).
+ */
+export function noticeReason(rows: readonly OutboxRow[]): NoticeReason | undefined {
+  const types = new Set(rows.map((r) => r.event_type));
+  const data = (type: string) => rows.find((r) => r.event_type === type)?.payload.data as Record<string, unknown> | undefined;
+  const workOrderId = data('workorder.created')?.work_order_id;
+  if (typeof workOrderId === 'string') return { work_order_id: workOrderId };
+  const stacks = new Set(
+    rows.filter((r) => r.event_type === 'deployment.created').map((r) => (r.payload.data as { stack_id?: unknown }).stack_id),
+  );
+  const [stackId] = stacks;
+  if (stacks.size === 1 && typeof stackId === 'string') return { stack_id: stackId };
+  if (types.size > 0 && [...types].every((t) => t === 'deployment.applied' || t === 'deployment.failed')) return { ack: true };
+  return undefined;
 }
 
 export function createTransact(deps: { db: Db; outbox: OutboxPublisher; notifyAgents: NotifyAgents }): Transact {
@@ -50,7 +68,7 @@ export function createTransact(deps: { db: Db; outbox: OutboxPublisher; notifyAg
       return value;
     });
     deps.outbox.publish(pending.rows);
-    if (pending.agentIds.size > 0) deps.notifyAgents(pending.agentIds);
+    if (pending.agentIds.size > 0) deps.notifyAgents(pending.agentIds, noticeReason(pending.rows));
     for (const hook of pending.hooks) await hook();
     return result;
   };

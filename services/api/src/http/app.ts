@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { createReadiness, pgCheck, type ReadinessResult } from '@brokkr/health';
 import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
 import type { ApiContext } from '../context.ts';
@@ -16,6 +16,8 @@ import type { AnyRoute } from './route.ts';
 
 export interface AppOptions {
   routes: readonly AnyRoute[];
+  /** Answers plain (non-upgrade) requests to the WebSocket paths (live/upgrade-router.ts). */
+  webSocketPaths?: RequestHandler;
   version?: string;
 }
 
@@ -62,6 +64,7 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   if (ctx.settings.telemetry.enabled) app.use(serverSpans());
   app.use(rejectOversizedBody(ctx.settings.http.bodyLimitBytes));
   mountRoot(app, ctx, buildOpenApiDocument(options.routes, options.version ?? '0.1.0'));
+  if (options.webSocketPaths) app.use(options.webSocketPaths);
 
   const failedAuth = createFailedAuthAudit({ audit: ctx.audit, logger: ctx.logger, suppressed: ctx.metrics.authFailedAuditSuppressed });
   const auth = authenticate(ctx.auth, (f) => failedAuth.record(f));

@@ -1,5 +1,6 @@
 import type { AnyRoute } from '../http/route.ts';
 import { liveAdminRoutes } from '../live/admin-routes.ts';
+import { liveAdminRoutes } from '../live/admin-routes.ts';
 import { adminConfigRoutes } from './admin/routes.ts';
 import { adminRotatePakRoutes } from './admin/rotate-pak-routes.ts';
 import { agentEventRoutes } from './agent-events/routes.ts';
@@ -48,6 +49,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...pakRoutes,
   ...auditLogRoutes,
   ...adminConfigRoutes,
+  ...liveAdminRoutes,
   ...liveAdminRoutes,
   ...adminRotatePakRoutes,
   ...stackRoutes,

@@ -5,7 +5,7 @@ import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf, requireSameAgent } from '../agents/access.ts';
 import { findAgentEvent, listAgentEvents, listAllAgentEvents } from './sql/queries.ts';
-import { recordAgentEvent } from './sql/record-agent-event.ts';
+import { reportAgentEvent } from './report.ts';
 
 const tags = ['agent-events'];
 const eventNotFound = errorKind(404, 'agent_event_not_found', 'Agent event not found');
@@ -46,27 +46,11 @@ export const agentEventRoutes: AnyRoute[] = [
     async handler({ params, body, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       requireSameAgent(params.id, body.agent_id);
-      const event = await ctx.transact(async (tx) => {
-        const { stack_id, ...row } = await recordAgentEvent(tx.client, {
-          agentId: params.id,
-          deploymentObjectId: body.deployment_object_id,
-          eventType: body.event_type,
-          status: body.status,
-          message: body.message ?? null,
-        });
-        tx.emit(row.status.toUpperCase() === 'SUCCESS' ? 'deployment.applied' : 'deployment.failed', {
-          agent_event_id: row.id,
-          agent_id: row.agent_id,
-          deployment_object_id: row.deployment_object_id,
-          stack_id,
-          event_type: row.event_type,
-          status: row.status,
-          message: row.message,
-          created_at: row.created_at.toISOString(),
-        });
-        // The incremental target state drops what the agent applied (or acknowledged).
-        tx.notifyAgents([params.id]);
-        return row;
+      const event = await reportAgentEvent(ctx, params.id, {
+        deploymentObjectId: body.deployment_object_id,
+        eventType: body.event_type,
+        status: body.status,
+        message: body.message ?? null,
       });
       return json(201, event);
     },

@@ -3,7 +3,7 @@ import type { RawBody } from '../../http/body.ts';
 import { defineRoute, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireSelf } from './access.ts';
-import { recordHeartbeat, type K8sReport } from './sql/record-heartbeat.ts';
+import { acceptHeartbeat, type K8sReport } from './heartbeat.ts';
 
 /** Brokkr ignores a missing or unparsable heartbeat body instead of rejecting the heartbeat. */
 function k8sReport(raw: RawBody | undefined): K8sReport | undefined {
@@ -33,7 +33,7 @@ export const agentHeartbeatRoutes: AnyRoute[] = [
     errors: [requireSelf],
     async handler({ params, raw, identity, ctx }) {
       requireSelf(identity, params.id);
-      await recordHeartbeat(ctx.db.pool, params.id, k8sReport(raw));
+      await acceptHeartbeat(ctx, params.id, k8sReport(raw));
       return noContent();
     },
   }),

@@ -1,5 +1,4 @@
-import { HEALTH_STATUSES, healthUpdateSchema, type HealthUpdate } from '@brokkr/contracts';
-import { errorKind } from '../../http/api-error.ts';
+import { healthUpdateSchema } from '@brokkr/contracts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -7,31 +6,9 @@ import { requireAdminOrSelf } from '../agents/access.ts';
 import { overallStatus } from './overall-status.ts';
 import { deploymentObjectHealthResponseSchema, stackHealthResponseSchema } from './schemas.ts';
 import { healthOfDeploymentObject, healthOfStack, type HealthRow } from './sql/queries.ts';
-import { upsertHealth, type HealthInput } from './sql/record-health.ts';
+import { invalidHealthRecord, reportHealth } from './report.ts';
 
 const tags = ['health'];
-const isStatus = (s: string) => (HEALTH_STATUSES as readonly string[]).includes(s);
-const invalidHealthRecord = errorKind(422, 'invalid_health_record', 'Invalid health status');
-
-/** Validates the batch as a whole (one bad status rejects it) and keeps the last report per object. */
-function healthInputs(body: HealthUpdate): HealthInput[] {
-  const bad = body.deployment_objects.find((r) => !isStatus(r.status));
-  if (bad) {
-    throw invalidHealthRecord.with(`invalid health status '${bad.status}' for deployment object ${bad.id}`, {
-      allowed: [...HEALTH_STATUSES],
-    });
-  }
-  const byId = new Map<string, HealthInput>();
-  for (const r of body.deployment_objects) {
-    byId.set(r.id, {
-      deploymentObjectId: r.id,
-      status: r.status,
-      summary: r.summary ? JSON.stringify(r.summary) : null,
-      checkedAt: r.checked_at,
-    });
-  }
-  return [...byId.values()];
-}
 
 function stackGroups(rows: HealthRow[]) {
   const groups = new Map<string, HealthRow[]>();
@@ -61,7 +38,7 @@ export const healthRoutes: AnyRoute[] = [
     errors: [requireAdminOrSelf, invalidHealthRecord, foreignKeyViolation],
     async handler({ params, body, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
-      await upsertHealth(ctx.db.pool, params.id, healthInputs(body));
+      await reportHealth(ctx, params.id, body);
       return { status: 200 };
     },
   }),

@@ -1,5 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SUBJECTS } from '@brokkr/bus';
+import { agentNoticeSchema, type AgentNotice } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 
 export type WaitOutcome = 'woken' | 'timeout' | 'aborted';
@@ -62,7 +63,26 @@ class Watch implements AgentWatch {
  */
 export class AgentWakeups {
   private readonly waiting = new Map<string, Set<Watch>>();
+  private readonly noticeListeners = new Set<(notice: AgentNotice) => void>();
   private subscription: { unsubscribe(): void } | undefined;
+
+  /** Every notice this process receives, parsed (the WebSocket agent channel turns them into hint frames). */
+  onNotice(listener: (notice: AgentNotice) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
+  }
+
+  private dispatchNotice(agentId: string, payload: () => unknown): void {
+    if (this.noticeListeners.size === 0) return;
+    let notice: AgentNotice = { agent_id: agentId };
+    try {
+      const parsed = agentNoticeSchema.safeParse(payload());
+      if (parsed.success && parsed.data.agent_id.toLowerCase() === agentId) notice = parsed.data;
+    } catch {
+      // A malformed payload is still a wake-up for the agent of the subject.
+    }
+    for (const listener of this.noticeListeners) listener(notice);
+  }
 
   /** Starts listening; idempotent. */
   listen(nc: NatsConnection, logger: Logger): void {
@@ -74,7 +94,9 @@ export class AgentWakeups {
           logger.warn({ err }, 'agent wake-up subscription error');
           return;
         }
-        this.wake(msg.subject.slice(prefix.length));
+        const agentId = msg.subject.slice(prefix.length).toLowerCase();
+        this.wake(agentId);
+        this.dispatchNotice(agentId, () => msg.json());
       },
     });
     this.subscription = sub;

@@ -1,0 +1,35 @@
+import { ingestTelemetryFrame } from '../../resources/telemetry/ingest.ts';
+import type { UpgradeRoute } from '../upgrade-route.ts';
+import { AgentConnection } from './connection.ts';
+import { handleControlUplink } from './uplinks.ts';
+
+/**
+ * `/internal/ws/agent` (live-channel.md §1): any non-deleted agent PAK, whatever the agent's
+ * status; admin and generator PAKs get 403. Hints go down, heartbeats, events, health and
+ * telemetry come up.
+ */
+export const agentChannelRoutes: UpgradeRoute[] = [
+  {
+    path: '/internal/ws/agent',
+    subprotocolAuth: false,
+    async handle(up) {
+      const agentId = up.identity.agent;
+      if (!agentId) return up.reject(403);
+      const ws = await up.accept();
+      const { ctx } = up;
+      const connections = ctx.agentConnections;
+      const connection = new AgentConnection({
+        agentId,
+        ws,
+        metrics: connections.metrics,
+        logger: ctx.logger,
+        handlers: {
+          control: (type, body) => handleControlUplink(ctx, agentId, type, body),
+          telemetry: (type, body) => ingestTelemetryFrame(ctx, agentId, type, body),
+        },
+      });
+      ws.on('error', (err) => ctx.logger.debug({ err, agentId }, 'agent socket error'));
+      connections.register(connection);
+    },
+  },
+];

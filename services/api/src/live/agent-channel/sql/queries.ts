@@ -1,0 +1,26 @@
+import type { Queryable } from '@brokkr/db';
+import { findWorkOrder } from '../../../resources/work-orders/sql/queries.ts';
+import type { WorkOrderRow } from '../../../resources/work-orders/sql/work-order-row.ts';
+
+/** Brokkr's Stack as the `stack_changed` frame carries it (the row, without our extensions). */
+export interface StackFrameBody {
+  id: string;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+  name: string;
+  description: string | null;
+  generator_id: string;
+}
+
+export async function findStackForFrame(db: Queryable, id: string): Promise<StackFrameBody | undefined> {
+  const { rows } = await db.query<StackFrameBody>(
+    'SELECT id, created_at, updated_at, deleted_at, name, description, generator_id FROM stacks WHERE id = $1',
+    [id],
+  );
+  return rows[0];
+}
+
+export async function findWorkOrderForFrame(db: Queryable, id: string): Promise<WorkOrderRow | undefined> {
+  return findWorkOrder(db, id);
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { healthUpdateSchema } from '@brokkr/contracts';
+import type { ApiContext } from '../../context.ts';
+import { reportAgentEvent } from '../../resources/agent-events/report.ts';
+import { acceptHeartbeat } from '../../resources/agents/heartbeat.ts';
+import { reportHealth } from '../../resources/health/report.ts';
+import type { ControlUplinkType } from './frames.ts';
+
+// Brokkr's decoding (live-channel.md §2.1): every non-Option field is required even when ignored,
+// Option fields may be omitted, unknown fields are ignored.
+const timestamp = z.iso.datetime({ offset: true });
+const heartbeatBody = z.object({
+  agent_id: z.guid(),
+  sent_at: timestamp,
+  k8s_reachable: z.boolean().nullish(),
+  k8s_api_latency_ms: z.number().int().nullish(),
+});
+const agentEventBody = z.object({
+  id: z.guid(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  deleted_at: timestamp.nullish(),
+  agent_id: z.guid(),
+  deployment_object_id: z.guid(),
+  event_type: z.string(),
+  status: z.string(),
+  message: z.string().nullish(),
+});
+const agentHealthBody = z.object({
+  id: z.guid(),
+  agent_id: z.guid(),
+  deployment_object_id: z.guid(),
+  status: z.string(),
+  summary: z.string().nullish(),
+  checked_at: timestamp,
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+/** Frame bodies that do not decode are dropped with a warning, like Brokkr's. */
+class FrameRejected extends Error {}
+
+function parse<T>(schema: z.ZodType<T>, body: unknown, type: string): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new FrameRejected(`${type} frame dropped: ${parsed.error.issues[0]?.message ?? 'invalid body'}`);
+  return parsed.data;
+}
+
+function sameAgent(connectionAgent: string, bodyAgent: string, type: string): void {
+  if (bodyAgent.toLowerCase() !== connectionAgent) throw new FrameRejected(`${type} frame for another agent dropped`);
+}
+
+/** The `summary` of a WS health frame is a JSON string; REST takes the object. Unparsable → no summary. */
+function summaryObject(summary: string | null | undefined): unknown {
+  if (!summary) return null;
+  try {
+    return JSON.parse(summary);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Control uplinks, each with exactly the effects of its REST twin (the same functions): heartbeat →
+ * `acceptHeartbeat`, agent_event → `reportAgentEvent` (row, `deployment.applied`/`failed` webhook
+ * event, wake-up), agent_health → `reportHealth` (same validation). The agent is the connection's.
+ */
+export async function handleControlUplink(ctx: ApiContext, agentId: string, type: ControlUplinkType, body: unknown): Promise<void> {
+  try {
+    if (type === 'heartbeat') {
+      const hb = parse(heartbeatBody, body, type);
+      // Like REST: the Kubernetes report is recorded only when the agent says whether it reached the API.
+      const k8s =
+        typeof hb.k8s_reachable === 'boolean' ? { reachable: hb.k8s_reachable, latencyMs: hb.k8s_api_latency_ms ?? null } : undefined;
+      await acceptHeartbeat(ctx, agentId, k8s);
+    } else if (type === 'agent_event') {
+      const ev = parse(agentEventBody, body, type);
+      sameAgent(agentId, ev.agent_id, type);
+      await reportAgentEvent(ctx, agentId, {
+        deploymentObjectId: ev.deployment_object_id,
+        eventType: ev.event_type,
+        status: ev.status,
+        message: ev.message ?? null,
+      });
+    } else {
+      const h = parse(agentHealthBody, body, type);
+      sameAgent(agentId, h.agent_id, type);
+      const update = parse(
+        healthUpdateSchema,
+        {
+          deployment_objects: [
+            { id: h.deployment_object_id, status: h.status, summary: summaryObject(h.summary), checked_at: h.checked_at },
+          ],
+        },
+        type,
+      );
+      await reportHealth(ctx, agentId, update);
+    }
+  } catch (err) {
+    if (err instanceof FrameRejected) return void ctx.logger.warn({ agentId, type }, err.message);
+    throw err;
+  }
+}

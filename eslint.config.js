@@ -27,6 +27,31 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The operator console: plain ES modules that run in the browser (services/api/console/).
+    files: ['services/api/console/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'sessionStorage',
+          'localStorage',
+          'fetch',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'addEventListener',
+          'removeEventListener',
+          'URLSearchParams',
+          'TextDecoderStream',
+          'AbortController',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['**/test/**/*.ts', '**/*.test.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off', 'max-lines': 'off' },
   },

@@ -6,7 +6,8 @@ import { inventoryRefresher } from '../metrics/inventory-gauges.ts';
 import { authenticate } from './authenticate.ts';
 import { rejectOversizedBody } from './body-limit.ts';
 import { cors } from './cors.ts';
-import { renderDocsPage } from './docs-page.ts';
+import { mountApiDocs } from './docs-page.ts';
+import { mountConsole } from '../console/mount.ts';
 import { errorHandler, notFoundHandler } from './error-handler.ts';
 import { API_PREFIX, mountRoutes } from './mount-routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
@@ -38,7 +39,6 @@ function mountRoot(app: Express, ctx: ApiContext, openapi: object): void {
   // commit (the outbox and the audit fallback catch up).
   const readiness = createReadiness({ database: pgCheck(ctx.db.pool) }, { timeoutMs: 750, cacheMs: 2000 });
   const refreshInventory = inventoryRefresher(ctx.db.pool, ctx.metrics, ctx.logger);
-  const docsHtml = renderDocsPage(openapi);
   app.get('/healthz', endpointLabel('/healthz'), (_req, res) => void res.type('text/plain').send('OK'));
   app.get('/readyz', endpointLabel('/readyz'), async (_req, res) => {
     const result = await readiness();
@@ -51,8 +51,7 @@ function mountRoot(app: Express, ctx: ApiContext, openapi: object): void {
     await refreshInventory();
     res.set('Content-Type', ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });
-  app.get('/docs/openapi.json', endpointLabel('/docs/openapi.json'), (_req, res) => void res.json(openapi));
-  app.get(['/docs', '/swagger-ui'], endpointLabel('/docs'), (_req, res) => void res.type('html').send(docsHtml));
+  mountApiDocs(app, openapi);
 }
 
 /** The express application: root probes and docs, `/api/v1` routes, JSON errors everywhere. */
@@ -75,10 +74,17 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   // Unknown paths under /api/v1 still require a PAK first (as in Brokkr, whose auth layer wraps the fallback).
   v1.use(auth, notFoundHandler());
   app.use(API_PREFIX, v1);
+  const liveConsole = mountConsole(app, ctx, auth);
   app.use('/api', notFoundHandler());
   app.use(
     (req: Request, res: Response) => void res.status(404).json({ code: 'not_found', message: `No route for ${req.method} ${req.path}` }),
   );
   app.use(errorHandler(ctx.logger));
-  return { app, close: () => failedAuth.flush() };
+  return {
+    app,
+    close: () => {
+      failedAuth.flush();
+      liveConsole.close();
+    },
+  };
 }

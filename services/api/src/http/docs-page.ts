@@ -1,33 +1,57 @@
-interface OperationLike {
-  summary?: string;
-  tags?: string[];
-}
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Express, Request, Response } from 'express';
+import { endpointLabel } from './request-metrics.ts';
 
 /**
- * A dependency-free reference page built from the OpenAPI document (no CDN, no bundled UI):
- * every operation with its summary, and a link to the machine-readable document.
+ * Interactive API docs: Swagger UI from the installed `swagger-ui-dist` package (no CDN) on the
+ * generated OpenAPI document. "Authorize" takes a PAK (the `pak` bearer scheme) and "Try it out"
+ * sends it as `Authorization: Bearer …`; it is kept in the page's memory only
+ * (`persistAuthorization: false`), never in localStorage.
  */
-export function renderDocsPage(document: object): string {
-  const paths = (document as { paths?: Record<string, Record<string, OperationLike>> }).paths ?? {};
-  const rows: string[] = [];
-  for (const [path, item] of Object.entries(paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      rows.push(
-        `<tr><td class="m ${escapeHtml(method)}">${escapeHtml(method.toUpperCase())}</td><td><code>${escapeHtml(path)}</code></td>` +
-          `<td>${escapeHtml((op.tags ?? []).join(', '))}</td><td>${escapeHtml(op.summary ?? '')}</td></tr>`,
-      );
-    }
-  }
-  return `<!doctype html>
+
+const SWAGGER_DIR = path.dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
+/** The only files of the package the page needs (the package also ships a petstore index.html). */
+const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png']);
+
+const INIT_SCRIPT = `window.addEventListener('load', () => {
+  window.ui = SwaggerUIBundle({
+    url: '/docs/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    persistAuthorization: false,
+    displayRequestDuration: true,
+    filter: true,
+    docExpansion: 'list',
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+  });
+});
+`;
+
+const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Brokkr API</title>
-<style>body{font-family:system-ui,sans-serif;margin:2rem}table{border-collapse:collapse}td,th{padding:.3rem .6rem;border-bottom:1px solid #ddd;text-align:left}
-.m{font-weight:bold}.get{color:#2a7}.post{color:#27a}.put{color:#a72}.patch{color:#a7a}.delete{color:#c33}</style></head>
-<body><h1>Brokkr API v1</h1>
-<p>Authenticate with <code>Authorization: Bearer &lt;PAK&gt;</code>. Errors are JSON <code>{"code","message","details"?}</code>.
-The full OpenAPI 3.1 document: <a href="/docs/openapi.json">/docs/openapi.json</a>.</p>
-<table><thead><tr><th>Method</th><th>Path</th><th>Tags</th><th>Summary</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table></body></html>`;
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head><body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/init.js"></script>
+</body></html>`;
+
+/** `/docs` (and Brokkr's `/swagger-ui`), `/docs/openapi.json`, and the page's assets. */
+export function mountApiDocs(app: Express, openapi: object): void {
+  app.get('/docs/openapi.json', endpointLabel('/docs/openapi.json'), (_req, res) => void res.json(openapi));
+  app.get(
+    ['/docs', '/swagger-ui'],
+    endpointLabel('/docs'),
+    (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').send(PAGE),
+  );
+  app.get('/docs/assets/init.js', endpointLabel('/docs/assets'), (_req, res) => void res.type('text/javascript').send(INIT_SCRIPT));
+  app.get('/docs/assets/:file', endpointLabel('/docs/assets'), (req: Request, res: Response, next) => {
+    const file = String(req.params.file);
+    if (!ASSETS.has(file)) return next();
+    res.sendFile(path.join(SWAGGER_DIR, file), { maxAge: '1h' });
+  });
 }

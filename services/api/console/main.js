@@ -1,0 +1,107 @@
+import { onUnauthorized, post } from './lib/api.js';
+import { html, render, useEffect, useState } from './lib/html.js';
+import { liveStatus, onLiveStatus, startLive, stopLive } from './lib/live.js';
+import { link, useRoute } from './lib/router.js';
+import { session } from './lib/session.js';
+import { AgentPage } from './pages/agent.js';
+import { AuditPage } from './pages/audit.js';
+import { DeploymentObjectPage } from './pages/deployment-object.js';
+import { FleetPage } from './pages/fleet.js';
+import { SignIn } from './pages/sign-in.js';
+import { StackPage } from './pages/stack.js';
+import { StacksPage } from './pages/stacks.js';
+import { WebhooksPage } from './pages/webhooks.js';
+import { WorkOrdersPage } from './pages/work-orders.js';
+
+const NAV = [
+  ['fleet', 'Fleet'],
+  ['stacks', 'Stacks'],
+  ['webhooks', 'Webhooks'],
+  ['audit', 'Audit log'],
+  ['work-orders', 'Work orders'],
+];
+
+function page([section, id]) {
+  switch (section) {
+    case 'fleet':
+      return html`<${FleetPage} />`;
+    case 'agents':
+      return html`<${AgentPage} id=${id} />`;
+    case 'stacks':
+      return id ? html`<${StackPage} id=${id} />` : html`<${StacksPage} />`;
+    case 'deployment-objects':
+      return html`<${DeploymentObjectPage} id=${id} />`;
+    case 'webhooks':
+      return html`<${WebhooksPage} id=${id} />`;
+    case 'audit':
+      return html`<${AuditPage} />`;
+    case 'work-orders':
+      return html`<${WorkOrdersPage} />`;
+    default:
+      return html`<p>Unknown page. <a href=${link('fleet')}>Go to the fleet</a>.</p>`;
+  }
+}
+
+function whoLabel(identity) {
+  if (!identity) return '';
+  if (identity.admin) return 'admin';
+  if (identity.generator) return `generator ${identity.generator.slice(0, 8)}`;
+  return `agent ${identity.agent?.slice(0, 8)}`;
+}
+
+function Shell({ identity, onSignOut }) {
+  const route = useRoute();
+  const [live, setLive] = useState(liveStatus());
+  useEffect(() => onLiveStatus(setLive), []);
+  return html`
+    <header class="top">
+      <span class="brand">Brokkr</span>
+      <nav>
+        ${NAV.map(([key, label]) => html`<a href=${link(key)} class=${route[0] === key ? 'active' : ''} data-nav=${key}>${label}</a>`)}
+        <a href="/docs" target="_blank" rel="noopener">API docs</a>
+      </nav>
+      <span class="live ${live === 'live' ? 'on' : ''}" data-testid="live-status" title="Live updates">${live}</span>
+      <span class="who" data-testid="who">${whoLabel(identity)}</span>
+      <button onClick=${onSignOut} data-testid="sign-out">Sign out</button>
+    </header>
+    <main>${page(route)}</main>
+  `;
+}
+
+function App() {
+  // undefined = checking a stored PAK, null = signed out.
+  const [identity, setIdentity] = useState(session.pak ? undefined : null);
+
+  const signOut = () => {
+    stopLive();
+    session.signOut();
+    setIdentity(null);
+  };
+
+  useEffect(() => onUnauthorized(signOut), []);
+  useEffect(() => {
+    // A reload keeps the tab's PAK: check it is still valid before showing anything.
+    if (identity !== undefined) return;
+    post('auth/pak').then(
+      (who) => {
+        session.identity = who;
+        setIdentity(who);
+      },
+      () => signOut(),
+    );
+  }, []);
+  useEffect(() => {
+    if (identity) startLive();
+  }, [identity]);
+
+  if (identity === undefined)
+    return html`<header class="top"><span class="brand">Brokkr</span></header>
+      <main><p class="muted">Signing in…</p></main>`;
+  if (identity === null) return html`<${SignIn} onSignedIn=${setIdentity} />`;
+  return html`<${Shell} identity=${identity} onSignOut=${signOut} />`;
+}
+
+const root = document.getElementById('root');
+// The static "Loading…" shell in index.html is only there for the first paint.
+root.textContent = '';
+render(html`<${App} />`, root);

@@ -1,0 +1,133 @@
+import type { Request, Response } from 'express';
+import { SUBJECTS, type NatsConnection } from '@brokkr/bus';
+import type { Queryable } from '@brokkr/db';
+import type { Logger } from '@brokkr/logger';
+import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Identity } from '../auth/identity.ts';
+import { StackOwners } from './stack-owners.ts';
+
+/**
+ * Server-sent events for the console, fed by the NATS traffic the hub already produces: every
+ * committed domain event (`brokkr.events.>`, published by whichever replica or the outbox relay)
+ * and every audit entry (`brokkr.audit.>`). Each api replica holds one plain subscription to both,
+ * so a browser connected to any replica sees changes made through any other. These are hints for
+ * the page to re-read the API (at most once, like the core subjects): the REST API stays the truth.
+ *
+ * Who sees what: admins everything; a generator the events about its own stacks; an agent the
+ * events naming it; audit entries only admins. The PAK is re-checked on every keep-alive, so a
+ * rotated or deleted PAK loses its stream within one interval.
+ */
+
+const KEEPALIVE_MS = 20_000;
+
+interface Client {
+  identity: Identity;
+  pakHash: string;
+  res: Response;
+}
+
+interface Envelope {
+  id?: string;
+  event_type?: string;
+  action?: string;
+  data?: { stack_id?: string | null; agent_id?: string | null };
+}
+
+export interface LiveEvents {
+  /** Answers the request with an event stream until the client leaves or the process stops. */
+  stream(req: Request, res: Response, identity: Identity): void;
+  close(): void;
+}
+
+export function createLiveEvents(options: {
+  nc: NatsConnection;
+  db: Queryable;
+  auth: Authenticator;
+  logger: Logger;
+  shutdownSignal: AbortSignal;
+}): LiveEvents {
+  const { nc, auth, logger } = options;
+  const clients = new Set<Client>();
+  const owners = new StackOwners(options.db);
+
+  async function visible(client: Client, kind: 'event' | 'audit', envelope: Envelope): Promise<boolean> {
+    const { identity } = client;
+    if (identity.admin) return true;
+    if (kind === 'audit') return false;
+    const data = envelope.data ?? {};
+    if (identity.agent) return data.agent_id === identity.agent;
+    if (identity.generator && data.stack_id) return (await owners.ownerOf(data.stack_id)) === identity.generator;
+    return false;
+  }
+
+  function send(res: Response, kind: string, payload: unknown): void {
+    res.write(`event: ${kind}\ndata: ${JSON.stringify(payload)}\n\n`);
+  }
+
+  async function broadcast(kind: 'event' | 'audit', envelope: Envelope): Promise<void> {
+    for (const client of clients) {
+      try {
+        if (await visible(client, kind, envelope)) send(client.res, kind, envelope);
+      } catch (err) {
+        logger.warn({ err }, 'console event filter failed');
+      }
+    }
+  }
+
+  const subscriptions = (['event', 'audit'] as const).map((kind) =>
+    nc.subscribe(kind === 'event' ? SUBJECTS.eventsAll : SUBJECTS.auditAll, {
+      callback: (err, msg) => {
+        if (err || clients.size === 0) return;
+        let envelope: Envelope;
+        try {
+          envelope = msg.json<Envelope>();
+        } catch {
+          return;
+        }
+        void broadcast(kind, envelope);
+      },
+    }),
+  );
+
+  // A rotated or deleted PAK must not keep watching: re-resolve it on every keep-alive.
+  const keepalive = setInterval(() => {
+    for (const client of clients) {
+      void auth.resolve(client.pakHash).then(
+        (identity) => (identity ? client.res.write(': keep-alive\n\n') : client.res.end()),
+        () => client.res.write(': keep-alive\n\n'),
+      );
+    }
+  }, KEEPALIVE_MS);
+  keepalive.unref();
+
+  const closeAll = () => {
+    for (const client of clients) client.res.end();
+    clients.clear();
+  };
+  options.shutdownSignal.addEventListener('abort', closeAll, { once: true });
+
+  return {
+    stream(req, res, identity) {
+      // The authentication middleware already resolved this header, so it hashes.
+      const pakHash = hashPresentedPak(pakFromAuthorization(req.headers.authorization ?? '')) ?? '';
+      res.status(200).set({
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-store',
+        Connection: 'keep-alive',
+        // Tells nginx-style proxies not to buffer the stream.
+        'X-Accel-Buffering': 'no',
+      });
+      res.flushHeaders();
+      const client: Client = { identity, pakHash, res };
+      clients.add(client);
+      send(res, 'ready', { admin: identity.admin, generator: identity.generator, agent: identity.agent });
+      req.on('close', () => clients.delete(client));
+    },
+    close() {
+      clearInterval(keepalive);
+      for (const sub of subscriptions) sub.unsubscribe();
+      closeAll();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { Identity } from '../auth/identity.ts';
+import { errorKind } from '../http/api-error.ts';
+import { idParams } from '../http/schemas.ts';
+import { fetchOwnedStack } from '../resources/stacks/access.ts';
+import { findDeploymentObject } from '../resources/deployment-objects/sql/queries.ts';
+import { agentsForStack } from '../resources/targeting/sql/agents-for-stacks.ts';
+import { countStackObjects, stackObjectsPage } from './sql/deployment-objects.ts';
+import { fleetPage, fleetSummary } from './sql/fleet.ts';
+import { objectAgentStates, recentObjectEvents } from './sql/object-agents.ts';
+import type { ConsoleRoute } from './console-route.ts';
+
+/**
+ * What the console reads that the v1 API has no scalable answer for (v1 lists are unpaginated
+ * and carry every object's YAML): paged, aggregated views. Access follows the v1 rules of the
+ * same data: admins see everything, a generator its tenants (agents registered with it) and its
+ * own stacks, agents nothing.
+ */
+
+const generatorRequired = errorKind(403, 'generator_required', 'Only an admin or a generator may read this');
+const objectNotFound = errorKind(404, 'deployment_object_not_found', 'Deployment object not found');
+const objectNotOwned = errorKind(403, 'generator_not_associated', 'The deployment object belongs to another generator');
+
+/** The tenant filter: null = everything (admin), else the generator's id. */
+function tenantOf(identity: Identity): string | null {
+  if (identity.admin) return null;
+  if (identity.generator) return identity.generator;
+  throw generatorRequired();
+}
+
+// Anything that is not a printable string without NUL is refused before it reaches Postgres.
+const searchText = z
+  .string()
+  .max(200)
+  .refine((s) => !s.includes('\u0000'), 'must not contain NUL')
+  .default('');
+const page = (defaultLimit: number, max: number) => ({
+  limit: z.coerce.number().int().min(1).max(max).default(defaultLimit),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+
+export const consoleReadRoutes: ConsoleRoute[] = [
+  {
+    path: '/fleet',
+    query: z.object({ q: searchText, ...page(100, 500) }),
+    async handler({ query, identity, ctx }) {
+      const q = query as { q: string; limit: number; offset: number };
+      const filter = { generatorId: tenantOf(identity), search: q.q };
+      const [agents, summary] = await Promise.all([fleetPage(ctx.db.pool, filter, q.limit, q.offset), fleetSummary(ctx.db.pool, filter)]);
+      return { agents, summary, total: summary.total, limit: q.limit, offset: q.offset };
+    },
+  },
+  {
+    path: '/stacks/:id/deployment-objects',
+    params: idParams,
+    query: z.object(page(50, 500)),
+    async handler({ params, query, identity, ctx }) {
+      const { id } = params as { id: string };
+      const q = query as { limit: number; offset: number };
+      const stack = await fetchOwnedStack(ctx.db.pool, identity, id);
+      const [objects, total] = await Promise.all([
+        stackObjectsPage(ctx.db.pool, id, q.limit, q.offset),
+        countStackObjects(ctx.db.pool, id),
+      ]);
+      return { stack, objects, total, limit: q.limit, offset: q.offset };
+    },
+  },
+  {
+    path: '/deployment-objects/:id/agents',
+    params: idParams,
+    query: z.object({ limit: z.coerce.number().int().min(1).max(2000).default(500) }),
+    async handler({ params, query, identity, ctx }) {
+      const { id } = params as { id: string };
+      const { limit } = query as { limit: number };
+      const tenant = tenantOf(identity);
+      const found = await findDeploymentObject(ctx.db.pool, id);
+      if (!found) throw objectNotFound();
+      if (tenant !== null && tenant !== found.stackGeneratorId) throw objectNotOwned();
+      const associated = await agentsForStack(ctx.db.pool, found.object.stack_id);
+      const [states, events] = await Promise.all([
+        objectAgentStates(ctx.db.pool, id, { associatedIds: associated, generatorId: tenant, limit }),
+        recentObjectEvents(ctx.db.pool, id, tenant, 20),
+      ]);
+      return { deployment_object: found.object, stack_deleted: found.stackDeleted, ...states, recent_events: events };
+    },
+  },
+];

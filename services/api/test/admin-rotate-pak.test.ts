@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { eventually, useTestInfra } from '@brokkr/testkit';
-import { ApiClient, adminGeneratorId, auditMessages, createGenerator, startTestApi, type ApiProcess, type TestApi } from './support/index.ts';
+import {
+  ApiClient,
+  adminGeneratorId,
+  auditMessages,
+  createGenerator,
+  startTestApi,
+  type ApiProcess,
+  type TestApi,
+} from './support/index.ts';
 
 describe('POST /admin/rotate-pak', () => {
   const infra = useTestInfra({ nats: true });

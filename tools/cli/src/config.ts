@@ -45,7 +45,8 @@ export function readConfigFile(file: { path: string; explicit: boolean }): FileC
   } catch (err) {
     throw new CliError(`${file.path} is not valid YAML: ${(err as Error).message}`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new CliError(`${file.path}: expected a mapping with url and pak`);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new CliError(`${file.path}: expected a mapping with url and pak`);
   const { url, pak } = doc as Record<string, unknown>;
   for (const [key, value] of Object.entries({ url, pak })) {
     if (value !== undefined && typeof value !== 'string') throw new CliError(`${file.path}: ${key} must be a string`);

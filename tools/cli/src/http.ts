@@ -24,21 +24,7 @@ export class Hub {
     const url = new URL(`${this.connection.url}/api/v1${path}`);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
     const headers: Record<string, string> = { authorization: `Bearer ${this.connection.pak}`, accept: 'application/json' };
-    let body: string | undefined;
-    if (options.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(options.json);
-    } else if (options.raw) {
-      headers['content-type'] = options.raw.contentType;
-      body = options.raw.body;
-    }
-    let res: Response;
-    try {
-      res = await fetch(url, { method, headers, body });
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach the hub at ${this.connection.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
-    }
+    const res = await this.send(url, { method, headers, body: requestBody(options, headers) });
     const text = await res.text();
     if (!res.ok) throw toHubError(res, text);
     if (!text) return undefined as T;
@@ -46,6 +32,15 @@ export class Hub {
       return JSON.parse(text) as T;
     } catch {
       throw new CliError(`the hub at ${this.connection.url} answered ${method} ${path} with something that is not JSON`);
+    }
+  }
+
+  private async send(url: URL, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new CliError(`cannot reach the hub at ${this.connection.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
     }
   }
 
@@ -62,10 +57,22 @@ export class Hub {
   }
 }
 
+/** The body to send, setting its content type in `headers`. */
+function requestBody(options: RequestOptions, headers: Record<string, string>): string | undefined {
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    return JSON.stringify(options.json);
+  }
+  if (!options.raw) return undefined;
+  headers['content-type'] = options.raw.contentType;
+  return options.raw.body;
+}
+
 function toHubError(res: Response, text: string): HubError {
   try {
     const body = JSON.parse(text) as { code?: unknown; message?: unknown };
-    if (typeof body.code === 'string') return new HubError(res.status, body.code, typeof body.message === 'string' ? body.message : res.statusText);
+    if (typeof body.code === 'string')
+      return new HubError(res.status, body.code, typeof body.message === 'string' ? body.message : res.statusText);
   } catch {
     // not JSON: fall through
   }

@@ -1,4 +1,4 @@
-import { CliError } from './errors.ts';
+import { CliError, HubError } from './errors.ts';
 import { isNotFound, type Hub } from './http.ts';
 import { UUID_RE, type Agent, type Generator, type Stack } from './types.ts';
 
@@ -22,9 +22,17 @@ async function byId<T>(kind: string, load: () => Promise<T>, id: string): Promis
   }
 }
 
+/** By id or name. A generator may not GET /agents/{id}, but lists the agents registered with it: those are searched. */
 export async function findAgent(hub: Hub, ref: string): Promise<Agent> {
-  if (UUID_RE.test(ref)) return byId('agent', () => hub.get<Agent>(`/agents/${ref}`), ref);
-  return byName('agent', await hub.get<Agent[]>('/agents'), ref, (a) => `${a.id} in cluster ${a.cluster_name}`);
+  if (!UUID_RE.test(ref)) return byName('agent', await hub.get<Agent[]>('/agents'), ref, (a) => `${a.id} in cluster ${a.cluster_name}`);
+  try {
+    return await byId('agent', () => hub.get<Agent>(`/agents/${ref}`), ref);
+  } catch (err) {
+    if (!(err instanceof HubError && err.status === 403)) throw err;
+    const found = (await hub.get<Agent[]>('/agents')).find((a) => a.id === ref);
+    if (!found) throw new CliError(`agent ${ref} not found (or not registered with this generator)`);
+    return found;
+  }
 }
 
 /** The stack, or undefined when no stack has that name (an unknown id is an error). */

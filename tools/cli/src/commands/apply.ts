@@ -4,7 +4,7 @@ import { CliError, HubError } from '../errors.ts';
 import type { Hub } from '../http.ts';
 import { render, renderTable } from '../output.ts';
 import { findAgent, findGenerator, findStackOrUndefined } from '../resolve.ts';
-import { UUID_RE, type AuthPayload, type DeploymentObject, type Stack } from '../types.ts';
+import { UUID_RE, type Agent, type AuthPayload, type DeploymentObject, type Stack } from '../types.ts';
 import { readManifests, SETTINGS_FILE, type Manifests } from './manifests.ts';
 import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
 
@@ -68,9 +68,12 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   if (options.wait && !me.admin) throw new CliError('--wait needs an admin PAK (only admins may read agent events and health)');
 
   const io: Io = { hub, say };
+  // Every name is resolved before the first write, so a typo changes nothing.
+  const targets = await Promise.all([...new Set([...(manifests.settings.targets ?? []), ...options.target])].map((t) => findAgent(hub, t)));
+  const labels = [...(manifests.settings.labels ?? []), ...options.label].map(checkLabel);
   const stack = await ensureStack(io, me, manifests, options);
-  await ensureLabels(io, stack, [...(manifests.settings.labels ?? []), ...options.label]);
-  await ensureTargets(io, stack, [...(manifests.settings.targets ?? []), ...options.target]);
+  await ensureLabels(io, stack, labels);
+  await ensureTargets(io, stack, targets);
   const { object, created } = await ensureDeploymentObject(io, stack, manifests);
 
   let rollout: WaitResult | undefined;
@@ -111,6 +114,13 @@ async function ensureStack({ hub, say }: Io, me: AuthPayload, manifests: Manifes
   return stack;
 }
 
+/** The hub's rule for stack labels (400 invalid_label), checked before anything is written. */
+function checkLabel(label: string): string {
+  if (!label.trim() || label.length > 64 || /\s/.test(label))
+    throw new CliError(`invalid label "${label}": 1-64 characters, no whitespace`);
+  return label;
+}
+
 async function ensureLabels({ hub, say }: Io, stack: Stack, labels: string[]): Promise<void> {
   if (labels.length === 0) return;
   const existing = new Set((await hub.get<{ label: string }[]>(`/stacks/${stack.id}/labels`)).map((l) => l.label));
@@ -122,9 +132,8 @@ async function ensureLabels({ hub, say }: Io, stack: Stack, labels: string[]): P
 }
 
 /** Adds each target; one that exists already (409) is fine. Targets are never removed here. */
-async function ensureTargets({ hub, say }: Io, stack: Stack, refs: string[]): Promise<void> {
-  for (const ref of new Set(refs)) {
-    const agent = await findAgent(hub, ref);
+async function ensureTargets({ hub, say }: Io, stack: Stack, agents: Agent[]): Promise<void> {
+  for (const agent of agents) {
     try {
       await hub.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: stack.id });
       say(`stack "${stack.name}": targeted at agent ${agent.name} (cluster ${agent.cluster_name})`);

@@ -81,17 +81,22 @@ function readSettings(file: string): StackSettings {
     throw new CliError(`${file}: invalid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new CliError(`${file}: expected a mapping`);
-  const settings = doc as Record<string, unknown>;
-  const known = ['stack', 'description', 'generator', 'targets', 'labels'];
+  const problem = settingsProblem(doc as Record<string, unknown>);
+  if (problem) throw new CliError(`${file}: ${problem}`);
+  return doc as StackSettings;
+}
+
+const STRING_KEYS = ['stack', 'description', 'generator'];
+const LIST_KEYS = ['targets', 'labels'];
+const isStringList = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+function settingsProblem(settings: Record<string, unknown>): string | undefined {
+  const known = [...STRING_KEYS, ...LIST_KEYS];
   const unknown = Object.keys(settings).filter((k) => !known.includes(k));
-  if (unknown.length) throw new CliError(`${file}: unknown key(s) ${unknown.join(', ')} (known: ${known.join(', ')})`);
-  for (const key of ['stack', 'description', 'generator']) {
-    if (settings[key] !== undefined && typeof settings[key] !== 'string') throw new CliError(`${file}: ${key} must be a string`);
-  }
-  for (const key of ['targets', 'labels']) {
-    const list = settings[key];
-    if (list !== undefined && !(Array.isArray(list) && list.every((v) => typeof v === 'string')))
-      throw new CliError(`${file}: ${key} must be a list of strings`);
-  }
-  return settings as StackSettings;
+  if (unknown.length) return `unknown key(s) ${unknown.join(', ')} (known: ${known.join(', ')})`;
+  const badString = STRING_KEYS.find((k) => settings[k] !== undefined && typeof settings[k] !== 'string');
+  if (badString) return `${badString} must be a string`;
+  const badList = LIST_KEYS.find((k) => settings[k] !== undefined && !isStringList(settings[k]));
+  if (badList) return `${badList} must be a list of strings`;
+  return undefined;
 }

@@ -6,9 +6,7 @@ import { render, renderFields } from '../output.ts';
 export function registerPaks(program: Command): void {
   program
     .command('generate-pak')
-    .description(
-      'Mint a PAK and its hash locally, offline, exactly as the hub does (e.g. for BROKKR__BROKER__PAK_HASH on a fresh hub)',
-    )
+    .description('Mint a PAK and its hash locally, offline, exactly as the hub does (e.g. for BROKKR__BROKER__PAK_HASH on a fresh hub)')
     .action((_options: unknown, cmd: Command) => {
       const minted = generatePak();
       print(

@@ -19,7 +19,7 @@ export const adminRotatePakRoutes: AnyRoute[] = [
     summary: 'Replace the admin PAK (the old one stops working on every replica at once)',
     description:
       'Mints a new admin PAK, stores only its hash (also on the `admin-generator` when it was linked to the old PAK) and ' +
-      'drops the old hash from every api replica\'s auth cache before answering. The new PAK is in this response only. ' +
+      "drops the old hash from every api replica's auth cache before answering. The new PAK is in this response only. " +
       'Audited as `pak.rotated` (resource type `pak`).',
     tags: ['admin'],
     access: 'admin',

@@ -6,8 +6,9 @@ const anchors = (n: number) => Array.from({ length: n }, (_, i) => `- &a${i} v${
 
 describe('api yaml validator pool (worker threads)', () => {
   const pools: YamlValidator[] = [];
+  // Everything through the workers (inlineMaxChars: 0) unless a test says otherwise.
   const pool = (options: Parameters<typeof createYamlValidator>[0] = {}) => {
-    const created = createYamlValidator(options);
+    const created = createYamlValidator({ inlineMaxChars: 0, ...options });
     pools.push(created);
     return created;
   };
@@ -26,6 +27,23 @@ describe('api yaml validator pool (worker threads)', () => {
     expect(legit).to.deep.equal({ ok: true });
     expect(broken.ok).to.equal(false);
     expect(hostile).to.deep.include({ ok: false, limit: { limit: 'max_anchors', value: 1000 } });
+  });
+
+  it('checks small content inline with the same verdicts (no worker needed), and still refuses once closed', async () => {
+    // workers: 1 with maxQueued: 0 refuses anything that would go to a worker.
+    const validator = pool({ workers: 1, maxQueued: 0, inlineMaxChars: 64 });
+    expect(await validator.validate('a: &x {b: 1}\nc: *x\n', plain)).to.deep.equal({ ok: true });
+    expect((await validator.validate('a: [', plain)).ok).to.equal(false);
+    expect(await validator.validate('   ', { isDeletionMarker: true })).to.deep.equal({ ok: true });
+    await validator.validate(`kind: Pod\nmetadata: {name: ${'x'.repeat(64)}}\n`, plain).then(
+      () => expect.fail('content above inlineMaxChars goes to the (full) worker queue'),
+      (err: unknown) => expect(err).to.be.instanceOf(YamlValidatorBusy),
+    );
+    await validator.close();
+    await validator.validate('d: 4\n', plain).then(
+      () => expect.fail('a closed validator should refuse'),
+      (err: unknown) => expect(err).to.be.instanceOf(YamlValidatorClosed),
+    );
   });
 
   it('ends a worker that passes its time budget, refuses that content with the limit, and carries on with a new worker', async () => {

@@ -1,19 +1,30 @@
 import type pg from 'pg';
 import { currentTraceparent } from '@brokkr/bus';
-import type { Db } from '@brokkr/db';
+import type { Db, Queryable } from '@brokkr/db';
 import { insertOutboxRows, outboxRow, type OutboxRow } from './sql/outbox.ts';
 import { buildEvent, type DomainEvent, type EventType } from '@brokkr/contracts';
 import type { NoticeReason, NotifyAgents } from './notify.ts';
 import type { OutboxPublisher } from './outbox-publisher.ts';
 
+/**
+ * What a write needs whether it is one statement (writeOnce) or a transaction (transact): where
+ * its statement runs, the events that statement put in the outbox itself, agents to wake.
+ */
+export interface WriteScope {
+  /** Where the write's statements run: the transaction's client, or the pool for writeOnce. */
+  db: Queryable;
+  /** An outbox row the write's own statement inserted (outboxInsertSql): published after commit. */
+  inserted(row: OutboxRow): void;
+  /** Agents whose target state this write changes: woken after commit. */
+  notifyAgents(agentIds: Iterable<string>): void;
+}
+
 /** What a write gets inside its transaction. */
-export interface TxScope {
+export interface TxScope extends WriteScope {
   /** The transaction's client: every statement of the write goes through it. */
   client: pg.PoolClient;
   /** Records a domain event; it is inserted into the outbox with the write and published after commit. */
   emit(eventType: EventType, data: Record<string, unknown>): DomainEvent;
-  /** Agents whose target state this write changes: woken after commit. */
-  notifyAgents(agentIds: Iterable<string>): void;
   /** Runs after a successful commit, before the response (e.g. cache invalidation). Not run on rollback. */
   afterCommit(fn: () => Promise<void> | void): void;
 }
@@ -22,7 +33,10 @@ export interface TxScope {
 export type Transact = <T>(fn: (tx: TxScope) => Promise<T>) => Promise<T>;
 
 interface Pending {
+  /** Emitted events: inserted into the outbox just before COMMIT. */
   rows: OutboxRow[];
+  /** Rows the write's statements already inserted. */
+  inserted: OutboxRow[];
   agentIds: Set<string>;
   hooks: (() => Promise<void> | void)[];
 }
@@ -47,11 +61,15 @@ export function noticeReason(rows: readonly OutboxRow[]): NoticeReason | undefin
 
 export function createTransact(deps: { db: Db; outbox: OutboxPublisher; notifyAgents: NotifyAgents }): Transact {
   return async (fn) => {
-    const pending: Pending = { rows: [], agentIds: new Set(), hooks: [] };
+    const pending: Pending = { rows: [], inserted: [], agentIds: new Set(), hooks: [] };
     const traceparent = currentTraceparent();
     const result = await deps.db.transaction(async (client) => {
       const value = await fn({
         client,
+        db: client,
+        inserted(row) {
+          pending.inserted.push(row);
+        },
         emit(eventType, data) {
           const event = buildEvent(eventType, data);
           pending.rows.push(outboxRow(event, traceparent));
@@ -67,8 +85,8 @@ export function createTransact(deps: { db: Db; outbox: OutboxPublisher; notifyAg
       await insertOutboxRows(client, pending.rows);
       return value;
     });
-    deps.outbox.publish(pending.rows);
-    if (pending.agentIds.size > 0) deps.notifyAgents(pending.agentIds, noticeReason(pending.rows));
+    deps.outbox.publish([...pending.inserted, ...pending.rows]);
+    if (pending.agentIds.size > 0) deps.notifyAgents(pending.agentIds, noticeReason([...pending.inserted, ...pending.rows]));
     for (const hook of pending.hooks) await hook();
     return result;
   };

@@ -1,6 +1,7 @@
-import type { ApiContext } from '../../context.ts';
+import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
+import { writeOnce, type WriteOnceDeps } from '../../events/write-once.ts';
 import type { AgentEventRow } from './sql/queries.ts';
-import { recordAgentEvent, type NewAgentEvent } from './sql/record-agent-event.ts';
+import { AGENT_EVENT_DATA_KEYS, recordAgentEvent, type NewAgentEvent } from './sql/record-agent-event.ts';
 
 export type AgentEventReport = Omit<NewAgentEvent, 'agentId'>;
 
@@ -8,23 +9,15 @@ export type AgentEventReport = Omit<NewAgentEvent, 'agentId'>;
  * Everything an agent's event report entails, whichever way it arrived (REST `POST
  * /agents/{id}/events` or an `agent_event` frame on the WebSocket channel): the row, the
  * `deployment.applied`/`deployment.failed` webhook event (Brokkr's WS path skips it; we do not)
- * and a wake-up of the agent's incremental long-poll.
+ * and a wake-up of the agent's incremental long-poll. One statement (writeOnce).
  */
-export async function reportAgentEvent(ctx: Pick<ApiContext, 'transact'>, agentId: string, report: AgentEventReport): Promise<AgentEventRow> {
-  return ctx.transact(async (tx) => {
-    const { stack_id, ...row } = await recordAgentEvent(tx.client, { ...report, agentId });
-    tx.emit(row.status.toUpperCase() === 'SUCCESS' ? 'deployment.applied' : 'deployment.failed', {
-      agent_event_id: row.id,
-      agent_id: row.agent_id,
-      deployment_object_id: row.deployment_object_id,
-      stack_id,
-      event_type: row.event_type,
-      status: row.status,
-      message: row.message,
-      created_at: row.created_at.toISOString(),
-    });
+export async function reportAgentEvent(ctx: WriteOnceDeps, agentId: string, report: AgentEventReport): Promise<AgentEventRow> {
+  const event = statementEvent(report.status.toUpperCase() === 'SUCCESS' ? 'deployment.applied' : 'deployment.failed');
+  return writeOnce(ctx, async (w) => {
+    const { row, eventData } = await recordAgentEvent(w.db, { ...report, agentId }, event);
+    w.inserted(statementOutboxRow(event, eventData, AGENT_EVENT_DATA_KEYS));
     // The incremental target state drops what the agent applied (or acknowledged).
-    tx.notifyAgents([agentId]);
+    w.notifyAgents([agentId]);
     return row;
   });
 }

@@ -1,4 +1,5 @@
 import { deploymentObjectSchema } from '@brokkr/contracts';
+import { writeOnce } from '../../events/write-once.ts';
 import { errorKind } from '../../http/api-error.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -44,16 +45,17 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     bodyMode: 'raw',
     requestContent: yamlRequestContent,
     responses: { 201: { description: 'The deployment object', schema: deploymentObjectSchema } },
-    errors: [fetchOwnedStack, invalidDeploymentObject, yamlValidatorBusy],
+    errors: [fetchOwnedStack, storeDeploymentObject, invalidDeploymentObject, yamlValidatorBusy],
     async handler({ params, query, raw, identity, ctx }) {
       // Parsed before the transaction (no connection held while parsing) but reported after
       // the 404/403 checks, which come first.
       const parsed = await readDeploymentObjectInput(raw, query.deletion_marker, ctx.yaml);
-      const created = await ctx.transact(async (tx) => {
-        await fetchOwnedStack(tx.client, identity, params.id, 'share');
-        if (!parsed.ok) throw invalidDeploymentObject.with(`Invalid deployment object: ${parsed.reason}`, parsed.details);
-        return storeDeploymentObject(tx, { stackId: params.id, ...parsed.input });
-      });
+      if (!parsed.ok) {
+        await fetchOwnedStack(ctx.db.pool, identity, params.id);
+        throw invalidDeploymentObject.with(`Invalid deployment object: ${parsed.reason}`, parsed.details);
+      }
+      // One statement: access check, row, outbox row and wake list (store.ts).
+      const created = await writeOnce(ctx, (w) => storeDeploymentObject(w, { stackId: params.id, ...parsed.input, caller: identity }));
       return json(201, created);
     },
   }),

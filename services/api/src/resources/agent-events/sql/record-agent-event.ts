@@ -1,4 +1,5 @@
-import type { Queryable } from '@brokkr/db';
+import { prepared, type Queryable } from '@brokkr/db';
+import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
 import { AGENT_EVENT_COLUMNS, type AgentEventRow } from './queries.ts';
 
 export interface NewAgentEvent {
@@ -9,20 +10,55 @@ export interface NewAgentEvent {
   message: string | null;
 }
 
-/**
- * Inserts the event and reads the object's stack in the same statement (the webhook data carries
- * `stack_id`, null when the object is soft-deleted). An unknown object or agent is a foreign-key
- * violation (422); an overlong event_type/status a data error (400).
- */
-export async function recordAgentEvent(tx: Queryable, e: NewAgentEvent): Promise<AgentEventRow & { stack_id: string | null }> {
-  const { rows } = await tx.query<AgentEventRow & { stack_id: string | null }>(
-    `WITH ins AS (
-       INSERT INTO agent_events (agent_id, deployment_object_id, event_type, status, message)
-       VALUES ($1, $2, $3, $4, $5) RETURNING ${AGENT_EVENT_COLUMNS}
-     )
+/** The `deployment.applied` / `deployment.failed` payload's data, in Brokkr's key order. */
+export const AGENT_EVENT_DATA_KEYS = [
+  'agent_event_id',
+  'agent_id',
+  'deployment_object_id',
+  'stack_id',
+  'event_type',
+  'status',
+  'message',
+  'created_at',
+] as const;
+
+// ONE statement (its own transaction, no BEGIN/COMMIT round trips): the event row, the object's
+// stack (the webhook data carries `stack_id`, null when the object is soft-deleted) and the
+// outbox row built from both.
+const recordStatement = prepared(
+  'brokkr_agent_event_record',
+  `WITH ins AS (
+     INSERT INTO agent_events (agent_id, deployment_object_id, event_type, status, message)
+     VALUES ($1, $2, $3, $4, $5) RETURNING ${AGENT_EVENT_COLUMNS}
+   ),
+   rec AS (
      SELECT ins.*, CASE WHEN d.deleted_at IS NULL THEN d.stack_id END AS stack_id
-       FROM ins JOIN deployment_objects d ON d.id = ins.deployment_object_id`,
-    [e.agentId, e.deploymentObjectId, e.eventType, e.status, e.message],
+       FROM ins JOIN deployment_objects d ON d.id = ins.deployment_object_id
+   ),
+   event AS (
+     ${outboxInsertSql({
+       event: '$6::jsonb',
+       from: 'rec',
+       data: `jsonb_build_object('agent_event_id', rec.id, 'agent_id', rec.agent_id, 'deployment_object_id', rec.deployment_object_id,
+                                 'stack_id', rec.stack_id, 'event_type', rec.event_type, 'status', rec.status, 'message', rec.message,
+                                 'created_at', ${isoTimestampSql('rec.created_at')})`,
+     })}
+   )
+   SELECT rec.*, event.event_data FROM rec, event`,
+);
+
+/**
+ * Inserts the event with its outbox row (`event` says which). An unknown object or agent is a
+ * foreign-key violation (422); an overlong event_type/status a data error (400).
+ */
+export async function recordAgentEvent(
+  db: Queryable,
+  e: NewAgentEvent,
+  event: StatementEvent,
+): Promise<{ row: AgentEventRow; stackId: string | null; eventData: Record<string, unknown> }> {
+  const { rows } = await db.query<AgentEventRow & { stack_id: string | null; event_data: Record<string, unknown> }>(
+    recordStatement([e.agentId, e.deploymentObjectId, e.eventType, e.status, e.message, JSON.stringify(event)]),
   );
-  return rows[0]!;
+  const { stack_id, event_data, ...row } = rows[0]!;
+  return { row, stackId: stack_id, eventData: event_data };
 }

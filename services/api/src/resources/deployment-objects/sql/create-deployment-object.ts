@@ -1,4 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
+import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
 import { agentsForStacksSql } from '../../targeting/sql/agents-for-stacks.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from './deployment-object-row.ts';
 
@@ -7,38 +8,79 @@ export interface NewDeploymentObject {
   yamlContent: string;
   yamlChecksum: string;
   isDeletionMarker: boolean;
+  /** Only a stack of this generator takes the object; null when the caller may write to any stack. */
+  ownerGeneratorId: string | null;
 }
 
-// The row and the agents to wake in one round trip: who is associated with the stack does not
-// depend on the new object, so the subquery (which sees the statement's snapshot) is the same
-// answer agentsForStack gives after the INSERT.
+/** The `deployment.created` payload's data, in Brokkr's key order. */
+export const DEPLOYMENT_CREATED_KEYS = ['deployment_object_id', 'stack_id', 'sequence_id', 'created_at'] as const;
+
+const I_COLUMNS = DEPLOYMENT_OBJECT_COLUMNS.split(', ')
+  .map((c) => `ins.${c}`)
+  .join(', ');
+
+// The whole write in ONE statement (its own transaction, no BEGIN/COMMIT round trips): the live
+// stack is locked FOR SHARE (it cannot be deleted before this commits) and checked for its owner;
+// the row, its `deployment.created` outbox row and the agents to wake come out together. Who is
+// associated with the stack does not depend on the new object, so the wake-up subquery (which
+// sees the statement's snapshot) gives agentsForStack's answer. With no live stack, or one of
+// another generator, nothing is inserted and `ins_id` is null.
 const insertStatement = prepared(
-  'brokkr_deployment_object_insert_waking',
-  `WITH ins AS (
+  'brokkr_deployment_object_create',
+  `WITH stack AS (
+     SELECT id, generator_id FROM stacks WHERE id = $1 AND deleted_at IS NULL FOR SHARE
+   ),
+   ins AS (
      INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum, is_deletion_marker)
-     VALUES ($1, $2, $3, $4) RETURNING ${DEPLOYMENT_OBJECT_COLUMNS}
+     SELECT stack.id, $2, $3, $4 FROM stack WHERE $5::uuid IS NULL OR stack.generator_id = $5::uuid
+     RETURNING ${DEPLOYMENT_OBJECT_COLUMNS}
+   ),
+   event AS (
+     ${outboxInsertSql({
+       event: '$6::jsonb',
+       from: 'ins',
+       data: `jsonb_build_object('deployment_object_id', ins.id, 'stack_id', ins.stack_id, 'sequence_id', ins.sequence_id,
+                                 'created_at', ${isoTimestampSql('ins.created_at')})`,
+     })}
    )
-   SELECT ins.*, ARRAY(${agentsForStacksSql({
-     stacks: 'ARRAY[$1::uuid]',
-     labels: "'{}'::text[]",
-     keys: "'{}'::text[]",
-     values: "'{}'::text[]",
-     generators: "'{}'::uuid[]",
-   })}) AS wake_agent_ids
-     FROM ins`,
+   SELECT ${I_COLUMNS}, ins.id AS ins_id, event.event_data,
+          (SELECT count(*) FROM stack) > 0 AS stack_found,
+          ARRAY(${agentsForStacksSql({
+            stacks: 'ARRAY[$1::uuid]',
+            labels: "'{}'::text[]",
+            keys: "'{}'::text[]",
+            values: "'{}'::text[]",
+            generators: "'{}'::uuid[]",
+          })}) AS wake_agent_ids
+     FROM (SELECT 1) one LEFT JOIN ins ON true LEFT JOIN event ON true`,
 );
 
+export type InsertOutcome =
+  | { inserted: true; row: DeploymentObjectRow; eventData: Record<string, unknown>; wakeAgentIds: string[] }
+  | { inserted: false; stackFound: boolean };
+
 /**
- * sequence_id comes from the table's global BIGSERIAL. Also returns the agents associated with
- * the stack (agentsForStack's answer), whom the caller wakes after commit.
+ * sequence_id comes from the table's global BIGSERIAL. Also returns the stored event data and the
+ * agents associated with the stack (agentsForStack's answer), whom the caller wakes after commit.
  */
-export async function insertDeploymentObject(
-  db: Queryable,
-  object: NewDeploymentObject,
-): Promise<{ row: DeploymentObjectRow; wakeAgentIds: string[] }> {
-  const { rows } = await db.query<DeploymentObjectRow & { wake_agent_ids: string[] }>(
-    insertStatement([object.stackId, object.yamlContent, object.yamlChecksum, object.isDeletionMarker]),
+export async function insertDeploymentObject(db: Queryable, object: NewDeploymentObject, event: StatementEvent): Promise<InsertOutcome> {
+  type Result = DeploymentObjectRow & {
+    ins_id: string | null;
+    event_data: Record<string, unknown>;
+    stack_found: boolean;
+    wake_agent_ids: string[];
+  };
+  const { rows } = await db.query<Result>(
+    insertStatement([
+      object.stackId,
+      object.yamlContent,
+      object.yamlChecksum,
+      object.isDeletionMarker,
+      object.ownerGeneratorId,
+      JSON.stringify(event),
+    ]),
   );
-  const { wake_agent_ids: wakeAgentIds, ...row } = rows[0]!;
-  return { row, wakeAgentIds };
+  const { ins_id, event_data, stack_found, wake_agent_ids, ...row } = rows[0]!;
+  if (ins_id === null) return { inserted: false, stackFound: stack_found };
+  return { inserted: true, row, eventData: event_data, wakeAgentIds: wake_agent_ids };
 }

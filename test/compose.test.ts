@@ -401,8 +401,9 @@ describe('k8s/hub manifests', () => {
 
   for (const hub of HUB) {
     it(`deploys ${hub.name} with probes on /healthz and /readyz and resource requests`, () => {
-      const deployment = find('Deployment', hub.name);
-      expect(deployment, `Deployment ${hub.name}`).to.not.equal(undefined);
+      // k8s/hub is rendered from deploy/helm/brokkr-hub with release "brokkr" (test/helm-charts.test.ts).
+      const deployment = find('Deployment', `brokkr-${hub.name}`);
+      expect(deployment, `Deployment brokkr-${hub.name}`).to.not.equal(undefined);
       const container = deployment?.spec?.template?.spec?.containers?.[0] ?? {};
       expect(container.command).to.deep.equal(['node', `services/${hub.name}/dist/main.js`]);
       expect(container).to.have.nested.property('ports[0].containerPort', hub.port);
@@ -413,9 +414,9 @@ describe('k8s/hub manifests', () => {
   }
 
   it('exposes the api through a Service on port 3000', () => {
-    const service = find('Service', 'api');
+    const service = find('Service', 'brokkr-api');
     expect(service?.spec?.ports?.[0]?.port).to.equal(3000);
-    const podLabels = find('Deployment', 'api')?.spec?.template?.metadata?.labels;
+    const podLabels = find('Deployment', 'brokkr-api')?.spec?.template?.metadata?.labels;
     expect(podLabels).to.include(service?.spec?.selector as Record<string, string>);
   });
 });

@@ -6,7 +6,11 @@ import { repoRoot } from '@brokkr/infra';
 import { startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
 import { Discovery, KubeClient, KubeObjects, parseManifests, type KubeObject } from '../src/index.ts';
 
-/** k8s/agent: every manifest passes a server-side dry-run apply, and its settings parse as the agent's config. */
+/**
+ * k8s/agent (rendered from deploy/helm/brokkr-agent by scripts/render-k8s.ts; test/helm-charts.test.ts
+ * checks it is exactly that rendering): every manifest passes a server-side dry-run apply, and its
+ * settings parse as the agent's config. namespaced/ is the complete single-namespace install.
+ */
 
 const dir = path.join(repoRoot, 'k8s/agent');
 const load = (sub: string) =>
@@ -62,7 +66,9 @@ describe('k8s/agent manifests', function () {
   });
 
   it('the single-namespace variant passes a server-side dry run', async () => {
-    expect(namespaced.map((o) => o.object.kind).sort()).to.deep.equal(['ConfigMap', 'Namespace', 'Role', 'RoleBinding']);
+    expect(namespaced.map((o) => o.object.kind).sort()).to.deep.equal(
+      ['ConfigMap', 'Deployment', 'Namespace', 'Namespace', 'Role', 'RoleBinding', 'Secret', 'ServiceAccount'].sort(),
+    );
     expect(await dryRunAll(namespaced)).to.deep.equal([]);
   });
 
@@ -75,7 +81,8 @@ describe('k8s/agent manifests', function () {
     const [config] = find(namespaced, 'ConfigMap');
     const watched = (config!.data as Record<string, string>).BROKKR__AGENT__WATCH_NAMESPACE;
     expect(find(namespaced, 'Role')[0]!.metadata.namespace).to.equal(watched);
-    expect(find(namespaced, 'Namespace')[0]!.metadata.name).to.equal(watched);
+    expect(find(namespaced, 'Namespace', watched)).to.have.length(1);
+    expect(find(namespaced, 'ClusterRole')).to.deep.equal([]);
   });
 
   it("holds settings the agent's configuration schema accepts, with probes on its health port", () => {

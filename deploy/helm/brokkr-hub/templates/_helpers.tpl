@@ -1,0 +1,158 @@
+{{/* Prefix of every object name: fullnameOverride or the release name. */}}
+{{- define "brokkr-hub.prefix" -}}
+{{- default .Release.Name .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- end }}
+
+{{/* Labels of every object; pass (dict "root" $ "component" "api") for a component's objects. */}}
+{{- define "brokkr-hub.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: brokkr
+{{ include "brokkr-hub.selectorLabels" . }}
+{{- end }}
+
+{{- define "brokkr-hub.selectorLabels" -}}
+app.kubernetes.io/name: brokkr-hub
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+{{- with .component }}
+app.kubernetes.io/component: {{ . }}
+{{- end }}
+{{- end }}
+
+{{- define "brokkr-hub.secretName" -}}
+{{- default (include "brokkr-hub.prefix" .) .Values.secrets.existingSecret -}}
+{{- end }}
+
+{{- define "brokkr-hub.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "brokkr-hub.prefix" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end }}
+
+{{/* An env entry read from the hub Secret: (dict "root" $ "name" "BROKKR__X" "key" "<key in the Secret>"). */}}
+{{- define "brokkr-hub.secretEnv" -}}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef: { name: {{ include "brokkr-hub.secretName" .root }}, key: {{ .key }} }
+{{- end }}
+
+{{/*
+The Deployment of one hub service. Arguments (a dict):
+  root       the chart's root context ($)
+  component  the service's name (api, webhook-dispatcher, audit-writer, maintenance)
+  values     that service's values (.Values.api, ...)
+  port       its HTTP port (health, readiness and /metrics are served there)
+  portVar    the variable that sets the port (BROKKR__BROKER__PORT or BROKKR__HEALTH__PORT)
+  env        more env entries (YAML list text), e.g. settings only this service reads
+*/}}
+{{- define "brokkr-hub.deployment" -}}
+{{- $root := .root -}}
+{{- $v := $root.Values -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "brokkr-hub.prefix" $root }}-{{ .component }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "brokkr-hub.labels" (dict "root" $root "component" .component) | nindent 4 }}
+spec:
+  replicas: {{ .values.replicas }}
+  selector:
+    matchLabels:
+      {{- include "brokkr-hub.selectorLabels" (dict "root" $root "component" .component) | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "brokkr-hub.labels" (dict "root" $root "component" .component) | nindent 8 }}
+        {{- with $v.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      annotations:
+        # A changed ConfigMap or chart-made Secret rolls the pods (environment is read once at start).
+        checksum/config: {{ include (print $root.Template.BasePath "/01-config.yaml") $root | sha256sum }}
+        {{- if $v.metrics.scrapeAnnotations }}
+        prometheus.io/scrape: "true"
+        prometheus.io/port: {{ .port | quote }}
+        prometheus.io/path: /metrics
+        {{- end }}
+        {{- with $v.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ include "brokkr-hub.serviceAccountName" $root }}
+      # The hub never calls the Kubernetes API.
+      automountServiceAccountToken: false
+      {{- with $v.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      securityContext:
+        {{- toYaml $v.podSecurityContext | nindent 8 }}
+      containers:
+        - name: {{ .component }}
+          image: {{ printf "%s:%s" $v.image.repository (default $root.Chart.AppVersion $v.image.tag) | quote }}
+          imagePullPolicy: {{ $v.image.pullPolicy }}
+          command: ["node", "services/{{ .component }}/dist/main.js"]
+          envFrom:
+            - configMapRef:
+                name: {{ include "brokkr-hub.prefix" $root }}
+          env:
+            {{- include "brokkr-hub.secretEnv" (dict "root" $root "name" "BROKKR__DATABASE__URL" "key" $v.secrets.databaseUrlKey) | nindent 12 }}
+            - name: {{ .portVar }}
+              value: {{ .port | quote }}
+            {{- with .env }}
+            {{- . | nindent 12 }}
+            {{- end }}
+            {{- range $name, $value := .values.env }}
+            - name: {{ $name }}
+              value: {{ $value | toString | quote }}
+            {{- end }}
+          ports:
+            - name: http
+              containerPort: {{ .port }}
+          # Startup (the api applies migrations first) gets up to 2 minutes before liveness applies.
+          startupProbe:
+            httpGet: { path: /healthz, port: http }
+            periodSeconds: 2
+            failureThreshold: 60
+          livenessProbe:
+            httpGet: { path: /healthz, port: http }
+            periodSeconds: 10
+            failureThreshold: 3
+          readinessProbe:
+            httpGet: { path: /readyz, port: http }
+            periodSeconds: 5
+            failureThreshold: 2
+          resources:
+            {{- toYaml .values.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $v.containerSecurityContext | nindent 12 }}
+          volumeMounts:
+            - { name: tmp, mountPath: /tmp }
+      volumes:
+        - name: tmp
+          emptyDir: {}
+      {{- with $v.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end }}
+
+{{/* Settings the api and the dispatcher share: the webhook key and webhook policy. */}}
+{{- define "brokkr-hub.webhookEnv" -}}
+{{ include "brokkr-hub.secretEnv" (dict "root" . "name" "BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY" "key" .Values.secrets.webhookEncryptionKeyKey) }}
+- name: BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS
+  value: {{ .Values.webhooks.allowPrivateNetworks | toString | quote }}
+- name: BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS
+  value: {{ .Values.webhooks.maxBackoffSeconds | toString | quote }}
+{{- end }}

@@ -1,0 +1,217 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
+import { opsTool } from '../scripts/lib/ops-tools.ts';
+import { currentK8s, differences, renderK8s, RENDERINGS } from '../scripts/render-k8s.ts';
+import { containerSettings, podSpec } from './support/chart-settings.ts';
+import { chartDir, helmTemplate, parseObjects, runHelm, serverSideDryRun, type K8sObject } from './support/helm.ts';
+
+/**
+ * deploy/helm: both charts lint, render with their defaults and with ci/options-values.yaml (every
+ * option changed) into objects a real kube-apiserver accepts (server-side apply, dryRun=All), hand
+ * every service only settings its config schema knows and accepts, and k8s/ is their rendering.
+ * helm is built from the Go module proxy on first use (scripts/build-ops-tools.sh).
+ */
+
+const HUB_SERVICES = ['api', 'webhook-dispatcher', 'audit-writer', 'maintenance'];
+const options = (chart: string) => path.join(chartDir(chart), 'ci/options-values.yaml');
+const of = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const named = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+
+describe('Helm charts (deploy/helm)', function () {
+  this.timeout(15 * 60_000); // a cold helm build takes minutes
+  let helm: string;
+  let kube: KubeApiServer;
+
+  before(async () => {
+    helm = await opsTool('helm');
+    kube = await startKubeApiServer();
+  });
+  after(() => kube?.stop());
+
+  for (const chart of ['brokkr-hub', 'brokkr-agent']) {
+    it(`${chart}: helm lint --strict passes with the default values and with ci/options-values.yaml`, async () => {
+      const out = await runHelm(helm, ['lint', '--strict', chartDir(chart)]);
+      expect(out).to.include('1 chart(s) linted, 0 chart(s) failed');
+      const withOptions = await runHelm(helm, ['lint', '--strict', chartDir(chart), '--values', options(chart)]);
+      expect(withOptions).to.include('1 chart(s) linted, 0 chart(s) failed');
+    });
+  }
+
+  describe('brokkr-hub', () => {
+    it('default values: every object passes a server-side dry run; each service gets settings its schema accepts', async () => {
+      const objects = await helmTemplate(helm, 'brokkr-hub', { release: 'brokkr', namespace: 'brokkr' });
+      expect(await serverSideDryRun(kube, objects)).to.deep.equal([]);
+      const deployments = of(objects, 'Deployment');
+      expect(deployments.map((d) => d.metadata.name).sort()).to.deep.equal(HUB_SERVICES.map((s) => `brokkr-${s}`).sort());
+      for (const deployment of deployments) {
+        const settings = containerSettings(objects, deployment);
+        expect(settings.unknown, `${settings.service}: variables its schema does not define`).to.deep.equal([]);
+        expect(settings.parsed, settings.service).to.not.be.instanceOf(Error);
+        expect(settings.secretRefs).to.have.property('BROKKR__DATABASE__URL');
+        const container = podSpec(deployment).containers[0]!;
+        expect(container.readinessProbe?.httpGet).to.deep.equal({ path: '/readyz', port: 'http' });
+        expect(deployment.spec?.template).to.have.nested.property('metadata.annotations.prometheus\\.io/scrape', 'true');
+      }
+      // The webhook key is generated (64 hex) when none is given; api and dispatcher read the same Secret key.
+      const secret = named(objects, 'Secret', 'brokkr')!;
+      expect(secret.stringData?.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY).to.match(/^[0-9a-f]{64}$/);
+      expect(secret.stringData?.BROKKR__BROKER__PAK_HASH, 'empty = the api mints an admin PAK').to.equal('');
+      const api = containerSettings(objects, named(objects, 'Deployment', 'brokkr-api')!);
+      expect(api.env.BROKKR__BROKER__PORT).to.equal('3000');
+      expect(named(objects, 'Service', 'brokkr-api')?.spec).to.have.nested.property('ports[0].port', 3000);
+      expect(of(objects, 'PodDisruptionBudget')).to.have.length(1);
+      expect(of(objects, 'Ingress')).to.have.length(0);
+    });
+
+    it('ci/options-values.yaml: existing Secret, ingress, per-service settings and scheduling all land where they belong', async () => {
+      const objects = await helmTemplate(helm, 'brokkr-hub', {
+        release: 'brokkr',
+        namespace: 'brokkr-options',
+        values: [options('brokkr-hub')],
+      });
+      expect(await serverSideDryRun(kube, objects)).to.deep.equal([]);
+      expect(of(objects, 'Secret'), 'no Secret of its own with existingSecret').to.deep.equal([]);
+      expect(
+        of(objects, 'Deployment')
+          .map((d) => d.metadata.name)
+          .sort(),
+      ).to.deep.equal(['fleet-api', 'fleet-maintenance', 'fleet-webhook-dispatcher']);
+      for (const deployment of of(objects, 'Deployment')) {
+        const settings = containerSettings(objects, deployment);
+        expect(settings.unknown, settings.service).to.deep.equal([]);
+        expect(settings.parsed, settings.service).to.not.be.instanceOf(Error);
+        expect(settings.secretRefs.BROKKR__DATABASE__URL).to.deep.equal({ name: 'brokkr-credentials', key: 'database-url' });
+        expect(settings.env).to.include({
+          BROKKR__DATABASE__SCHEMA: 'brokkr',
+          BROKKR__LOG__LEVEL: 'debug',
+          BROKKR__NATS__URL: 'nats://nats.messaging.svc:4222',
+        });
+        const pod = podSpec(deployment);
+        expect(pod.serviceAccountName).to.equal('brokkr-hub-sa');
+        expect(pod.nodeSelector).to.deep.equal({ 'kubernetes.io/os': 'linux' });
+        expect(pod.imagePullSecrets).to.deep.equal([{ name: 'regcred' }]);
+        expect(pod.containers[0]!.image).to.equal('registry.example.com/brokkr/hub:1.2.3');
+        expect(deployment.spec?.template).to.not.have.nested.property('metadata.annotations.prometheus\\.io/scrape');
+      }
+      const api = containerSettings(objects, named(objects, 'Deployment', 'fleet-api')!);
+      expect(api.parsed).to.include({
+        BROKKR__BROKER__PORT: 8000,
+        BROKKR__BROKER__LONG_POLL_MAX_SECONDS: 45,
+        BROKKR__BROKER__TRUST_PROXY: true,
+        BROKKR__CORS__ALLOWED_ORIGINS: 'https://console.example.com,https://ops.example.com',
+        BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS: 600,
+      });
+      expect(api.secretRefs.BROKKR__BROKER__PAK_HASH).to.deep.equal({ name: 'brokkr-credentials', key: 'admin-pak-hash' });
+      const dispatcher = containerSettings(objects, named(objects, 'Deployment', 'fleet-webhook-dispatcher')!);
+      expect(dispatcher.parsed).to.include({ BROKKR__HEALTH__PORT: 9201, BROKKR__BROKER__WEBHOOK_CONCURRENCY: 128 });
+      expect(dispatcher.secretRefs.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY).to.deep.equal({
+        name: 'brokkr-credentials',
+        key: 'webhook-key',
+      });
+      const ingress = named(objects, 'Ingress', 'fleet-api')!;
+      expect(ingress.spec).to.deep.include({
+        ingressClassName: 'nginx',
+        tls: [{ hosts: ['brokkr.internal.example.com'], secretName: 'brokkr-tls' }],
+      });
+      expect(named(objects, 'PodDisruptionBudget', 'fleet-api')?.spec).to.have.property('minAvailable', 2);
+      expect(named(objects, 'Service', 'fleet-api')?.spec).to.deep.include({ type: 'LoadBalancer' });
+    });
+
+    it('helm install, then upgrade, against the kube-apiserver keeps the generated webhook key', async () => {
+      const args = (verb: string) => [
+        verb,
+        'keep-key',
+        chartDir('brokkr-hub'),
+        '-n',
+        'brokkr-upgrade',
+        '--kubeconfig',
+        kube.kubeconfigPath,
+      ];
+      await runHelm(helm, [...args('install'), '--create-namespace']);
+      const core = kube.kubeConfig.makeApiClient(CoreV1Api);
+      const key = async () =>
+        Buffer.from(
+          (await core.readNamespacedSecret({ name: 'keep-key', namespace: 'brokkr-upgrade' })).data!
+            .BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY!,
+          'base64',
+        ).toString();
+      const first = await key();
+      expect(first).to.match(/^[0-9a-f]{64}$/);
+      await runHelm(helm, [...args('upgrade'), '--set', 'log.level=debug']);
+      expect(await key()).to.equal(first);
+    });
+  });
+
+  describe('brokkr-agent', () => {
+    it('default values: a cluster-wide install that passes a server-side dry run, settings the agent accepts', async () => {
+      const objects = await helmTemplate(helm, 'brokkr-agent', { release: 'brokkr-agent', namespace: 'brokkr-agent' });
+      expect(await serverSideDryRun(kube, objects)).to.deep.equal([]);
+      expect(objects.map((o) => o.kind).sort()).to.deep.equal([
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'ConfigMap',
+        'Deployment',
+        'Secret',
+        'ServiceAccount',
+      ]);
+      const settings = containerSettings(objects, of(objects, 'Deployment')[0]!);
+      expect(settings.unknown).to.deep.equal([]);
+      expect(settings.parsed).to.not.be.instanceOf(Error);
+      expect(settings.secretRefs.BROKKR__AGENT__PAK).to.deep.equal({ name: 'brokkr-agent-pak', key: 'BROKKR__AGENT__PAK' });
+      const binding = named(objects, 'ClusterRoleBinding', 'brokkr-agent')!;
+      expect(binding).to.deep.include({ subjects: [{ kind: 'ServiceAccount', name: 'brokkr-agent', namespace: 'brokkr-agent' }] });
+      expect(named(objects, 'ClusterRole', 'brokkr-agent')?.rules).to.deep.equal([{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }]);
+      expect(objects.find((o) => o.kind === 'Deployment')?.spec).to.deep.include({ replicas: 1, strategy: { type: 'Recreate' } });
+    });
+
+    it('ci/options-values.yaml: one watched namespace (Role there, no ClusterRole), existing Secret, extra settings', async () => {
+      const objects = await helmTemplate(helm, 'brokkr-agent', {
+        release: 'edge',
+        namespace: 'brokkr-edge',
+        values: [options('brokkr-agent')],
+      });
+      expect(await serverSideDryRun(kube, objects)).to.deep.equal([]);
+      expect(objects.map((o) => o.kind).sort()).to.deep.equal(['ConfigMap', 'Deployment', 'Role', 'RoleBinding', 'ServiceAccount']);
+      const role = named(objects, 'Role', 'edge-agent')!;
+      expect(role.metadata.namespace).to.equal('team-a');
+      expect(role.rules).to.have.length(2);
+      expect(named(objects, 'RoleBinding', 'edge-agent')).to.deep.include({
+        subjects: [{ kind: 'ServiceAccount', name: 'edge-agent-sa', namespace: 'brokkr-edge' }],
+      });
+      const settings = containerSettings(objects, of(objects, 'Deployment')[0]!);
+      expect(settings.unknown).to.deep.equal([]);
+      expect(settings.parsed).to.include({
+        BROKKR__AGENT__WATCH_NAMESPACE: 'team-a',
+        BROKKR__AGENT__AGENT_NAME: 'edge-1',
+        BROKKR__AGENT__CLUSTER_NAME: 'edge-cluster-1',
+        BROKKR__AGENT__BROKER_URL: 'https://brokkr.internal.example.com',
+        BROKKR__AGENT__HEALTH_PORT: 9090,
+        BROKKR__AGENT__APPLY_CONCURRENCY: 4,
+        BROKKR__AGENT__WORK_ORDER_CONCURRENCY: 0,
+        BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: 50,
+      });
+      expect(settings.secretRefs.BROKKR__AGENT__PAK).to.deep.equal({ name: 'edge-agent-credentials', key: 'pak' });
+    });
+  });
+
+  describe('k8s/ (the plain manifests)', () => {
+    it('is exactly the rendering of the charts with deploy/helm/render/*.yaml (npm run render:k8s)', async () => {
+      expect(differences(await renderK8s(helm), await currentK8s())).to.deep.equal([]);
+    });
+
+    for (const r of RENDERINGS) {
+      it(`${r.out}/ passes a server-side dry run and holds settings each service's schema defines`, async () => {
+        const objects: K8sObject[] = [];
+        for (const [file, text] of await currentK8s()) {
+          if (path.dirname(file) === r.out) objects.push(...parseObjects(text, file));
+        }
+        expect(await serverSideDryRun(kube, objects)).to.deep.equal([]);
+        for (const deployment of of(objects, 'Deployment')) {
+          expect(containerSettings(objects, deployment).unknown).to.deep.equal([]);
+        }
+      });
+    }
+  });
+});

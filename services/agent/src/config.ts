@@ -21,6 +21,8 @@ export interface AgentSettings {
   webhookPollIntervalMs: number;
   /** Work orders run at once; 0: this agent claims none. */
   workOrderConcurrency: number;
+  /** On-demand diagnostics: whether this agent claims requests, and the bounds of what it collects. */
+  diagnostics: { enabled: boolean; logTailLines: number; logTailBytes: number; maxEvents: number };
   log: { level: AgentConfig['BROKKR__LOG__LEVEL']; format: AgentConfig['BROKKR__LOG__FORMAT'] };
 }
 
@@ -48,6 +50,12 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
     crdEstablishedTimeoutMs: config.BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS * 1000,
     webhookPollIntervalMs: config.BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS * 1000,
     workOrderConcurrency: config.BROKKR__AGENT__WORK_ORDER_CONCURRENCY,
+    diagnostics: {
+      enabled: config.BROKKR__AGENT__DIAGNOSTICS_ENABLED,
+      logTailLines: config.BROKKR__AGENT__DIAGNOSTICS_LOG_TAIL_LINES,
+      logTailBytes: config.BROKKR__AGENT__DIAGNOSTICS_LOG_TAIL_BYTES,
+      maxEvents: config.BROKKR__AGENT__DIAGNOSTICS_MAX_EVENTS,
+    },
     log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
   };
 }

@@ -12,6 +12,8 @@ export interface KubeRequest {
   timeoutMs?: number;
   /** Retries for 429/5xx; false for calls whose caller handles failure itself (probes). */
   retry?: RetryPolicy | false;
+  /** 'text': the body as a string (pod logs), not parsed as JSON. */
+  responseType?: 'json' | 'text';
 }
 
 const HEADER_TTL_MS = 30_000;
@@ -82,6 +84,7 @@ export class KubeClient {
     }
     const text = await res.body.text();
     if (res.statusCode >= 400) throw toError(`${method} ${path}`, res.statusCode, text, res.headers['retry-after']);
+    if (req.responseType === 'text') return text as T;
     return (text ? JSON.parse(text) : undefined) as T;
   }
 

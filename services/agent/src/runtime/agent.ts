@@ -14,6 +14,7 @@ import { connectKubernetes, identify, waitForBroker } from './startup.ts';
 import { TargetWatcher } from './target-watcher.ts';
 import { WebhookPoller } from '../webhooks/poller.ts';
 import { WorkOrderLoop } from '../work-orders/loop.ts';
+import { createDiagnosticsLoop } from '../diagnostics/start.ts';
 
 export interface RunningAgent {
   agentId: string;
@@ -137,11 +138,15 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
           isActive,
         })
       : undefined;
+  const diagnostics = settings.diagnostics.enabled
+    ? createDiagnosticsLoop({ settings, kube, objects, discovery, agentId: agent.id, registry: metrics.registry, logger: log, isActive })
+    : undefined;
   hooks.statusChanged = () => {
     watcher.statusChanged();
     reconcileLoop.poke();
     webhooks?.poke();
     workOrders?.poke();
+    diagnostics?.wake();
   };
 
   let stopping = false;
@@ -173,6 +178,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     ...(health ? [health.run(signal)] : []),
     ...(webhooks ? [webhooks.run(signal)] : []),
     ...(workOrders ? [workOrders.run(signal)] : []),
+    ...(diagnostics ? [diagnostics.run(signal)] : []),
   ];
   if (!heartbeat.active)
     log.warn({ status: agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');

@@ -42,5 +42,13 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS: int(10, 0, 3600),
   /** Work orders run at once by this agent (Brokkr's agent: one at a time); 0 = this agent claims none. */
   BROKKR__AGENT__WORK_ORDER_CONCURRENCY: int(2, 0, 16),
+  /** On-demand diagnostics (pod statuses, events, log tails); false = this agent claims none. */
+  BROKKR__AGENT__DIAGNOSTICS_ENABLED: bool(true),
+  /** Log tail per container: at most this many last lines (Brokkr: 100) … */
+  BROKKR__AGENT__DIAGNOSTICS_LOG_TAIL_LINES: int(100, 1, 10_000),
+  /** … and at most this many bytes (the newest are kept). */
+  BROKKR__AGENT__DIAGNOSTICS_LOG_TAIL_BYTES: int(16_384, 256, 1_048_576),
+  /** Kubernetes events per result, newest first (Brokkr: 50 per namespace). */
+  BROKKR__AGENT__DIAGNOSTICS_MAX_EVENTS: int(100, 1, 1000),
 });
 export type AgentConfig = z.output<typeof agentConfigSchema>;

@@ -1,0 +1,137 @@
+import type { DiagnosticRequest, SubmitDiagnosticResult } from '@brokkr/contracts';
+import type { Logger } from '@brokkr/logger';
+import { metricsFor, type Registry } from '@brokkr/telemetry';
+import { BrokerError } from '../broker/http.ts';
+import { errorMessage, sleep, Wakeup } from '../util/async.ts';
+import type { DiagnosticsBrokerApi } from './broker-api.ts';
+import type { DiagnosticsCollector } from './collector.ts';
+
+export interface DiagnosticsLoopDeps {
+  api: DiagnosticsBrokerApi;
+  collector: Pick<DiagnosticsCollector, 'collect'>;
+  agentId: string;
+  pollingIntervalMs: number;
+  /** How long our broker may hold the pending request; 0 = plain polling. */
+  longPollWaitSeconds: number;
+  registry: Registry;
+  logger: Logger;
+  isActive(): boolean;
+}
+
+const SUBMIT_ATTEMPTS = 3;
+
+function createMetrics(registry: Registry) {
+  return metricsFor(registry).counter({
+    name: 'brokkr_agent_diagnostics_total',
+    help: 'Diagnostic requests this agent claimed, by outcome (collected, collection_error, not_recorded)',
+    labelNames: ['outcome'] as const,
+  });
+}
+
+/**
+ * On-demand diagnostics (agent behaviour §5): wait for this agent's pending requests — woken at
+ * once by the broker's long-poll (a request created wakes it) or by `wake()` (the live channel's
+ * hint), else every polling interval — claim each, collect, and post the result. The broker's claim
+ * is a compare-and-set, so of two processes running with this agent's identity only one collects
+ * a request; a request is never claimed again once claimed, so it is never collected twice. A
+ * result the broker does not take is retried a little, then left to the expiry sweep (`failed`).
+ */
+export class DiagnosticsLoop {
+  private readonly wakeup = new Wakeup();
+  private readonly outcomes;
+  /** The pending request in flight; `wake()` cuts it short so the list is read again at once. */
+  private listing: AbortController | undefined;
+
+  constructor(private readonly deps: DiagnosticsLoopDeps) {
+    this.outcomes = createMetrics(deps.registry);
+  }
+
+  /** Look now: a hint that a request is pending (live channel), or the agent just became ACTIVE. */
+  wake(): void {
+    this.wakeup.notify();
+    this.listing?.abort();
+  }
+
+  async run(stop: AbortSignal): Promise<void> {
+    try {
+      while (!stop.aborted) {
+        if (!this.deps.isActive()) {
+          await this.wakeup.wait(this.deps.pollingIntervalMs, stop);
+          continue;
+        }
+        const started = Date.now();
+        const outcome = await this.pass(stop);
+        // Brokkr's broker answers at once: poll again after the polling interval. A held long-poll
+        // has already waited; a pass that handled requests or was woken looks again at once.
+        if (outcome === 'idle' || outcome === 'error') await this.wakeup.wait(this.deps.pollingIntervalMs - (Date.now() - started), stop);
+      }
+    } finally {
+      await this.deps.api.close().catch(() => undefined);
+    }
+  }
+
+  private async pass(stop: AbortSignal): Promise<'handled' | 'idle' | 'woken' | 'error'> {
+    const listing = (this.listing = new AbortController());
+    let pending: DiagnosticRequest[];
+    try {
+      pending = await this.deps.api.pending(this.deps.agentId, this.deps.longPollWaitSeconds, AbortSignal.any([stop, listing.signal]));
+    } catch (err) {
+      if (stop.aborted) return 'idle';
+      if (listing.signal.aborted) return 'woken';
+      this.deps.logger.warn({ err: errorMessage(err) }, 'could not list pending diagnostic requests');
+      return 'error';
+    } finally {
+      this.listing = undefined;
+    }
+    let handled = false;
+    for (const candidate of pending) {
+      if (stop.aborted || !this.deps.isActive()) break;
+      const request = await this.claim(candidate.id);
+      if (!request) continue;
+      handled = true;
+      await this.handle(request);
+    }
+    return handled ? 'handled' : 'idle';
+  }
+
+  private async claim(id: string): Promise<DiagnosticRequest | undefined> {
+    try {
+      const request = await this.deps.api.claim(id);
+      if (!request) this.deps.logger.debug({ diagnosticId: id }, 'diagnostic request not claimable (claimed elsewhere or expired)');
+      return request;
+    } catch (err) {
+      this.deps.logger.warn({ diagnosticId: id, err: errorMessage(err) }, 'diagnostic request claim failed');
+      return undefined;
+    }
+  }
+
+  private async handle(request: DiagnosticRequest): Promise<void> {
+    const log = this.deps.logger.child({ diagnosticId: request.id, deploymentObjectId: request.deployment_object_id });
+    log.info({ requestedBy: request.requested_by }, 'diagnostic request claimed; collecting');
+    const { body, error } = await this.deps.collector.collect(request.deployment_object_id);
+    if (error) log.warn({ err: error }, 'diagnostics collection failed; the error is the result');
+    if (await this.submit(request.id, body, log)) {
+      this.outcomes.inc({ outcome: error ? 'collection_error' : 'collected' });
+      log.info({ pods: (JSON.parse(body.pod_statuses) as unknown[]).length }, 'diagnostic result posted');
+    } else {
+      this.outcomes.inc({ outcome: 'not_recorded' });
+    }
+  }
+
+  /** No answer, 429 or 5xx: retried a little. A refusal (409: maintenance failed it at expiry) is final. */
+  private async submit(id: string, result: SubmitDiagnosticResult, log: Logger): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.deps.api.submit(id, result);
+        return true;
+      } catch (err) {
+        const transient = err instanceof BrokerError && err.transient;
+        if (!transient || attempt >= SUBMIT_ATTEMPTS) {
+          log.error({ err: errorMessage(err) }, 'diagnostic result not recorded; the broker marks the request failed when it expires');
+          return false;
+        }
+        await sleep(500 * attempt);
+      }
+    }
+  }
+}

@@ -15,6 +15,8 @@ export const agentChannelRoutes: UpgradeRoute[] = [
     async handle(up) {
       const agentId = up.identity.agent;
       if (!agentId) return up.reject(403);
+      // Brokkr's Rust agent dials without a User-Agent; ours (and browsers) send one.
+      const agent = { id: agentId, brokkrRustAgent: up.req.headers['user-agent'] === undefined };
       const ws = await up.accept();
       const { ctx } = up;
       const connections = ctx.agentConnections;
@@ -24,7 +26,7 @@ export const agentChannelRoutes: UpgradeRoute[] = [
         metrics: connections.metrics,
         logger: ctx.logger,
         handlers: {
-          control: (type, body) => handleControlUplink(ctx, agentId, type, body),
+          control: (type, body) => handleControlUplink(ctx, agent, type, body),
           telemetry: (type, body) => ingestTelemetryFrame(ctx, agentId, type, body),
         },
       });

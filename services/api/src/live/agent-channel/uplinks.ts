@@ -4,6 +4,7 @@ import type { ApiContext } from '../../context.ts';
 import { reportAgentEvent } from '../../resources/agent-events/report.ts';
 import { acceptHeartbeat } from '../../resources/agents/heartbeat.ts';
 import { reportHealth } from '../../resources/health/report.ts';
+import { repeatedSuccess } from '../brokkr-agent/repeat-event.ts';
 import type { ControlUplinkType } from './frames.ts';
 
 // Brokkr's decoding (live-channel.md §2.1): every non-Option field is required even when ignored,
@@ -65,7 +66,13 @@ function summaryObject(summary: string | null | undefined): unknown {
  * `acceptHeartbeat`, agent_event → `reportAgentEvent` (row, `deployment.applied`/`failed` webhook
  * event, wake-up), agent_health → `reportHealth` (same validation). The agent is the connection's.
  */
-export async function handleControlUplink(ctx: ApiContext, agentId: string, type: ControlUplinkType, body: unknown): Promise<void> {
+export async function handleControlUplink(
+  ctx: ApiContext,
+  agent: { id: string; brokkrRustAgent: boolean },
+  type: ControlUplinkType,
+  body: unknown,
+): Promise<void> {
+  const agentId = agent.id;
   try {
     if (type === 'heartbeat') {
       const hb = parse(heartbeatBody, body, type);
@@ -76,6 +83,8 @@ export async function handleControlUplink(ctx: ApiContext, agentId: string, type
     } else if (type === 'agent_event') {
       const ev = parse(agentEventBody, body, type);
       sameAgent(agentId, ev.agent_id, type);
+      // Brokkr's own agent re-reports SUCCESS on every poll of its full target state (live/brokkr-agent/).
+      if (agent.brokkrRustAgent && (await repeatedSuccess(ctx.db.pool, agentId, ev.deployment_object_id, ev.status))) return;
       await reportAgentEvent(ctx, agentId, {
         deploymentObjectId: ev.deployment_object_id,
         eventType: ev.event_type,

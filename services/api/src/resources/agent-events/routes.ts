@@ -3,6 +3,8 @@ import { errorKind } from '../../http/api-error.ts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
+import { looksLikeBrokkrRustAgent } from '../../live/brokkr-agent/detect.ts';
+import { repeatedSuccess } from '../../live/brokkr-agent/repeat-event.ts';
 import { requireAdminOrSelf, requireSameAgent } from '../agents/access.ts';
 import { findAgentEvent, listAgentEvents, listAllAgentEvents } from './sql/queries.ts';
 import { reportAgentEvent } from './report.ts';
@@ -43,9 +45,14 @@ export const agentEventRoutes: AnyRoute[] = [
     responses: { 201: { description: 'The event', schema: agentEventSchema } },
     // An unknown deployment object breaks the events → deployment_objects reference.
     errors: [requireAdminOrSelf, requireSameAgent, foreignKeyViolation],
-    async handler({ params, body, identity, ctx }) {
+    async handler({ params, body, identity, ctx, req }) {
       requireAdminOrSelf(identity, params.id);
       requireSameAgent(params.id, body.agent_id);
+      // Brokkr's own agent re-reports SUCCESS on every poll of its full target state (live/brokkr-agent/).
+      const repeated = looksLikeBrokkrRustAgent(req.headers)
+        ? await repeatedSuccess(ctx.db.pool, params.id, body.deployment_object_id, body.status)
+        : undefined;
+      if (repeated) return json(201, repeated);
       const event = await reportAgentEvent(ctx, params.id, {
         deploymentObjectId: body.deployment_object_id,
         eventType: body.event_type,

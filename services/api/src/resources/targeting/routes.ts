@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { deploymentObjectSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
+import { servesBrokkrRustAgent } from '../../live/brokkr-agent/detect.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
 import { stackSchema } from '../stacks/schemas.ts';
 import { answerTargetState, type TargetStateAnswer } from './long-poll.ts';
@@ -66,7 +67,8 @@ export const targetingRoutes: AnyRoute[] = [
       const waits = ifNoneMatch !== undefined && waitSeconds > 0;
       const answer = await answerTargetState(ctx.db.pool, waits ? ctx.wakeups : undefined, {
         agentId: params.id,
-        full: query.mode === 'full',
+        // Brokkr's own agent gets the full state: it deletes whatever the incremental one leaves out (live/brokkr-agent/).
+        full: query.mode === 'full' || servesBrokkrRustAgent(req.headers, identity, params.id, query.mode),
         waitSeconds,
         ifNoneMatch,
         signal: clientGone(res),

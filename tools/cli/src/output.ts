@@ -52,4 +52,11 @@ export function age(iso: string | null | undefined, now = Date.now()): string {
   return `${Math.round(seconds / 86400)}d`;
 }
 
+/** One table cell of free text: the first line, at most `max` characters (describe/-o json keep it whole). */
+export function truncate(text: string | null | undefined, max = 80): string | null {
+  if (!text) return null;
+  const line = text.split('\n')[0]!;
+  return line.length > max || line !== text ? `${line.slice(0, max - 1)}…` : line;
+}
+
 export const short = (id: string | null | undefined): string => (id ? id.slice(0, 8) : '-');

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { formatFor, hubFor, print, sayFor } from '../context.ts';
 import { CliError, HubError } from '../errors.ts';
 import type { Hub } from '../http.ts';
-import { render, renderTable } from '../output.ts';
+import { render, renderTable, truncate } from '../output.ts';
 import { findAgent, findGenerator, findStackOrUndefined } from '../resolve.ts';
 import { UUID_RE, type Agent, type AuthPayload, type DeploymentObject, type Stack } from '../types.ts';
 import { readManifests, SETTINGS_FILE, type Manifests } from './manifests.ts';
@@ -92,7 +92,7 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
             { header: 'CLUSTER', value: (p) => p.cluster_name },
             { header: 'STATE', value: (p) => p.state },
             { header: 'HEALTH', value: (p) => p.health },
-            { header: 'MESSAGE', value: (p) => p.message },
+            { header: 'MESSAGE', value: (p) => truncate(p.message) },
           ])
         : '',
     ),

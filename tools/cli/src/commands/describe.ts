@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { formatFor, hubFor, print } from '../context.ts';
 import { CliError, HubError } from '../errors.ts';
 import type { Hub } from '../http.ts';
-import { age, render, renderFields, renderTable, short } from '../output.ts';
+import { age, render, renderFields, renderTable, short, truncate } from '../output.ts';
 import { findAgent, findStack } from '../resolve.ts';
 import type { AgentEvent, DeploymentObject, HealthRecord, Stack, WorkOrder } from '../types.ts';
 import { deploymentObjects, KIND_HELP, kindNamed } from './resources.ts';
@@ -25,7 +25,7 @@ const eventsTable = (events: AgentEvent[]) =>
         { header: 'OBJECT', value: (e) => short(e.deployment_object_id) },
         { header: 'TYPE', value: (e) => e.event_type },
         { header: 'STATUS', value: (e) => e.status },
-        { header: 'MESSAGE', value: (e) => e.message },
+        { header: 'MESSAGE', value: (e) => truncate(e.message) },
       ]);
 
 async function describeAgent(hub: Hub, ref: string): Promise<Description> {

@@ -1,6 +1,5 @@
 import type { AnyRoute } from '../http/route.ts';
 import { liveAdminRoutes } from '../live/admin-routes.ts';
-import { liveAdminRoutes } from '../live/admin-routes.ts';
 import { adminConfigRoutes } from './admin/routes.ts';
 import { adminRotatePakRoutes } from './admin/rotate-pak-routes.ts';
 import { agentEventRoutes } from './agent-events/routes.ts';
@@ -18,6 +17,8 @@ import { generatorRegistrationRoutes } from './generators/registration-routes.ts
 import { generatorRoutes } from './generators/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { pakRoutes } from './paks/routes.ts';
+import { rolloutPolicyRoutes } from './rollouts/policy-routes.ts';
+import { rolloutRoutes } from './rollouts/routes.ts';
 import { stackAnnotationRoutes } from './stacks/annotation-routes.ts';
 import { stackExpiryRoutes } from './stacks/expiry-routes.ts';
 import { stackLabelRoutes } from './stacks/label-routes.ts';
@@ -50,12 +51,13 @@ export const allRoutes: readonly AnyRoute[] = [
   ...auditLogRoutes,
   ...adminConfigRoutes,
   ...liveAdminRoutes,
-  ...liveAdminRoutes,
   ...adminRotatePakRoutes,
   ...stackRoutes,
   ...stackLabelRoutes,
   ...stackAnnotationRoutes,
   ...stackExpiryRoutes,
+  ...rolloutPolicyRoutes,
+  ...rolloutRoutes,
   ...deploymentObjectRoutes,
   ...webhookRoutes,
   ...webhookTestRoutes,

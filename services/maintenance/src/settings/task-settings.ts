@@ -9,6 +9,7 @@ export interface TaskSettings {
   batchSize: number;
   cleanupIntervalSeconds: number;
   workOrderIntervalSeconds: number;
+  rolloutIntervalSeconds: number;
   stackExpiryIntervalSeconds: number;
   stackExpiryWarningSeconds: number;
   outboxRelayIntervalSeconds: number;
@@ -27,6 +28,7 @@ export function taskSettings(s: Settings): TaskSettings {
     batchSize: s.BROKKR__MAINTENANCE__BATCH_SIZE,
     cleanupIntervalSeconds: s.BROKKR__MAINTENANCE__CLEANUP_INTERVAL_SECONDS,
     workOrderIntervalSeconds: s.BROKKR__MAINTENANCE__WORK_ORDER_INTERVAL_SECONDS,
+    rolloutIntervalSeconds: s.BROKKR__MAINTENANCE__ROLLOUT_INTERVAL_SECONDS,
     stackExpiryIntervalSeconds: s.BROKKR__MAINTENANCE__STACK_EXPIRY_INTERVAL_SECONDS,
     stackExpiryWarningSeconds: s.BROKKR__MAINTENANCE__STACK_EXPIRY_WARNING_SECONDS,
     outboxRelayIntervalSeconds: s.BROKKR__MAINTENANCE__OUTBOX_RELAY_INTERVAL_SECONDS,

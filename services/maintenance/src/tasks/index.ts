@@ -2,6 +2,7 @@ import { deliveryLeasesTask } from './delivery-leases.ts';
 import { diagnosticsTask } from './diagnostics.ts';
 import { outboxRelayTask } from './outbox-relay.ts';
 import { agentEventsRetentionTask, auditRetentionTask, outboxPruneTask, telemetryRetentionTask, webhookCleanupTask } from './retention.ts';
+import { rolloutsTask } from './rollouts.ts';
 import { stackExpiryTask } from './stack-expiry.ts';
 import type { MaintenanceTask } from './task.ts';
 import { workOrdersTask } from './work-orders.ts';
@@ -10,6 +11,7 @@ export const ALL_TASKS: readonly MaintenanceTask[] = [
   outboxRelayTask,
   deliveryLeasesTask,
   workOrdersTask,
+  rolloutsTask,
   stackExpiryTask,
   diagnosticsTask,
   webhookCleanupTask,
@@ -23,6 +25,7 @@ export {
   outboxRelayTask,
   deliveryLeasesTask,
   workOrdersTask,
+  rolloutsTask,
   stackExpiryTask,
   diagnosticsTask,
   webhookCleanupTask,

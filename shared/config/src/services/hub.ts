@@ -64,6 +64,8 @@ export const maintenanceConfigSchema = z.object({
   BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS: int(5, 1),
   BROKKR__MAINTENANCE__OUTBOX_RETENTION_HOURS: int(24, 0),
   BROKKR__MAINTENANCE__WORK_ORDER_INTERVAL_SECONDS: int(10, 1, 3600),
+  /** How often progressive rollouts are started and their gates checked (a failed gate rolls back within about this long). */
+  BROKKR__MAINTENANCE__ROLLOUT_INTERVAL_SECONDS: int(1, 1, 3600),
   /** How often expiring stacks are announced and expired ones deleted. */
   BROKKR__MAINTENANCE__STACK_EXPIRY_INTERVAL_SECONDS: int(10, 1, 3600),
   /** `stack.expiring` is sent this long before a stack expires (at once for a shorter TTL). */

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import type { RolloutStatus } from '@brokkr/contracts';
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { errorKind } from '../../http/api-error.ts';
+import { idParams } from '../../http/schemas.ts';
+import { fetchOwnedStack } from '../stacks/access.ts';
+import { fetchOwnedRollout } from './access.ts';
+import { rolloutSchema } from './schemas.ts';
+import { rolloutJson } from './serialize.ts';
+import { listStackRollouts, rolloutAgentIds, waveCounts } from './sql/queries.ts';
+import { transitionRollout } from './sql/transition-rollout.ts';
+
+const tags = ['rollouts'];
+const transitionConflict = errorKind(409, 'rollout_state_conflict', 'The rollout is not in a state this action applies to');
+
+interface Transition {
+  action: 'pause' | 'resume' | 'abort' | 'promote';
+  from: readonly RolloutStatus[];
+  to: RolloutStatus;
+  event: 'rollout.paused' | 'rollout.resumed' | 'rollout.aborted' | 'rollout.promoted';
+  summary: string;
+  /** Whether what the rollout's agents are served changes (they are woken). */
+  wakes: boolean;
+}
+
+// Aborting or promoting a failed rollout is how an operator settles it either way.
+const TRANSITIONS: readonly Transition[] = [
+  {
+    action: 'pause',
+    from: ['pending', 'progressing'],
+    to: 'paused',
+    event: 'rollout.paused',
+    summary: 'Pause: no further wave is released',
+    wakes: false,
+  },
+  {
+    action: 'resume',
+    from: ['paused'],
+    to: 'progressing',
+    event: 'rollout.resumed',
+    summary: "Resume a paused rollout (the wave's deadline and soak restart)",
+    wakes: false,
+  },
+  {
+    action: 'abort',
+    from: ['pending', 'progressing', 'paused', 'failed'],
+    to: 'aborted',
+    event: 'rollout.aborted',
+    summary: 'Abort: every agent is served the previous deployment object again',
+    wakes: true,
+  },
+  {
+    action: 'promote',
+    from: ['pending', 'progressing', 'paused', 'failed'],
+    to: 'promoted',
+    event: 'rollout.promoted',
+    summary: 'Promote: every agent is served the new deployment object now',
+    wakes: true,
+  },
+];
+
+function transitionRoute(t: Transition) {
+  return defineRoute({
+    method: 'post',
+    path: `/rollouts/:id/${t.action}`,
+    summary: t.summary,
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'The rollout after the action', schema: rolloutSchema } },
+    errors: [fetchOwnedRollout, transitionConflict],
+    async handler({ params, identity, ctx, clientIp, userAgent }) {
+      const row = await ctx.transact(async (tx) => {
+        const current = await fetchOwnedRollout(tx.client, identity, params.id, true);
+        const message = `${t.action} by ${identity.admin ? 'an admin' : 'the stack owner'}`;
+        const changed = await transitionRollout(tx.client, params.id, { from: t.from, to: t.to, message });
+        if (!changed) throw transitionConflict({ status: current.status, allowed_from: t.from });
+        tx.emit(t.event, {
+          rollout_id: changed.id,
+          stack_id: changed.stack_id,
+          deployment_object_id: changed.deployment_object_id,
+        });
+        if (t.wakes) tx.notifyAgents(await rolloutAgentIds(tx.client, changed.id));
+        return changed;
+      });
+      await ctx.audit({
+        actor: identity,
+        action: `rollout.${t.action}`,
+        resourceType: 'stack',
+        resourceId: row.stack_id,
+        details: { rollout_id: row.id, status: row.status },
+        ipAddress: clientIp,
+        userAgent,
+      });
+      return json(200, rolloutJson(row, await waveCounts(ctx.db.pool, [row.id])));
+    },
+  });
+}
+
+export const rolloutRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/stacks/:id/rollouts',
+    summary: "A stack's rollouts, newest first",
+    tags,
+    access: 'any',
+    params: idParams,
+    query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
+    responses: { 200: { description: 'Rollouts', schema: rolloutSchema.array() } },
+    errors: [fetchOwnedStack],
+    async handler({ params, query, identity, ctx }) {
+      await fetchOwnedStack(ctx.db.pool, identity, params.id);
+      const rows = await listStackRollouts(ctx.db.pool, params.id, query.limit);
+      const counts = await waveCounts(
+        ctx.db.pool,
+        rows.map((r) => r.id),
+      );
+      return json(
+        200,
+        rows.map((r) => rolloutJson(r, counts)),
+      );
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/rollouts/:id',
+    summary: 'A rollout: status, released wave, per-wave agent counts',
+    tags,
+    access: 'any',
+    params: idParams,
+    responses: { 200: { description: 'The rollout', schema: rolloutSchema } },
+    errors: [fetchOwnedRollout],
+    async handler({ params, identity, ctx }) {
+      const row = await fetchOwnedRollout(ctx.db.pool, identity, params.id);
+      return json(200, rolloutJson(row, await waveCounts(ctx.db.pool, [row.id])));
+    },
+  }),
+
+  ...TRANSITIONS.map(transitionRoute),
+];

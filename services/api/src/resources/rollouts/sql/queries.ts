@@ -1,0 +1,71 @@
+import type { Queryable } from '@brokkr/db';
+import { ROLLOUT_COLUMNS, type PolicyRow, type RolloutRow } from './rollout-row.ts';
+
+export async function findPolicy(db: Queryable, stackId: string): Promise<PolicyRow | undefined> {
+  const { rows } = await db.query<PolicyRow>('SELECT stack_id, policy, created_at, updated_at FROM rollout_policies WHERE stack_id = $1', [
+    stackId,
+  ]);
+  return rows[0];
+}
+
+export async function findRollout(db: Queryable, id: string, lock = false): Promise<RolloutRow | undefined> {
+  const { rows } = await db.query<RolloutRow>(`SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0];
+}
+
+/** A stack's rollouts, newest first (bounded: a stack rolls out once per deployment object). */
+export async function listStackRollouts(db: Queryable, stackId: string, limit: number): Promise<RolloutRow[]> {
+  const { rows } = await db.query<RolloutRow>(
+    `SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE stack_id = $1 ORDER BY created_at DESC LIMIT $2`,
+    [stackId, limit],
+  );
+  return rows;
+}
+
+export interface WaveCounts {
+  rollout_id: string;
+  wave: number;
+  agents: number;
+  applied: number;
+  healthy: number;
+  failed: number;
+}
+
+/**
+ * Per wave, what its agents reported for the rollout's object: the same reading as the gate in
+ * maintenance (services/maintenance/src/rollouts/gate.ts), counted.
+ */
+export async function waveCounts(db: Queryable, rolloutIds: readonly string[]): Promise<WaveCounts[]> {
+  if (rolloutIds.length === 0) return [];
+  const { rows } = await db.query<WaveCounts>(
+    `SELECT x.rollout_id, x.wave, count(*)::int AS agents,
+            count(*) FILTER (WHERE x.last_event = 'SUCCESS')::int AS applied,
+            count(*) FILTER (WHERE x.last_event = 'SUCCESS' AND coalesce(x.health, '') NOT IN ('failing', 'degraded'))::int AS healthy,
+            count(*) FILTER (WHERE x.last_event = 'FAILURE' OR x.health = 'failing')::int AS failed
+       FROM (
+         SELECT ra.rollout_id, ra.wave,
+                (SELECT upper(e.status) FROM agent_events e
+                  WHERE e.agent_id = ra.agent_id AND e.deployment_object_id = r.deployment_object_id AND e.deleted_at IS NULL
+                  ORDER BY e.created_at DESC LIMIT 1) AS last_event,
+                (SELECT h.status FROM deployment_health h
+                  WHERE h.agent_id = ra.agent_id AND h.deployment_object_id = r.deployment_object_id) AS health
+           FROM rollout_agents ra JOIN rollouts r ON r.id = ra.rollout_id
+          WHERE ra.rollout_id = ANY($1::uuid[])
+       ) x
+      GROUP BY x.rollout_id, x.wave`,
+    [rolloutIds],
+  );
+  return rows;
+}
+
+/** The agents assigned to a rollout (whom a transition that changes what they are served must wake). */
+export async function rolloutAgentIds(db: Queryable, id: string): Promise<string[]> {
+  const { rows } = await db.query<{ agent_id: string }>('SELECT agent_id FROM rollout_agents WHERE rollout_id = $1', [id]);
+  return rows.map((r) => r.agent_id);
+}
+
+/** The generator owning a stack (deleted or not). */
+export async function stackGenerator(db: Queryable, stackId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ generator_id: string }>('SELECT generator_id FROM stacks WHERE id = $1', [stackId]);
+  return rows[0]?.generator_id;
+}

@@ -9,6 +9,7 @@ import { agentRoutes } from './agents/routes.ts';
 import { agentTargetRoutes } from './agents/target-routes.ts';
 import { auditLogRoutes } from './audit-logs/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { deploymentObjectFromTemplateRoutes } from './deployment-objects/from-template-routes.ts';
 import { deploymentObjectRoutes } from './deployment-objects/routes.ts';
 import { diagnosticAgentRoutes } from './diagnostics/agent-routes.ts';
 import { diagnosticRoutes } from './diagnostics/routes.ts';
@@ -24,6 +25,8 @@ import { stackExpiryRoutes } from './stacks/expiry-routes.ts';
 import { stackLabelRoutes } from './stacks/label-routes.ts';
 import { stackRoutes } from './stacks/routes.ts';
 import { targetingRoutes } from './targeting/routes.ts';
+import { templateMetadataRoutes } from './templates/metadata-routes.ts';
+import { templateRoutes } from './templates/routes.ts';
 import { telemetryRoutes } from './telemetry/routes.ts';
 import { webhookAgentRoutes } from './webhook-deliveries/agent-routes.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries/routes.ts';
@@ -59,6 +62,9 @@ export const allRoutes: readonly AnyRoute[] = [
   ...rolloutPolicyRoutes,
   ...rolloutRoutes,
   ...deploymentObjectRoutes,
+  ...deploymentObjectFromTemplateRoutes,
+  ...templateRoutes,
+  ...templateMetadataRoutes,
   ...webhookRoutes,
   ...webhookTestRoutes,
   ...webhookDeliveryRoutes,

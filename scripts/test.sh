@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`). On a machine with only git, Node and npm it gets what the
 # tests need itself: PostgreSQL and nats-server are installed on first use by the test fixtures
-# (@brokkr/infra), and the kube-apiserver + etcd build happens here, once, cached under
-# ~/.cache/brokkr. Then: lint, typecheck, every package's tests (one package at a time: 2 cores,
+# (@brokkr/infra), and the kube-apiserver + etcd, helm and promtool builds happen here, once, cached
+# under ~/.cache/brokkr. Then: lint, typecheck, every package's tests (one package at a time: 2 cores,
 # and the tests start real servers), the repository-level tests.
 #
 # Every step runs even when an earlier one failed, so one red package never hides the others; the
@@ -38,6 +38,8 @@ kube_assets() {
 package_tests() { (cd "$1" && npm run --silent test); }
 
 run "kube-apiserver + etcd (built once from the Go module proxy, then cached)" kube_assets
+# helm (chart tests) and promtool (alert-rule checks): same story, ~/.cache/brokkr/bin.
+run "helm + promtool (built once from the Go module proxy, then cached)" bash scripts/build-ops-tools.sh
 run "lint (eslint)" eslint .
 run "format (prettier --check; npm run format fixes it)" prettier --check --log-level warn .
 run "typecheck (tsc -b, then tests and scripts)" sh -c 'tsc -b && tsc -p tsconfig.check.json'

@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import { startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
 import { opsTool } from '../scripts/lib/ops-tools.ts';
 import { currentK8s, differences, renderK8s, RENDERINGS } from '../scripts/render-k8s.ts';
@@ -17,6 +19,11 @@ import { chartDir, helmTemplate, parseObjects, runHelm, serverSideDryRun, type K
 const HUB_SERVICES = ['api', 'webhook-dispatcher', 'audit-writer', 'maintenance'];
 const options = (chart: string) => path.join(chartDir(chart), 'ci/options-values.yaml');
 const of = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+/** Paths of every leaf (scalars, lists, empty maps) of a values document. */
+function leafPaths(node: unknown, prefix: string[] = []): string[][] {
+  if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.keys(node).length) return [prefix];
+  return Object.entries(node).flatMap(([key, value]) => leafPaths(value, [...prefix, key]));
+}
 const named = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
 
 describe('Helm charts (deploy/helm)', function () {
@@ -31,6 +38,14 @@ describe('Helm charts (deploy/helm)', function () {
   after(() => kube?.stop());
 
   for (const chart of ['brokkr-hub', 'brokkr-agent']) {
+    it(`${chart}: every value in values.yaml is documented in the chart's README`, async () => {
+      const values = parse(await readFile(path.join(chartDir(chart), 'values.yaml'), 'utf8')) as Record<string, unknown>;
+      const readme = await readFile(path.join(chartDir(chart), 'README.md'), 'utf8');
+      // A value is documented when it, or a map holding it (e.g. `api.resources`), is named in backticks.
+      const undocumented = leafPaths(values).filter((p) => !p.some((_, i) => readme.includes(`\`${p.slice(0, i + 1).join('.')}\``)));
+      expect(undocumented.map((p) => p.join('.'))).to.deep.equal([]);
+    });
+
     it(`${chart}: helm lint --strict passes with the default values and with ci/options-values.yaml`, async () => {
       const out = await runHelm(helm, ['lint', '--strict', chartDir(chart)]);
       expect(out).to.include('1 chart(s) linted, 0 chart(s) failed');

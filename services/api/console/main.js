@@ -43,7 +43,7 @@ function page([section, id]) {
 }
 
 function whoLabel(identity) {
-  if (!identity) return '';
+  if (!identity || Object.keys(identity).length === 0) return '';
   if (identity.admin) return 'admin';
   if (identity.generator) return `generator ${identity.generator.slice(0, 8)}`;
   return `agent ${identity.agent?.slice(0, 8)}`;
@@ -69,8 +69,9 @@ function Shell({ identity, onSignOut }) {
 }
 
 function App() {
-  // undefined = checking a stored PAK, null = signed out.
-  const [identity, setIdentity] = useState(session.pak ? undefined : null);
+  // A reload keeps the tab's PAK: show the console at once and check the PAK alongside the first
+  // reads (a rejected one signs out through onUnauthorized). null = signed out.
+  const [identity, setIdentity] = useState(session.pak ? {} : null);
 
   const signOut = () => {
     stopLive();
@@ -80,23 +81,16 @@ function App() {
 
   useEffect(() => onUnauthorized(signOut), []);
   useEffect(() => {
-    // A reload keeps the tab's PAK: check it is still valid before showing anything.
-    if (identity !== undefined) return;
-    post('auth/pak').then(
-      (who) => {
-        session.identity = who;
-        setIdentity(who);
-      },
-      () => signOut(),
-    );
+    if (!session.pak || session.identity) return;
+    post('auth/pak').then((who) => {
+      session.identity = who;
+      setIdentity(who);
+    }, signOut);
   }, []);
   useEffect(() => {
     if (identity) startLive();
-  }, [identity]);
+  }, [identity !== null]);
 
-  if (identity === undefined)
-    return html`<header class="top"><span class="brand">Brokkr</span></header>
-      <main><p class="muted">Signing in…</p></main>`;
   if (identity === null) return html`<${SignIn} onSignedIn=${setIdentity} />`;
   return html`<${Shell} identity=${identity} onSignOut=${signOut} />`;
 }

@@ -154,6 +154,20 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
   return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
 }
 
+/** What the V8 heap holds of an api process's RSS (its /metrics, prom-client's default metrics). */
+export async function heapOf(url: string): Promise<string | undefined> {
+  try {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const mib = (name: string) => {
+      const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'gm'))].map((m) => Number(m[1]));
+      return values.length ? `${(values.reduce((a, b) => a + b, 0) / 1024 / 1024).toFixed(0)}` : '?';
+    };
+    return `V8 heap used ${mib('nodejs_heap_size_used_bytes')} of ${mib('nodejs_heap_size_total_bytes')} MiB, external ${mib('nodejs_external_memory_bytes')} MiB`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** /proc/<pid>/stat fields after the command name (which may contain spaces); undefined once gone. */
 function statFields(pid: number | string): string[] | undefined {
   try {

@@ -17,7 +17,7 @@ export interface Report {
   targets: TargetFigures[];
   /** Extra ladders (two api processes). */
   searches: { label: string; search: RateSearch }[];
-  memory: { label: string; rssMiB: number; peakMiB: number }[];
+  memory: { label: string; rssMiB: number; peakMiB: number; heap?: string }[];
   notes: string[];
 }
 
@@ -155,7 +155,7 @@ export function formatReport(r: Report): string {
     ...comparisonTable(r.targets),
     ...r.searches.map(({ label, search }) => `${label}: ${search.max > 0 ? `${search.max} req/s` : 'none of the rungs held'}`),
     ...r.targets.map((t) => cpuBound(t.sides[0]!.fixed)),
-    `memory at the end: ${r.memory.map((m) => `${m.label} RSS ${m.rssMiB.toFixed(0)} MiB (peak ${m.peakMiB.toFixed(0)} MiB)`).join(', ')}`,
+    `memory at the end: ${r.memory.map((m) => `${m.label} RSS ${m.rssMiB.toFixed(0)} MiB (peak ${m.peakMiB.toFixed(0)} MiB${m.heap ? `; ${m.heap}` : ''})`).join(', ')}`,
     '',
   ];
   return lines.join('\n');

@@ -25,7 +25,8 @@
  * (1; 0 skips the ladders), BENCH_TWO_PROCESSES (1: target-state's ladder again with 2 api
  * processes; 0 skips it), BENCH_PROFILE (1: a closing --cpu-prof run on BENCH_PROFILE_TARGET,
  * deployment-objects by default, and the target-state SQL probe; 0 skips them), BENCH_API_MAIN
- * (another build's main.js, for A/B comparisons). A quick run:
+ * (another build's main.js, for A/B comparisons), BENCH_API_NODE_ARGS (extra node flags for our api
+ * processes, e.g. V8 heap sizing). A quick run:
  *   BENCH_AGENTS=200 BENCH_SECONDS=10 BENCH_SEARCH=0 BENCH_TWO_PROCESSES=0 BENCH_PROFILE=0 npm run bench:api
  */
 import { execFile } from 'node:child_process';
@@ -35,7 +36,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
 import { TestClient } from '@brokkr/testkit';
-import { DATABASE, memoryOf, PEER_DATABASE, spawnApi, startInfra, type ApiBenchEnv, type ApiProcess } from './api-env.ts';
+import { DATABASE, heapOf, memoryOf, PEER_DATABASE, spawnApi, startInfra, type ApiBenchEnv, type ApiProcess } from './api-env.ts';
 import { ensureK6, runStep, TARGETS, type StepResult, type Target } from './api-k6.ts';
 import { peerStatus, PEER_ADMIN_PAK, spawnPeer, type PeerProcess } from './api-peer.ts';
 import { profileApi } from './api-profile.ts';
@@ -56,6 +57,8 @@ const SEARCH = process.env.BENCH_SEARCH !== '0';
 const PROFILE = process.env.BENCH_PROFILE !== '0';
 const PROFILE_TARGET = (process.env.BENCH_PROFILE_TARGET ?? 'deployment-objects') as Target;
 const PEER_BROKER = process.env.BROKKR_PEER_BROKER;
+/** Extra node flags for our api processes (A/B of V8 heap settings), e.g. "--max-semi-space-size=4". */
+const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const SELECTED: Target[] = process.env.BENCH_TARGETS
   ? (process.env.BENCH_TARGETS.split(',').map((t) => t.trim()) as Target[])
   : [...TARGETS];
@@ -201,7 +204,7 @@ async function startPeer(b: Bench, sides: Side[]): Promise<void> {
 /** Our api processes against target-state, as before Brokkr's side existed: does a second process scale? */
 async function twoProcesses(b: Bench, ours: Side, targets: TargetFigures[]): Promise<Report['searches']> {
   if (!TWO_PROCESSES || !SEARCH || !SELECTED.includes('target-state')) return [];
-  ours.procs.push(await spawnApi(b.env.apiEnv));
+  ours.procs.push(await spawnApi(b.env.apiEnv, API_NODE_ARGS));
   await warmUp(b, ours, 'target-state', ours.procs);
   const single = targets.find((t) => t.target === 'target-state')?.sides[0]?.search?.max;
   const double = await searchMaxRate(
@@ -234,9 +237,16 @@ async function run(b: Bench, ours: Side, k6Version: string, loadBefore: number[]
       (sides.length > 1 ? '; Brokkr gets the same fleet in its own database on the same server' : ''),
     targets,
     searches,
-    memory: sides.flatMap((side) => side.procs.map((p, i) => ({ label: `${side.name}#${i + 1}`, ...memoryOf(p.pid) }))),
+    memory: await Promise.all(
+      sides.flatMap((side) =>
+        side.procs.map(async (p, i) => {
+          const heap = side === ours ? await heapOf(p.url) : undefined;
+          return { label: `${side.name}#${i + 1}`, ...memoryOf(p.pid), ...(heap ? { heap } : {}) };
+        }),
+      ),
+    ),
     notes: [
-      `ours: node ${process.env.BENCH_API_MAIN ?? 'services/api/dist/main.js'}, default pool (20 connections) per process, log level warn; target-state answers are incremental`,
+      `ours: node ${[...API_NODE_ARGS, process.env.BENCH_API_MAIN ?? 'services/api/dist/main.js'].join(' ')}, default pool (20 connections) per process, log level warn; target-state answers are incremental`,
       ...(PEER_BROKER
         ? [`Brokkr: ${PEER_BROKER} serve, log level warn, in its own network namespace (k6 joins it), PostgreSQL over the Unix socket`]
         : []),
@@ -259,7 +269,7 @@ async function main(): Promise<void> {
   const b: Bench = { k6: k6.bin, env, postgresPid: env.postgresPid, dir, stops: [] };
   const ours: Side = { name: 'ours', procs: [], dataFile: path.join(dir, 'fleet.json'), database: DATABASE, adminPak: admin.pak };
   try {
-    ours.procs.push(await spawnApi(env.apiEnv));
+    ours.procs.push(await spawnApi(env.apiEnv, API_NODE_ARGS));
     process.stdout.write(await run(b, ours, k6.version, loadBefore));
   } finally {
     // The infra's guard processes are unref'd: without a timer the event loop could run dry while

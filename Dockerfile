@@ -22,13 +22,15 @@ RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 RUN npx tsc -b
 # Keep only what runs: production dependencies plus each package's manifest and compiled dist.
 # Workspace links in node_modules/@brokkr/* are relative symlinks, so the tree keeps its shape
-# under /out; a package's own node_modules (npm nests conflicting versions there) comes along.
+# under /out; a package's own node_modules (npm nests conflicting versions there) comes along, and
+# so does the api's console/ (the operator console's ES modules, served as they are).
 RUN npm prune --omit=dev --no-audit --no-fund \
  && mkdir -p /out \
  && cp -a package.json node_modules migrations scripts /out/ \
  && for pkg in shared/* services/*; do \
       mkdir -p "/out/$pkg" && cp -a "$pkg/package.json" "$pkg/dist" "/out/$pkg/" \
-      && if [ -d "$pkg/node_modules" ]; then cp -a "$pkg/node_modules" "/out/$pkg/"; fi; \
+      && if [ -d "$pkg/node_modules" ]; then cp -a "$pkg/node_modules" "/out/$pkg/"; fi \
+      && if [ -d "$pkg/console" ]; then cp -a "$pkg/console" "/out/$pkg/"; fi; \
     done
 
 FROM ${NODE_IMAGE} AS runtime

@@ -4,6 +4,7 @@ import {
   ApiClient,
   adminGeneratorId,
   auditMessages,
+  createAgent,
   createGenerator,
   startTestApi,
   type ApiProcess,
@@ -26,17 +27,35 @@ describe('POST /admin/rotate-pak', () => {
   });
 
   it('refuses generators and agents (403 admin_required) and changes nothing', async () => {
-    const { client } = await createGenerator(api.admin);
-    const res = await client.post('/admin/rotate-pak');
+    const { client, pak } = await createGenerator(api.admin);
+    const res = await client.post('/admin/rotate-pak', { current_pak: pak });
     expect(res.status).to.equal(403);
     expect(res.body.code).to.equal('admin_required');
+    const { initial_pak, client: agentClient } = await createAgent(api.admin);
+    const asAgent = await agentClient.post('/admin/rotate-pak', { current_pak: initial_pak });
+    expect(asAgent.status).to.equal(403);
+    expect(asAgent.body.code).to.equal('admin_required');
     expect((await api.admin.post('/auth/pak')).body.admin).to.equal(true);
   });
 
   it('refuses a missing or unknown PAK with 401 JSON', async () => {
-    const res = await api.anonymous.post('/admin/rotate-pak');
+    const res = await api.anonymous.post('/admin/rotate-pak', { current_pak: api.adminPak });
     expect(res.status).to.equal(401);
     expect(res.body.code).to.equal('unauthorized');
+  });
+
+  it('needs the current admin PAK in the body: missing → 422/415, another PAK → 403 current_pak_mismatch; nothing changes', async () => {
+    expect((await api.admin.post('/admin/rotate-pak', {})).status).to.equal(422);
+    expect((await api.admin.post('/admin/rotate-pak')).status).to.be.oneOf([415, 422]);
+    const { pak: generatorPak } = await createGenerator(api.admin);
+    for (const current of [generatorPak, 'not-a-pak', `${api.adminPak}x`]) {
+      const res = await api.admin.post('/admin/rotate-pak', { current_pak: current });
+      expect(res.status, current).to.equal(403);
+      expect(res.body.code).to.equal('current_pak_mismatch');
+    }
+    const { rows } = await api.sql.query<{ pak_hash: string }>('SELECT pak_hash FROM admin_role');
+    expect(rows[0]!.pak_hash).to.equal(api.adminHash);
+    expect((await api.admin.post('/auth/pak')).body.admin).to.equal(true);
   });
 
   it('mints a new admin PAK; the old one is rejected on every replica at once, the new one accepted', async () => {
@@ -46,7 +65,7 @@ describe('POST /admin/rotate-pak', () => {
     expect((await oldOnReplica.post('/auth/pak')).body.admin).to.equal(true);
     expect((await api.admin.post('/auth/pak')).body.admin).to.equal(true);
 
-    const res = await api.admin.post('/admin/rotate-pak');
+    const res = await api.admin.post('/admin/rotate-pak', { current_pak: api.adminPak });
     expect(res.status).to.equal(200);
     const newPak = res.body.pak as string;
     expect(newPak).to.match(/^brokkr_BR[1-9A-HJ-NP-Za-km-z]{6}_[1-9A-HJ-NP-Za-km-z]+$/);
@@ -83,6 +102,7 @@ describe('POST /admin/rotate-pak', () => {
     const doc = await api.anonymous.get('//docs/openapi.json');
     const op = doc.body.paths['/api/v1/admin/rotate-pak']?.post;
     expect(op, 'operation').to.not.equal(undefined);
-    expect(Object.keys(op.responses)).to.include.members(['200', '401', '403']);
+    expect(Object.keys(op.responses)).to.include.members(['200', '401', '403', '422']);
+    expect(op.requestBody.required).to.equal(true);
   });
 });

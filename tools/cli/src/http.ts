@@ -20,6 +20,11 @@ export class Hub {
     return this.connection.url;
   }
 
+  /** The PAK in use (admin rotation repeats it in the body). */
+  get pak(): string {
+    return this.connection.pak;
+  }
+
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const url = new URL(`${this.connection.url}/api/v1${path}`);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);

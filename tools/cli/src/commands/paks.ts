@@ -24,7 +24,8 @@ export function registerPaks(program: Command): void {
     .command('rotate-pak')
     .description('Replace the admin PAK (POST /api/v1/admin/rotate-pak); the old one stops working on every replica at once')
     .action(async (_options: unknown, cmd: Command) => {
-      const rotated = await hubFor(cmd).post<{ pak: string; rotated_at: string }>('/admin/rotate-pak');
+      const hub = hubFor(cmd);
+      const rotated = await hub.post<{ pak: string; rotated_at: string }>('/admin/rotate-pak', { current_pak: hub.pak });
       print(
         render(
           rotated,

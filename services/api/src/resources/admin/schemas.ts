@@ -6,6 +6,10 @@ export const configReloadResponseSchema = z
   .object({ reloaded_at: timestamp(), changes: changeSchema.array(), success: z.boolean(), message: z.string() })
   .meta({ id: 'ConfigReloadResponse' });
 
+export const rotateAdminPakBodySchema = z
+  .object({ current_pak: z.string().min(1).max(512).describe('The admin PAK in use (the one in the Authorization header)') })
+  .meta({ id: 'RotateAdminPakRequest' });
+
 export const rotateAdminPakResponseSchema = z
   .object({ pak: z.string().describe('The new admin PAK; only its hash is stored'), rotated_at: timestamp() })
   .meta({ id: 'RotateAdminPakResponse' });

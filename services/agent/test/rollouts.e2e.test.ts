@@ -1,0 +1,129 @@
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import {
+  eventually,
+  freePort,
+  spawnService,
+  startKubeApiServer,
+  useTestInfra,
+  type KubeApiServer,
+  type RunningService,
+} from '@brokkr/testkit';
+import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
+import { createStack, deploy, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
+import { Kubectl } from './support/kubectl.ts';
+import { configMap, crd, stream, widget } from './support/manifests.ts';
+
+interface Cluster {
+  kube: KubeApiServer;
+  kubectl: Kubectl;
+  agent: RegisteredAgent;
+  proc?: RunningAgentProcess;
+}
+
+/**
+ * Progressive rollouts end to end (issue 17): three of our agents, each against its own real
+ * kube-apiserver, the real api and maintenance. A two-wave rollout that succeeds (with the
+ * maintenance replica killed -9 mid-rollout and replaced), then one whose second wave fails to
+ * apply and is rolled back automatically: the canary's cluster ends with the previous content.
+ */
+describe('progressive rollouts (end to end, three clusters)', function () {
+  this.timeout(300_000);
+  const infra = useTestInfra({ nats: true });
+  let broker: Broker;
+  let clusters: Cluster[];
+  let maintenance: RunningService;
+  let stackId: string;
+
+  const NS = 'default';
+  const POLICY = {
+    waves: [
+      { name: 'canary', selector: { labels: ['canary'] }, soak_seconds: 0 },
+      { name: 'everyone', percent: 100, soak_seconds: 0 },
+    ],
+    auto_rollback: true,
+  };
+
+  async function startMaintenance(): Promise<RunningService> {
+    const port = await freePort();
+    return spawnService({
+      service: 'maintenance',
+      env: {
+        BROKKR__DATABASE__URL: infra.db.url,
+        BROKKR__NATS__URL: infra.nats.url,
+        BROKKR__HEALTH__PORT: String(port),
+        BROKKR__MAINTENANCE__ROLLOUT_INTERVAL_SECONDS: '1',
+      },
+      readyUrl: `http://127.0.0.1:${port}/readyz`,
+    });
+  }
+
+  const version = async (c: Cluster) =>
+    (await c.kubectl.get<{ data: { version: string } }>(`/api/v1/namespaces/${NS}/configmaps/app`))?.data.version;
+
+  async function latestRollout() {
+    const res = await broker.admin.get(`/stacks/${stackId}/rollouts`);
+    expect(res.status).to.equal(200);
+    return res.body[0] as { id: string; status: string; released_wave: number; message: string | null } | undefined;
+  }
+
+  before(async () => {
+    broker = await startBroker(infra);
+    maintenance = await startMaintenance();
+    const kubes = await Promise.all([startKubeApiServer(), startKubeApiServer(), startKubeApiServer()]);
+    clusters = [];
+    for (const kube of kubes) clusters.push({ kube, kubectl: new Kubectl(kube), agent: await registerAgent(broker.admin) });
+    const canary = clusters[0]!.agent;
+    expect((await broker.admin.post(`/agents/${canary.id}/labels`, { agent_id: canary.id, label: 'canary' })).status).to.equal(201);
+    stackId = await createStack(broker.admin);
+    for (const c of clusters) await target(broker.admin, c.agent.id, stackId);
+    const first = clusters[0]!.kubectl;
+    await first.create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', parse(crd()));
+    await eventually(async () => (await first.call('GET', '/apis/demo.brokkr.io/v1')).status === 200, { what: 'the Widget CRD' });
+    for (const c of clusters) {
+      c.proc = await spawnAgent(broker.url, c.agent, c.kube.kubeconfigPath, {
+        env: { BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: '5', BROKKR__AGENT__DEPLOYMENT_HEALTH_INTERVAL: '2' },
+      });
+    }
+    await deploy(broker.admin, stackId, configMap(NS, 'app', { version: '1' }));
+    await eventually(async () => (await Promise.all(clusters.map(version))).every((v) => v === '1'), { what: 'v1 on every cluster' });
+    expect((await broker.admin.put(`/stacks/${stackId}/rollout-policy`, POLICY)).status).to.equal(200);
+  });
+
+  after(async () => {
+    await Promise.allSettled((clusters ?? []).map((c) => c.proc?.stop()));
+    await Promise.allSettled((clusters ?? []).map((c) => c.kubectl.close()));
+    await Promise.allSettled([maintenance?.stop(), broker?.stop(), ...(clusters ?? []).map((c) => c.kube.stop())]);
+  });
+
+  it('rolls v2 out canary first, survives a maintenance replica killed -9 mid-rollout, and ends with v2 everywhere', async () => {
+    await deploy(broker.admin, stackId, configMap(NS, 'app', { version: '2' }));
+    await eventually(async () => (await version(clusters[0]!)) === '2', { what: 'v2 on the canary cluster' });
+    // Whatever the second wave's state, it cannot be ahead of the canary's gate: kill maintenance
+    // now and let a fresh replica carry on from the rows.
+    const others = await Promise.all(clusters.slice(1).map(version));
+    const rollout = await latestRollout();
+    if (rollout?.released_wave === 0) expect(others).to.deep.equal(['1', '1']);
+    maintenance.child.kill('SIGKILL');
+    await maintenance.exited;
+    maintenance = await startMaintenance();
+
+    await eventually(async () => (await Promise.all(clusters.map(version))).every((v) => v === '2'), { what: 'v2 on every cluster' });
+    await eventually(async () => (await latestRollout())?.status === 'succeeded', { what: 'the rollout to succeed' });
+  });
+
+  it('rolls back v3 automatically when the second wave fails to apply it: the canary cluster is back on v2', async () => {
+    // The Widget kind exists only on the canary's cluster (installed before the agents started):
+    // v3 applies there and fails elsewhere.
+    const canary = clusters[0]!;
+    await deploy(broker.admin, stackId, stream(configMap(NS, 'app', { version: '3' }), widget(NS, 'w', 3)));
+    await eventually(async () => (await version(canary)) === '3', { what: 'v3 on the canary cluster' });
+    await eventually(async () => (await latestRollout())?.status === 'rolled_back', { what: 'the automatic rollback' });
+    expect((await latestRollout())?.message).to.match(/failed in wave "everyone"/);
+
+    await eventually(async () => (await Promise.all(clusters.map(version))).every((v) => v === '2'), { what: 'v2 on every cluster again' });
+    await eventually(async () => (await canary.kubectl.get(`/apis/demo.brokkr.io/v1/namespaces/${NS}/widgets/w`)) === undefined, {
+      what: "the canary's Widget pruned with the rollback",
+    });
+  });
+});

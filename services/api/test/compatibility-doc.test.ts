@@ -19,7 +19,8 @@ describe('docs/compatibility.md "Not served yet"', () => {
   it('lists only endpoints the api really does not serve (update the doc when one lands)', () => {
     const served = new Set(allRoutes.map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:[A-Za-z0-9_]+/g, '{}')}`));
     const listed = listedEndpoints();
-    expect(listed.length, 'the table lists endpoints').to.be.greaterThan(10);
+    // No lower bound on the count: the list shrinks to nothing as the last groups land.
+    expect(listed).to.be.an('array');
     expect(
       listed.filter((e) => served.has(e)),
       'served, yet listed as missing',

@@ -13,6 +13,7 @@ export const HELPERS = {
   print: '__tera_print',
   text: '__tera_text',
   concat: '__tera_concat',
+  contains: '__tera_in',
 } as const;
 
 /**
@@ -137,6 +138,8 @@ function rewriteOne(node: AstNode, path: string): AstNode {
       return call(HELPERS.member, node, [node.target as AstNode, node.val as AstNode, literal(node, path)]);
     case 'Concat':
       return call(HELPERS.concat, node, [node.left as AstNode, node.right as AstNode]);
+    case 'In':
+      return call(HELPERS.contains, node, [node.left as AstNode, node.right as AstNode]);
     case 'Output':
       node.children = node.children!.map((child) =>
         child.typename === 'TemplateData' ? call(HELPERS.text, child, [literal(child, child.value)]) : call(HELPERS.print, child, [child]),

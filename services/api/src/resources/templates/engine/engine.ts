@@ -72,6 +72,15 @@ function member(target: unknown, key: unknown, path: string): unknown {
   return new Missing(path);
 }
 
+/** Tera's `in`: a member of an array, a substring, or a key of an object (own keys only). */
+function contains(needle: unknown, haystack: unknown): boolean {
+  const [n, h] = [present(needle), present(haystack)];
+  if (Array.isArray(h)) return h.some((item) => JSON.stringify(item) === JSON.stringify(n));
+  if (typeof h === 'string') return typeof n === 'string' && h.includes(n);
+  if (isPlainObject(h)) return typeof n === 'string' && Object.hasOwn(h, n);
+  throw new TemplateRenderError('`in` needs an array, a string or an object on its right');
+}
+
 function buildEnvironment(state: RenderState): nunjucks.Environment {
   // No loaders: `include`, `extends` and `import` have nothing to read (they are refused anyway).
   const env = new nunjucks.Environment([], { autoescape: false, throwOnUndefined: false });
@@ -95,6 +104,7 @@ function buildEnvironment(state: RenderState): nunjucks.Environment {
   env.addGlobal(HELPERS.print, (value: unknown) => state.spend(printed(value)));
   env.addGlobal(HELPERS.text, (text: string) => state.spend(text));
   env.addGlobal(HELPERS.concat, (a: unknown, b: unknown) => printed(a) + printed(b));
+  env.addGlobal(HELPERS.contains, contains);
   const globals = raw.globals as Record<string, unknown>;
   // What compiled templates call for every name they read (TeraCompiler.compileSymbol).
   raw.tera = {

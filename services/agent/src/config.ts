@@ -24,6 +24,8 @@ export interface AgentSettings {
   /** On-demand diagnostics: whether this agent claims requests, and the bounds of what it collects. */
   diagnostics: { enabled: boolean; logTailLines: number; logTailBytes: number; maxEvents: number };
   log: { level: AgentConfig['BROKKR__LOG__LEVEL']; format: AgentConfig['BROKKR__LOG__FORMAT'] };
+  /** The agent channel: its URL (undefined: derived from brokerUrl) and whether it is turned off. */
+  live: { url: string | undefined; forceRest: boolean };
 }
 
 export function settingsFrom(config: AgentConfig): AgentSettings {
@@ -57,6 +59,7 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
       maxEvents: config.BROKKR__AGENT__DIAGNOSTICS_MAX_EVENTS,
     },
     log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
+    live: { url: config.BROKKR__AGENT__WS_URL, forceRest: config.BROKKR__AGENT__WS_FORCE_REST },
   };
 }
 

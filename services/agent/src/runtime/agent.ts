@@ -1,7 +1,9 @@
 import type { Logger } from '@brokkr/logger';
-import { BrokerClient } from '../broker/client.ts';
 import type { AgentSettings } from '../config.ts';
 import { HealthMonitor } from '../health/monitor.ts';
+import { LiveChannel } from '../live/channel.ts';
+import { ChannelBrokerClient } from '../live/channel-broker.ts';
+import { agentChannelUrl } from '../live/url.ts';
 import { Discovery } from '../kube/discovery.ts';
 import { KubeObjects } from '../kube/objects.ts';
 import { createAgentMetrics } from '../metrics.ts';
@@ -19,6 +21,8 @@ import { createDiagnosticsLoop } from '../diagnostics/start.ts';
 export interface RunningAgent {
   agentId: string;
   healthPort: number;
+  /** The agent channel (WebSocket to the broker); `state` says whether it is up. */
+  live: LiveChannel;
   /** Stops the loops (a pass in flight finishes its current stack, webhook POSTs and work orders in flight finish and report), then the server and clients. */
   stop(): Promise<void>;
 }
@@ -27,7 +31,7 @@ const VERSION = '0.1.0';
 
 /** Start-up (broker ready, PAK, agent record, Kubernetes), then the loops and the health server. */
 export async function startAgent(settings: AgentSettings, logger: Logger): Promise<RunningAgent> {
-  const broker = new BrokerClient(settings.brokerUrl, settings.pak);
+  const broker = new ChannelBrokerClient(settings.brokerUrl, settings.pak);
   await waitForBroker(broker, settings.brokerReadyAttempts, logger);
   const agent = await identify(broker, settings.agentName, settings.clusterName);
   const { kube, version } = await connectKubernetes(settings.kubeconfig, settings.concurrency * 2);
@@ -35,6 +39,15 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
   log.info({ kubernetes: version, server: kube.server, status: agent.status, watchNamespace: settings.watchNamespace }, 'agent identified');
 
   const metrics = createAgentMetrics();
+  // Hints wake the loops below; heartbeats, events and health go up it while it is up (REST otherwise).
+  const live = new LiveChannel({
+    url: agentChannelUrl(settings.brokerUrl, settings.live.url),
+    pak: settings.pak,
+    userAgent: `brokkr-ts-agent/${VERSION}`,
+    forceRest: settings.live.forceRest,
+    logger: log.child({ loop: 'live' }),
+  });
+  broker.attach(live);
   const objects = new KubeObjects(kube);
   const discovery = new Discovery(kube, settings.concurrency);
   const events = new EventReporter(broker, agent.id, metrics, log);
@@ -97,6 +110,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     pollingIntervalMs: settings.pollingIntervalMs,
     longPollWaitSeconds: settings.longPollWaitSeconds,
     isActive,
+    longPollWanted: () => !live.up,
     onState: (o) => reconcileLoop.offer(o),
   });
   const webhooks =
@@ -149,6 +163,17 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     diagnostics?.wake();
   };
 
+  live.on('hint', (type: string) => {
+    if (type !== 'work_order') watcher.hinted();
+    // target_changed also covers work orders due again (retries, released claims).
+    if (type !== 'stack_changed') workOrders?.poke();
+  });
+  // Up: stop holding a long-poll (hints take over); down: resume it at once.
+  live.on('state', (state: string) => {
+    if (state === 'up') watcher.stopHolding();
+    watcher.hinted();
+  });
+
   let stopping = false;
   const server = await startAgentHttpServer({
     port: settings.healthPort,
@@ -180,17 +205,20 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     ...(workOrders ? [workOrders.run(signal)] : []),
     ...(diagnostics ? [diagnostics.run(signal)] : []),
   ];
+  live.start();
   if (!heartbeat.active)
     log.warn({ status: agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');
 
   return {
     agentId: agent.id,
     healthPort: server.port,
+    live,
     async stop() {
       stopping = true;
       controller.abort();
       await Promise.allSettled(tasks);
       await events.flush().catch(() => undefined);
+      await live.stop();
       await server.close();
       await Promise.allSettled([broker.close(), kube.close()]);
     },

@@ -12,6 +12,8 @@ export interface TargetWatcherDeps {
   pollingIntervalMs: number;
   longPollWaitSeconds: number;
   isActive(): boolean;
+  /** False while the agent channel is up: its hints say when to fetch, so no request is held open. */
+  longPollWanted?: () => boolean;
   /** A successful listing with new content. */
   onState(objects: DeploymentObject[]): void;
 }
@@ -27,8 +29,24 @@ const HELD_MS = 1000;
 export class TargetWatcher {
   private etag: string | undefined;
   private readonly activeWake = new Wakeup();
+  private readonly hintWake = new Wakeup();
+  /** Aborts the long-poll in flight (the agent channel came up: hints take over). */
+  private holding: AbortController | undefined;
+  private holdStopped = false;
 
   constructor(private readonly deps: TargetWatcherDeps) {}
+
+  /** Ends a held long-poll at once (its answer is not needed: the agent channel's hints take over). */
+  stopHolding(): void {
+    if (!this.holding) return;
+    this.holdStopped = true;
+    this.holding.abort();
+  }
+
+  /** A hint from the agent channel (`stack_changed`, `target_changed`): fetch now. */
+  hinted(): void {
+    this.hintWake.notify();
+  }
 
   /** The agent's status changed: forget the ETag (an inactive agent was served an empty state). */
   statusChanged(): void {
@@ -40,14 +58,25 @@ export class TargetWatcher {
     const started = Date.now();
     const sentEtag = this.etag;
     const end = this.deps.metrics.pollDuration.startTimer();
+    const waitSeconds = this.deps.longPollWanted?.() === false ? 0 : this.deps.longPollWaitSeconds;
+    const holding = waitSeconds > 0 ? new AbortController() : undefined;
+    this.holding = holding;
     const answer = await this.deps.broker
-      .targetState({ agentId: this.deps.agentId, etag: sentEtag, waitSeconds: this.deps.longPollWaitSeconds, signal })
-      .finally(() => end());
+      .targetState({
+        agentId: this.deps.agentId,
+        etag: sentEtag,
+        waitSeconds,
+        signal: holding ? AbortSignal.any([signal, holding.signal]) : signal,
+      })
+      .finally(() => {
+        end();
+        if (this.holding === holding) this.holding = undefined;
+      });
     this.deps.metrics.lastSuccessfulPoll.set(Date.now() / 1000);
     this.deps.metrics.pollRequests.inc({ status: answer.changed ? 'success' : 'not_modified' });
     this.etag = answer.etag;
     if (answer.changed) this.deps.onState(answer.objects);
-    const longPoll = this.deps.longPollWaitSeconds > 0 && answer.etag !== undefined;
+    const longPoll = waitSeconds > 0 && answer.etag !== undefined;
     if (!longPoll) return this.deps.pollingIntervalMs;
     // The first request (no ETag yet) is answered at once by design; later ones should be held.
     const held = !sentEtag || answer.changed || Date.now() - started >= HELD_MS;
@@ -64,9 +93,15 @@ export class TargetWatcher {
       try {
         const pause = await this.fetchOnce(signal);
         failures = 0;
-        if (pause) await sleep(pause, signal);
+        // A hint cuts the pause short (a hint that came during the fetch too: Wakeup remembers it).
+        if (pause) await this.hintWake.wait(pause, signal);
       } catch (err) {
         if (signal.aborted) break;
+        // stopHolding(): not a failure, fetch again (without holding) at once.
+        if (this.holdStopped) {
+          this.holdStopped = false;
+          continue;
+        }
         failures++;
         this.deps.metrics.pollRequests.inc({ status: 'error' });
         this.deps.logger.warn({ err }, 'fetching the target state failed');

@@ -14,6 +14,15 @@ export interface RecordedRequest {
  */
 export class RecordingProxy {
   readonly requests: RecordedRequest[] = [];
+  /** While true, WebSocket upgrades get 404 (a hub, or a proxy in front of it, that does not offer the channel). */
+  refuseUpgrades = false;
+  private readonly tunnels = new Set<{ destroy(): void }>();
+
+  /** Cuts every open WebSocket tunnel (both TCP connections), like a network failure. */
+  cutUpgrades(): void {
+    for (const t of this.tunnels) t.destroy();
+    this.tunnels.clear();
+  }
 
   private constructor(
     private readonly server: Server,
@@ -39,6 +48,7 @@ export class RecordingProxy {
     });
     server.on('upgrade', (req, socket, head) => {
       proxy.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+      if (proxy.refuseUpgrades) return void socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       const up = connect(Number(upstream.port), upstream.hostname, () => {
         const lines = [`${req.method} ${req.url} HTTP/1.1`];
         for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
@@ -47,6 +57,10 @@ export class RecordingProxy {
         up.pipe(socket);
         socket.pipe(up);
       });
+      const tunnel = { destroy: () => (up.destroy(), socket.destroy()) };
+      proxy.tunnels.add(tunnel);
+      up.on('close', () => (proxy.tunnels.delete(tunnel), socket.destroy()));
+      socket.on('close', () => (proxy.tunnels.delete(tunnel), up.destroy()));
       up.on('error', () => socket.destroy());
       socket.on('error', () => up.destroy());
     });

@@ -42,6 +42,10 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS: int(10, 0, 3600),
   /** Work orders run at once by this agent (Brokkr's agent: one at a time); 0 = this agent claims none. */
   BROKKR__AGENT__WORK_ORDER_CONCURRENCY: int(2, 0, 16),
+  /** The agent channel (WebSocket); unset: the broker URL with ws(s):// and /internal/ws/agent. */
+  BROKKR__AGENT__WS_URL: z.string().url().optional(),
+  /** true: never dial the agent channel; hints come from the long-poll, uplinks go over REST. */
+  BROKKR__AGENT__WS_FORCE_REST: bool(false),
   /** On-demand diagnostics (pod statuses, events, log tails); false = this agent claims none. */
   BROKKR__AGENT__DIAGNOSTICS_ENABLED: bool(true),
   /** Log tail per container: at most this many last lines (Brokkr: 100) … */

@@ -198,10 +198,14 @@ describe('brokkr apply (built CLI against a real hub)', () => {
     expect(await stackNamed(hub, name)).to.equal(undefined);
   });
 
-  it('--wait with no active agent receiving the stack fails clearly (exit 1)', async () => {
+  it('--wait skips INACTIVE agents (they receive nothing) and fails clearly when no active agent is left (exit 1)', async () => {
+    const inactive = await hub.admin.post('/agents', { name: uniqueName('idle'), cluster_name: 'idle', generator_ids: [generator.id] });
+    expect(inactive.status).to.equal(201);
     const dir = await manifestDir(uniqueName('lonely'), { 'cm.yaml': configMap('x', '1') });
-    const res = await runCli(['apply', '-f', dir, '--generator', generator.id, '--wait'], { env: hub.env() });
+    const args = ['apply', '-f', dir, '--generator', generator.id, '--target', inactive.body.agent.id, '--wait'];
+    const res = await runCli(args, { env: hub.env() });
     expect(res.code).to.equal(1);
+    expect(res.stdout).to.include(`targets this stack but is INACTIVE: not waiting for it`);
     expect(res.stderr).to.include('no active agent receives stack');
   });
 

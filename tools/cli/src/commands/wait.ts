@@ -1,6 +1,10 @@
+import { mapLimit } from '../concurrency.ts';
 import { EXIT, CliError } from '../errors.ts';
 import type { Hub } from '../http.ts';
 import type { Agent, AgentEvent, DeploymentObject, HealthRecord, Stack } from '../types.ts';
+
+/** Requests in flight at once while asking about many agents. */
+const CONCURRENCY = 8;
 
 export type AgentState = 'pending' | 'applied' | 'failed';
 
@@ -41,14 +45,13 @@ export function parseDuration(raw: string): number {
  */
 async function agentsForStack(hub: Hub, stack: Stack, say: (line: string) => void): Promise<Agent[]> {
   const agents = await hub.get<Agent[]>('/agents');
-  const targeting: Agent[] = [];
-  for (const agent of agents) {
-    const stacks = await hub.get<Stack[]>(`/agents/${agent.id}/stacks`);
-    if (!stacks.some((s) => s.id === stack.id)) continue;
-    if (agent.status === 'ACTIVE') targeting.push(agent);
-    else say(`agent ${agent.name} (cluster ${agent.cluster_name}) targets this stack but is ${agent.status}: not waiting for it`);
-  }
-  return targeting;
+  const receives = await mapLimit(agents, CONCURRENCY, async (agent) =>
+    (await hub.get<Stack[]>(`/agents/${agent.id}/stacks`)).some((s) => s.id === stack.id),
+  );
+  const targeting = agents.filter((_, i) => receives[i]);
+  for (const agent of targeting.filter((a) => a.status !== 'ACTIVE'))
+    say(`agent ${agent.name} (cluster ${agent.cluster_name}) targets this stack but is ${agent.status}: not waiting for it`);
+  return targeting.filter((a) => a.status === 'ACTIVE');
 }
 
 /** The newest event this agent posted for the object decides: SUCCESS = applied, anything else = failed. */
@@ -60,14 +63,12 @@ function stateOf(events: AgentEvent[], objectId: string): { state: AgentState; m
 
 async function poll(hub: Hub, agents: Agent[], object: DeploymentObject): Promise<AgentProgress[]> {
   const health = await hub.get<{ health_records: HealthRecord[] }>(`/deployment-objects/${object.id}/health`);
-  return Promise.all(
-    agents.map(async (agent) => {
-      const events = await hub.get<AgentEvent[]>(`/agents/${agent.id}/events`);
-      const { state, message } = stateOf(events, object.id);
-      const record = health.health_records.find((h) => h.agent_id === agent.id);
-      return { agent_id: agent.id, name: agent.name, cluster_name: agent.cluster_name, state, health: record?.status ?? null, message };
-    }),
-  );
+  return mapLimit(agents, CONCURRENCY, async (agent) => {
+    const events = await hub.get<AgentEvent[]>(`/agents/${agent.id}/events`);
+    const { state, message } = stateOf(events, object.id);
+    const record = health.health_records.find((h) => h.agent_id === agent.id);
+    return { agent_id: agent.id, name: agent.name, cluster_name: agent.cluster_name, state, health: record?.status ?? null, message };
+  });
 }
 
 const describe = (p: AgentProgress) =>

@@ -23,6 +23,7 @@ describe('console in a browser', function () {
   let stack: { id: string; name: string };
   let otherStack: { id: string; name: string };
   let objectId: string;
+  let hookId: string;
 
   before(async () => {
     api = await startTestApi(infra);
@@ -52,6 +53,7 @@ describe('console in a browser', function () {
       event_types: ['deployment.applied'],
     });
     expect(hook.status, hook.text).to.equal(201);
+    hookId = hook.body.id;
     const heartbeat = await agent.client.post(`/agents/${agent.agent.id}/heartbeat`, { k8s_reachable: true, k8s_api_latency_ms: 12 });
     expect(heartbeat.status, heartbeat.text).to.equal(204);
     browser = await launchChromium();
@@ -103,17 +105,32 @@ describe('console in a browser', function () {
     await page.locator('[data-testid=agent-facts]').waitFor();
     await screenshot(page, 'agent');
 
+    // A delivery that used up its attempts (seeded: no dispatcher runs here); an admin may send it again.
+    const { rows } = await api.sql.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (subscription_id, event_type, event_id, payload, status, attempts, last_error, completed_at)
+       VALUES ($1, 'deployment.applied', gen_random_uuid(), '{}', 'dead', 5, 'connection refused', now()) RETURNING id`,
+      [hookId],
+    );
+    const deliveryId = rows[0]!.id;
     await page.click('[data-nav=webhooks]');
     await page.locator('[data-testid=webhooks-table]').getByText('console-hook').click();
-    await page.locator('[data-testid=deliveries-table]').waitFor();
+    const delivery = page.locator(`[data-testid=deliveries-table] tr[data-delivery="${deliveryId}"]`);
+    await delivery.getByText('dead').waitFor();
     await screenshot(page, 'webhooks');
+    await delivery.locator('[data-testid=redeliver]').click();
+    await page.locator('[data-testid=redeliver-outcome]').waitFor();
+    await delivery.getByText('pending').waitFor();
+    const after = await api.sql.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [deliveryId]);
+    expect(after.rows[0]).to.deep.equal({ status: 'pending', attempts: 0 });
 
     await page.click('[data-nav=audit]');
     await page.locator('[data-testid=audit-table]').getByText('agent.created').first().waitFor();
     await page.fill('[data-testid=audit-filters] input[name=action]', 'webhook.*');
     await page.click('[data-testid=audit-filters] button[type=submit]');
-    await page.locator('[data-testid=pager]', { hasText: 'of 1' }).waitFor();
-    expect(await page.locator('[data-testid=audit-table] tbody tr').count()).to.equal(1);
+    // webhook.created and, from the redelivery above, webhook.redelivered.
+    await page.locator('[data-testid=pager]', { hasText: /^1–2 of 2$/ }).waitFor();
+    const actions = await page.locator('[data-testid=audit-table] tbody tr td:nth-child(3)').allTextContents();
+    expect(actions.sort()).to.deep.equal(['webhook.created', 'webhook.redelivered']);
     await screenshot(page, 'audit');
 
     await page.click('[data-nav=work-orders]');

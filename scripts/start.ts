@@ -144,6 +144,7 @@ async function main(): Promise<void> {
     await waitForReady(`http://127.0.0.1:${apiPort}/readyz`, 60_000);
     say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     say(`API: http://127.0.0.1:${apiPort}/api/v1   docs: http://127.0.0.1:${apiPort}/docs`);
+    say(`console: http://127.0.0.1:${apiPort}/ui   (sign in with the admin PAK below)`);
     const admin = await adminPak(pakFile);
     say(admin.line);
     say('press Ctrl-C to stop everything');

@@ -5,13 +5,13 @@ import { adminGeneratorId, createAgent, createStack, startTestApi, type TestApi 
 
 /** A request exactly as Brokkr 0.9.1's Rust agent sends it (recorded from the binary): no User-Agent, `api-version`. */
 function asBrokkrAgent(
-  baseUrl: string,
+  target: { url: string; pak: string },
   method: string,
   path: string,
-  pak: string,
   body?: unknown,
 ): Promise<{ status: number; body: unknown }> {
-  const url = new URL(path, baseUrl);
+  const { pak } = target;
+  const url = new URL(path, target.url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -60,18 +60,18 @@ describe("ws: serving Brokkr's own agent (target state, repeated events)", funct
     const statePath = `/api/v1/agents/${agent.id}/target-state`;
     const event = { agent_id: agent.id, deployment_object_id: object.id, event_type: 'DEPLOY', status: 'SUCCESS', message: null };
 
-    const first = await asBrokkrAgent(api.url, 'POST', `/api/v1/agents/${agent.id}/events`, pak, event);
+    const first = await asBrokkrAgent({ url: api.url, pak }, 'POST', `/api/v1/agents/${agent.id}/events`, event);
     expect(first.status).to.equal(201);
-    const again = await asBrokkrAgent(api.url, 'POST', `/api/v1/agents/${agent.id}/events`, pak, event);
+    const again = await asBrokkrAgent({ url: api.url, pak }, 'POST', `/api/v1/agents/${agent.id}/events`, event);
     expect(again.status).to.equal(201);
     expect((again.body as { id: string }).id).to.equal((first.body as { id: string }).id);
 
-    const agentView = await asBrokkrAgent(api.url, 'GET', statePath, pak);
+    const agentView = await asBrokkrAgent({ url: api.url, pak }, 'GET', statePath);
     expect((agentView.body as { id: string }[]).map((o) => o.id)).to.deep.equal([object.id]);
     const sdkView = await api.admin.as(pak).get<unknown[]>(`/agents/${agent.id}/target-state`);
     expect(sdkView.body).to.deep.equal([]);
     // Naming a mode gets exactly that mode, whoever asks.
-    expect((await asBrokkrAgent(api.url, 'GET', `${statePath}?mode=incremental`, pak)).body).to.deep.equal([]);
+    expect((await asBrokkrAgent({ url: api.url, pak }, 'GET', `${statePath}?mode=incremental`)).body).to.deep.equal([]);
 
     const { rows } = await api.sql.query('SELECT id FROM agent_events WHERE deployment_object_id = $1', [object.id]);
     expect(rows).to.have.length(1);

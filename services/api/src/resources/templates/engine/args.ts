@@ -68,6 +68,7 @@ export function describe(value: unknown): string {
   if (value instanceof Missing) return 'an undefined value';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'function') return 'a function';
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
 }
 

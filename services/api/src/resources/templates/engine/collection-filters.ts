@@ -65,7 +65,8 @@ function slice(items: unknown[], args: CallArgs): unknown[] {
 
 function groupBy(items: unknown[], args: CallArgs): Record<string, unknown[]> {
   const attribute = args.string('attribute', 0);
-  const groups: Record<string, unknown[]> = {};
+  // No prototype: a group named `__proto__` is just a key.
+  const groups = Object.create(null) as Record<string, unknown[]>;
   for (const item of items) {
     const key = attributeAt(item, attribute);
     if (key === undefined || key === null) continue;

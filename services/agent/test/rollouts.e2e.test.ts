@@ -10,7 +10,16 @@ import {
   type RunningService,
 } from '@brokkr/testkit';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
-import { createStack, deploy, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
+import {
+  adminGeneratorId,
+  createStack,
+  deploy,
+  registerAgent,
+  startBroker,
+  target,
+  type Broker,
+  type RegisteredAgent,
+} from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
 import { configMap, crd, stream, widget } from './support/manifests.ts';
 
@@ -26,8 +35,9 @@ interface Cluster {
  * kube-apiserver, the real api and maintenance. A two-wave rollout that succeeds (with the
  * maintenance replica killed -9 mid-rollout and replaced), then one whose second wave fails to
  * apply and is rolled back automatically: the canary's cluster ends with the previous content.
+ * Then an expiring preview stack, removed from all three clusters when it expires.
  */
-describe('progressive rollouts (end to end, three clusters)', function () {
+describe('progressive rollouts and expiring stacks (end to end, three clusters)', function () {
   this.timeout(300_000);
   const infra = useTestInfra({ nats: true });
   let broker: Broker;
@@ -53,6 +63,7 @@ describe('progressive rollouts (end to end, three clusters)', function () {
         BROKKR__NATS__URL: infra.nats.url,
         BROKKR__HEALTH__PORT: String(port),
         BROKKR__MAINTENANCE__ROLLOUT_INTERVAL_SECONDS: '1',
+        BROKKR__MAINTENANCE__STACK_EXPIRY_INTERVAL_SECONDS: '1',
       },
       readyUrl: `http://127.0.0.1:${port}/readyz`,
     });
@@ -125,5 +136,26 @@ describe('progressive rollouts (end to end, three clusters)', function () {
     await eventually(async () => (await canary.kubectl.get(`/apis/demo.brokkr.io/v1/namespaces/${NS}/widgets/w`)) === undefined, {
       what: "the canary's Widget pruned with the rollback",
     });
+  });
+
+  it('removes an expiring preview stack from every cluster when it expires', async () => {
+    const res = await broker.admin.post('/stacks', {
+      name: `preview-${Date.now()}`,
+      generator_id: await adminGeneratorId(broker.admin),
+      ttl_seconds: 20,
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    const preview = res.body.id as string;
+    for (const c of clusters) await target(broker.admin, c.agent.id, preview);
+    await deploy(broker.admin, preview, configMap(NS, 'preview', { pr: '1234' }));
+    const present = (c: Cluster) => c.kubectl.get(`/api/v1/namespaces/${NS}/configmaps/preview`);
+    await eventually(async () => (await Promise.all(clusters.map(present))).every((o) => o !== undefined), {
+      what: 'the preview on every cluster',
+    });
+    await eventually(async () => (await Promise.all(clusters.map(present))).every((o) => o === undefined), {
+      what: 'the preview removed from every cluster after its expiry',
+      timeoutMs: 90_000,
+    });
+    expect((await broker.admin.get(`/stacks/${preview}`)).status).to.equal(404);
   });
 });

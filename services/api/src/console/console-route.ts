@@ -6,13 +6,32 @@ import { identityOf } from '../http/authenticate.ts';
 import { endpointLabel } from '../http/request-metrics.ts';
 import { validatePart } from '../http/validate.ts';
 
+export interface ConsoleRouteInput<P, Q> {
+  params: P;
+  query: Q;
+  identity: Identity;
+  ctx: ApiContext;
+}
+
 /** A read-only console endpoint (GET, JSON). Errors are thrown as ApiError like in /api/v1. */
 export interface ConsoleRoute {
   /** Express path relative to the console API prefix. */
   path: string;
   params?: z.ZodType;
   query?: z.ZodType;
-  handler(input: { params: unknown; query: unknown; identity: Identity; ctx: ApiContext }): Promise<unknown>;
+  handler(input: ConsoleRouteInput<unknown, unknown>): Promise<unknown>;
+}
+
+type EmptyObject = z.ZodObject<Record<string, never>>;
+
+/** Infers the handler's input types from the schemas (like defineRoute for /api/v1). */
+export function defineConsoleRoute<P extends z.ZodType = EmptyObject, Q extends z.ZodType = EmptyObject>(route: {
+  path: string;
+  params?: P;
+  query?: Q;
+  handler(input: ConsoleRouteInput<z.output<P>, z.output<Q>>): Promise<unknown>;
+}): ConsoleRoute {
+  return route as ConsoleRoute;
 }
 
 /**

@@ -8,7 +8,7 @@ import { agentsForStack } from '../resources/targeting/sql/agents-for-stacks.ts'
 import { countStackObjects, stackObjectsPage } from './sql/deployment-objects.ts';
 import { fleetPage, fleetSummary } from './sql/fleet.ts';
 import { objectAgentStates, recentObjectEvents } from './sql/object-agents.ts';
-import type { ConsoleRoute } from './console-route.ts';
+import { defineConsoleRoute, type ConsoleRoute } from './console-route.ts';
 
 /**
  * What the console reads that the v1 API has no scalable answer for (v1 lists are unpaginated
@@ -40,38 +40,37 @@ const page = (defaultLimit: number, max: number) => ({
 });
 
 export const consoleReadRoutes: ConsoleRoute[] = [
-  {
+  defineConsoleRoute({
     path: '/fleet',
     query: z.object({ q: searchText, ...page(100, 500) }),
     async handler({ query, identity, ctx }) {
-      const q = query as { q: string; limit: number; offset: number };
-      const filter = { generatorId: tenantOf(identity), search: q.q };
-      const [agents, summary] = await Promise.all([fleetPage(ctx.db.pool, filter, q.limit, q.offset), fleetSummary(ctx.db.pool, filter)]);
-      return { agents, summary, total: summary.total, limit: q.limit, offset: q.offset };
+      const filter = { generatorId: tenantOf(identity), search: query.q };
+      const [agents, summary] = await Promise.all([
+        fleetPage(ctx.db.pool, filter, query.limit, query.offset),
+        fleetSummary(ctx.db.pool, filter),
+      ]);
+      return { agents, summary, total: summary.total, limit: query.limit, offset: query.offset };
     },
-  },
-  {
+  }),
+  defineConsoleRoute({
     path: '/stacks/:id/deployment-objects',
     params: idParams,
     query: z.object(page(50, 500)),
     async handler({ params, query, identity, ctx }) {
-      const { id } = params as { id: string };
-      const q = query as { limit: number; offset: number };
+      const { id } = params;
+      const { limit, offset } = query;
       const stack = await fetchOwnedStack(ctx.db.pool, identity, id);
-      const [objects, total] = await Promise.all([
-        stackObjectsPage(ctx.db.pool, id, q.limit, q.offset),
-        countStackObjects(ctx.db.pool, id),
-      ]);
-      return { stack, objects, total, limit: q.limit, offset: q.offset };
+      const [objects, total] = await Promise.all([stackObjectsPage(ctx.db.pool, id, limit, offset), countStackObjects(ctx.db.pool, id)]);
+      return { stack, objects, total, limit, offset };
     },
-  },
-  {
+  }),
+  defineConsoleRoute({
     path: '/deployment-objects/:id/agents',
     params: idParams,
     query: z.object({ limit: z.coerce.number().int().min(1).max(2000).default(500) }),
     async handler({ params, query, identity, ctx }) {
-      const { id } = params as { id: string };
-      const { limit } = query as { limit: number };
+      const { id } = params;
+      const { limit } = query;
       const tenant = tenantOf(identity);
       const found = await findDeploymentObject(ctx.db.pool, id);
       if (!found) throw objectNotFound();
@@ -83,5 +82,5 @@ export const consoleReadRoutes: ConsoleRoute[] = [
       ]);
       return { deployment_object: found.object, stack_deleted: found.stackDeleted, ...states, recent_events: events };
     },
-  },
+  }),
 ];

@@ -25,7 +25,9 @@ describe('console in a browser', function () {
   let objectId: string;
   let hookId: string;
 
-  before(async () => {
+  before(async function () {
+    // The first run on a machine without Chromium installs Debian's package (minutes).
+    this.timeout(15 * 60_000);
     api = await startTestApi(infra);
     // The audit log page reads what the audit-writer stores: run the real one.
     const healthPort = await freePort();

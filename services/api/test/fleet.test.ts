@@ -72,7 +72,11 @@ describe('fleet (GET /fleet, /agents/{id}/fleet-status, /paks)', function () {
     const created = await api.admin.post<{ id: string }>(`/stacks/${stack.id}/deployment-objects`, { yaml_content: 'kind: ConfigMap\n' });
     expect(created.status, created.text).to.equal(201);
     const objectId = created.body.id;
-    const order = await api.admin.post<{ id: string }>('/work-orders', { work_type: 'custom', yaml_content: 'kind: Job', targeting: { agent_ids: [agent.id] } });
+    const order = await api.admin.post<{ id: string }>('/work-orders', {
+      work_type: 'custom',
+      yaml_content: 'kind: Job',
+      targeting: { agent_ids: [agent.id] },
+    });
     expect(order.status, order.text).to.equal(201);
     expect((await record(agent.id)).record).to.include({ pending_object_count: 1, pending_work_orders: 1, claimed_work_orders: 0 });
 
@@ -88,7 +92,9 @@ describe('fleet (GET /fleet, /agents/{id}/fleet-status, /paks)', function () {
       deployment_objects: [{ id: objectId, status: 'failing', summary: null, checked_at: new Date().toISOString() }],
     });
     expect(health.status, health.text).to.equal(200);
-    expect((await agent.client.post(`/agents/${agent.id}/heartbeat`, { k8s_reachable: false, k8s_api_latency_ms: null })).status).to.equal(204);
+    expect((await agent.client.post(`/agents/${agent.id}/heartbeat`, { k8s_reachable: false, k8s_api_latency_ms: null })).status).to.equal(
+      204,
+    );
 
     const { record: r, recent_events } = await record(agent.id);
     expect(r).to.include({

@@ -66,7 +66,9 @@ describe('live consumer sockets (/stacks/{id}/live, /fleet/live)', function () {
       expect(await Consumer.status(api.url, path, { subprotocol: agent.pak })).to.equal(403);
       expect(await Consumer.status(api.url, path, { subprotocol: stranger.pak })).to.equal(403);
       expect(await Consumer.status(api.url, path, { header: api.adminPak })).to.equal(101);
-      expect(await Consumer.status(api.url, '/api/v1/stacks/00000000-0000-4000-8000-000000000000/live', { header: api.adminPak })).to.equal(404);
+      expect(await Consumer.status(api.url, '/api/v1/stacks/00000000-0000-4000-8000-000000000000/live', { header: api.adminPak })).to.equal(
+        404,
+      );
       expect(await Consumer.status(api.url, '/api/v1/stacks/not-a-uuid/live', { header: api.adminPak })).to.equal(400);
     });
 
@@ -97,7 +99,9 @@ describe('live consumer sockets (/stacks/{id}/live, /fleet/live)', function () {
       const fleet = track(await Consumer.open(replica.url, '/api/v1/fleet/live', { header: api.adminPak }));
       const mine = (f: { type: string; body: Record<string, unknown> }) => f.type === 'fleet_update' && f.body.agent_id === agent.id;
 
-      expect((await agent.client.post(`/agents/${agent.id}/heartbeat`, { k8s_reachable: true, k8s_api_latency_ms: 12 })).status).to.equal(204);
+      expect((await agent.client.post(`/agents/${agent.id}/heartbeat`, { k8s_reachable: true, k8s_api_latency_ms: 12 })).status).to.equal(
+        204,
+      );
       const beat = await fleet.waitFor((f) => mine(f) && f.body.k8s_api_latency_ms === 12, 'fleet_update after the REST heartbeat');
       expect(Object.keys(beat.body)).to.have.length(17);
       expect(beat.body).to.include({ ws_connected: false, connected_since: null, k8s_reachable: true });
@@ -108,14 +112,21 @@ describe('live consumer sockets (/stacks/{id}/live, /fleet/live)', function () {
       ws.send('heartbeat', { agent_id: agent.id, sent_at: now(), k8s_reachable: true, k8s_api_latency_ms: 5 });
       await fleet.waitFor((f) => mine(f) && f.body.k8s_api_latency_ms === 5, 'fleet_update after the channel heartbeat');
       for (const url of [api.url, replica.url]) {
-        const row = (await new ApiClient(url, api.adminPak).get<Record<string, unknown>[]>('/fleet')).body.find((r) => r.agent_id === agent.id);
+        const row = (await new ApiClient(url, api.adminPak).get<Record<string, unknown>[]>('/fleet')).body.find(
+          (r) => r.agent_id === agent.id,
+        );
         expect(row, url).to.include({ ws_connected: true, connected_since: up.body.connected_since });
       }
 
       const before = fleet.frames.length;
       ws.close();
-      await fleet.waitFor((f) => fleet.frames.indexOf(f) >= before && mine(f) && f.body.ws_connected === false, 'fleet_update ws_connected:false');
-      const row = (await new ApiClient(replica.url, api.adminPak).get<Record<string, unknown>[]>('/fleet')).body.find((r) => r.agent_id === agent.id);
+      await fleet.waitFor(
+        (f) => fleet.frames.indexOf(f) >= before && mine(f) && f.body.ws_connected === false,
+        'fleet_update ws_connected:false',
+      );
+      const row = (await new ApiClient(replica.url, api.adminPak).get<Record<string, unknown>[]>('/fleet')).body.find(
+        (r) => r.agent_id === agent.id,
+      );
       expect(row).to.include({ ws_connected: false, connected_since: null });
     });
   });

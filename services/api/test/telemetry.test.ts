@@ -7,7 +7,12 @@ import { WsAgent } from './support/ws-agent.ts';
 const HINT = 'Brokkr retains telemetry for at most 6 hours. For long-term log centralisation, ship to Datadog or equivalent.';
 
 interface Page {
-  retention: { retention_ceiling_seconds: number; effective_retention_seconds: number; oldest_available_ts: string | null; long_term_sink_hint: string };
+  retention: {
+    retention_ceiling_seconds: number;
+    effective_retention_seconds: number;
+    oldest_available_ts: string | null;
+    long_term_sink_hint: string;
+  };
   events?: Record<string, unknown>[];
   lines?: Record<string, unknown>[];
 }
@@ -24,7 +29,8 @@ describe('telemetry (ingest, retention, REST reads)', function () {
   afterEach(() => sockets.splice(0).forEach((s) => s.close()));
   after(() => api?.stop());
 
-  const logs = async (stackId: string, query: Record<string, string> = {}) => (await api.admin.get<Page>(`/stacks/${stackId}/logs`, { query })).body;
+  const logs = async (stackId: string, query: Record<string, string> = {}) =>
+    (await api.admin.get<Page>(`/stacks/${stackId}/logs`, { query })).body;
   const events = async (stackId: string) => (await api.admin.get<Page>(`/stacks/${stackId}/events`)).body;
   /** Waits until a log line with this text is stored: every frame the same connection sent before it has been handled. */
   const stored = (stackId: string, line: string) =>
@@ -40,9 +46,23 @@ describe('telemetry (ingest, retention, REST reads)', function () {
 
     const page = (await gen.client.get<Page>(`/stacks/${stack.id}/logs`)).body;
     expect(page.lines!.map((l) => l.line)).to.deep.equal(['three', 'two', 'one']);
-    expect(Object.keys(page.lines![0]!).sort()).to.deep.equal(['agent_id', 'container', 'created_at', 'id', 'line', 'namespace', 'pod', 'stack_id', 'ts']);
+    expect(Object.keys(page.lines![0]!).sort()).to.deep.equal([
+      'agent_id',
+      'container',
+      'created_at',
+      'id',
+      'line',
+      'namespace',
+      'pod',
+      'stack_id',
+      'ts',
+    ]);
     expect(page.lines![0]).to.include({ agent_id: agent.id, stack_id: stack.id, namespace: 'default', pod: 'web-1', container: 'app' });
-    expect(page.retention).to.deep.include({ retention_ceiling_seconds: 21600, effective_retention_seconds: 21600, long_term_sink_hint: HINT });
+    expect(page.retention).to.deep.include({
+      retention_ceiling_seconds: 21600,
+      effective_retention_seconds: 21600,
+      long_term_sink_hint: HINT,
+    });
     expect(page.retention.oldest_available_ts).to.equal(page.lines![2]!.created_at);
 
     const ev = await eventually(async () => (await events(stack.id)).events![0], { what: 'the event' });
@@ -90,13 +110,16 @@ describe('telemetry (ingest, retention, REST reads)', function () {
     expect((await api.admin.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: second.id })).status).to.equal(201);
     expect((await api.admin.delete(`/agents/${agent.id}/targets/${stack.id}`)).status).to.equal(204);
     let round = 0;
-    await eventually(async () => {
-      round += 1;
-      a.send('pod_log_line', logLine(agent.id, stack.id, `probe ${round}`));
-      a.send('pod_log_line', logLine(agent.id, second.id, `marker ${round}`));
-      await stored(second.id, `marker ${round}`);
-      return !(await logs(stack.id)).lines!.some((l) => l.line === `probe ${round}`);
-    }, { what: 'writes refused after the target was removed' });
+    await eventually(
+      async () => {
+        round += 1;
+        a.send('pod_log_line', logLine(agent.id, stack.id, `probe ${round}`));
+        a.send('pod_log_line', logLine(agent.id, second.id, `marker ${round}`));
+        await stored(second.id, `marker ${round}`);
+        return !(await logs(stack.id)).lines!.some((l) => l.line === `probe ${round}`);
+      },
+      { what: 'writes refused after the target was removed' },
+    );
     a.send('pod_log_line', logLine(agent.id, stack.id, 'after removal'));
     a.send('pod_log_line', logLine(agent.id, second.id, 'second-marker'));
     await stored(second.id, 'second-marker');
@@ -114,10 +137,13 @@ describe('telemetry (ingest, retention, REST reads)', function () {
     const kept = (await logs(stack.id, { limit: '5000' })).lines!.filter((l) => l.container === 'noisy').length;
     expect(kept, 'the burst went over 100 lines in a second').to.be.lessThan(sent);
     expect(kept).to.be.at.least(100);
-    await eventually(() => {
-      const gaps = live.frames.filter((f) => f.type === 'log_gap');
-      return gaps.reduce((n, g) => n + (g.body.dropped_count as number), 0) === sent - kept;
-    }, { what: 'log_gap frames counting every dropped line' });
+    await eventually(
+      () => {
+        const gaps = live.frames.filter((f) => f.type === 'log_gap');
+        return gaps.reduce((n, g) => n + (g.body.dropped_count as number), 0) === sent - kept;
+      },
+      { what: 'log_gap frames counting every dropped line' },
+    );
     const gap = live.frames.find((f) => f.type === 'log_gap')!;
     expect(gap.body).to.include({ agent_id: agent.id, stack_id: stack.id, reason: 'rate_limit' });
   });
@@ -148,7 +174,9 @@ describe('telemetry (ingest, retention, REST reads)', function () {
       expect(page.lines!.map((l) => l.line)).to.deep.equal(['fresh', 'five hours']);
       expect(page.retention.oldest_available_ts).to.equal(page.lines![1]!.created_at);
       // `since` narrows the window; limit 1 keeps the newest.
-      expect((await logs(stack.id, { since: new Date(Date.now() - 3_600_000).toISOString() })).lines!.map((l) => l.line)).to.deep.equal(['fresh']);
+      expect((await logs(stack.id, { since: new Date(Date.now() - 3_600_000).toISOString() })).lines!.map((l) => l.line)).to.deep.equal([
+        'fresh',
+      ]);
       expect((await logs(stack.id, { limit: '1' })).lines!.map((l) => l.line)).to.deep.equal(['fresh']);
       // Brokkr clamps: 0 and negative limits become 1, huge ones 5000.
       expect((await logs(stack.id, { limit: '0' })).lines).to.have.length(1);
@@ -161,7 +189,12 @@ describe('telemetry (ingest, retention, REST reads)', function () {
       const gen = await createGenerator(api.admin);
       const stack = await createStack(gen.client, { generator_id: gen.generator.id });
       expect(await events(stack.id)).to.deep.equal({
-        retention: { retention_ceiling_seconds: 21600, effective_retention_seconds: 21600, oldest_available_ts: null, long_term_sink_hint: HINT },
+        retention: {
+          retention_ceiling_seconds: 21600,
+          effective_retention_seconds: 21600,
+          oldest_available_ts: null,
+          long_term_sink_hint: HINT,
+        },
         events: [],
       });
       expect((await logs(stack.id)).lines).to.deep.equal([]);

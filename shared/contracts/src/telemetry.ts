@@ -14,9 +14,15 @@ const rfc3339 = () => z.iso.datetime({ offset: true });
 export const involvedObjectSchema = z.object({
   api_version: z.string(),
   kind: z.string(),
-  namespace: z.string().nullish().transform((v) => v ?? null),
+  namespace: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
   name: z.string(),
-  uid: z.string().nullish().transform((v) => v ?? null),
+  uid: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
 });
 export type InvolvedObject = z.output<typeof involvedObjectSchema>;
 
@@ -28,7 +34,10 @@ export const k8sEventFrameBodySchema = z.object({
   reason: z.string(),
   message: z.string(),
   event_type: z.string(),
-  source: z.string().nullish().transform((v) => v ?? null),
+  source: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
   involved_object: involvedObjectSchema,
 });
 export type K8sEventFrameBody = z.output<typeof k8sEventFrameBodySchema>;

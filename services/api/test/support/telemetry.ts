@@ -21,8 +21,8 @@ export function k8sEvent(agentId: string, stackId: string, name: string, extra: 
   };
 }
 
-export function logLine(agentId: string, stackId: string, line: string, container = 'app', pod = 'web-1') {
-  return { agent_id: agentId, stack_id: stackId, namespace: 'default', pod, container, ts: now(), line };
+export function logLine(agentId: string, stackId: string, line: string, container = 'app') {
+  return { agent_id: agentId, stack_id: stackId, namespace: 'default', pod: 'web-1', container, ts: now(), line };
 }
 
 /** A generator owning a stack, and an agent with an explicit target on it (the agent may stream for it). */
@@ -90,7 +90,10 @@ export class Consumer {
   }
 
   async waitClosed(deadlineMs = 10_000): Promise<void> {
-    await Promise.race([this.closing, new Promise((_, reject) => setTimeout(() => reject(new Error('socket still open')), deadlineMs).unref())]);
+    await Promise.race([
+      this.closing,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('socket still open')), deadlineMs).unref()),
+    ]);
   }
 
   close(): void {

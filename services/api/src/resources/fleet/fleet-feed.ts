@@ -65,7 +65,10 @@ export class FleetFeed {
       },
     });
     this.deps.local()?.onChange?.((agentId, connected) => this.announce(agentId, connected ? 'connected' : 'disconnected'));
-    const sweep = setInterval(() => void this.sweep().catch((err: unknown) => logger.warn({ err }, 'fleet sweep failed')), SWEEP_INTERVAL_MS);
+    const sweep = setInterval(
+      () => void this.sweep().catch((err: unknown) => logger.warn({ err }, 'fleet sweep failed')),
+      SWEEP_INTERVAL_MS,
+    );
     sweep.unref();
     signal.addEventListener('abort', () => {
       clearInterval(sweep);
@@ -101,7 +104,8 @@ export class FleetFeed {
 
   private heard(notice: FleetNotice): void {
     if (notice.ws_connected_since) this.presence.heard(notice.agent_id, new Date(notice.ws_connected_since));
-    else if (notice.reason === 'disconnected' && !this.deps.local()?.connectedSince(notice.agent_id)) this.presence.heard(notice.agent_id, null);
+    else if (notice.reason === 'disconnected' && !this.deps.local()?.connectedSince(notice.agent_id))
+      this.presence.heard(notice.agent_id, null);
     if (this.sockets.size > 0) this.schedule(notice.agent_id);
   }
 

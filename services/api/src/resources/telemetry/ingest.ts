@@ -1,6 +1,6 @@
 import { telemetryFrameSchema, type TelemetryFrame } from '@brokkr/contracts';
 import type { ApiContext } from '../../context.ts';
-import { liveState } from './live-state.ts';
+import { liveState, type LiveState } from './live-state.ts';
 
 export type TelemetryFrameType = 'k8s_event' | 'pod_log_line' | 'log_gap';
 
@@ -20,6 +20,18 @@ const sane = (ts: string) => {
   const ms = Date.parse(ts);
   return Number.isFinite(ms) && ms > Date.UTC(1970, 0, 1) && ms < Date.UTC(9000, 0, 1);
 };
+
+/** Routes a frame the agent may send: gaps to the live subscribers, events and (rate-limited) lines to storage. */
+function accept(ctx: ApiContext, state: LiveState, frame: TelemetryFrame): void {
+  const dropped = (why: string) => ctx.logger.debug({ agentId: frame.body.agent_id, type: frame.type }, `telemetry frame dropped: ${why}`);
+  if (frame.type === 'log_gap') return state.stacks.publish(frame);
+  if (!sane(frame.type === 'k8s_event' ? frame.body.observed_at : frame.body.ts)) return dropped('timestamp out of range');
+  if (frame.type === 'pod_log_line') {
+    const { agent_id, stack_id, namespace, pod, container } = frame.body;
+    if (!state.limiter.admit(JSON.stringify([agent_id, stack_id, namespace, pod, container]))) return;
+  }
+  if (!state.writer.add(frame)) dropped('too many waiting for the database');
+}
 
 /**
  * The agent channel calls this for each telemetry frame of an authenticated agent connection
@@ -47,22 +59,7 @@ export async function ingestTelemetryFrame(ctx: ApiContext, agentId: string, typ
       ctx.logger.debug({ agentId, type, stackId: frame.body.stack_id }, 'telemetry frame dropped: the agent does not target the stack');
       return;
     }
-    switch (frame.type) {
-      case 'log_gap':
-        state.stacks.publish(frame);
-        return;
-      case 'k8s_event':
-        if (!sane(frame.body.observed_at)) return;
-        if (!state.writer.add(frame)) ctx.logger.debug({ agentId }, 'telemetry frame dropped: too many waiting for the database');
-        return;
-      case 'pod_log_line': {
-        const { stack_id, namespace, pod, container, ts } = frame.body;
-        if (!sane(ts)) return;
-        if (!state.limiter.admit(JSON.stringify([agentId, stack_id, namespace, pod, container]))) return;
-        if (!state.writer.add(frame)) ctx.logger.debug({ agentId, stack_id }, 'telemetry frame dropped: too many waiting for the database');
-        return;
-      }
-    }
+    accept(ctx, state, frame);
   } catch (err) {
     ctx.logger.warn({ err, agentId, type }, 'telemetry frame dropped');
   }

@@ -22,6 +22,12 @@ async function retention(db: Parameters<typeof oldestRetained>[0], table: Teleme
   };
 }
 
+const page = (stackId: string, query: { since?: string | undefined; limit?: number | undefined }) => ({
+  stackId,
+  since: query.since,
+  limit: query.limit ?? DEFAULT_LIMIT,
+});
+
 const description =
   'Admin or the owning generator (agents: 403 `stack_not_owned`). Selected by ingestion time, newest first, never older than ' +
   'the 6-hour retention; `since` can only narrow that window.';
@@ -44,7 +50,7 @@ export const telemetryRoutes: AnyRoute[] = [
     errors: [fetchOwnedStack],
     async handler({ params, query, identity, ctx }) {
       await fetchOwnedStack(ctx.db.pool, identity, params.id);
-      const events = await telemetryPage<K8sEventRow>(ctx.db.pool, 'agent_k8s_events', params.id, query.since, query.limit ?? DEFAULT_LIMIT);
+      const events = await telemetryPage<K8sEventRow>(ctx.db.pool, 'agent_k8s_events', page(params.id, query));
       return json(200, { retention: await retention(ctx.db.pool, 'agent_k8s_events', params.id), events });
     },
   }),
@@ -62,7 +68,7 @@ export const telemetryRoutes: AnyRoute[] = [
     errors: [fetchOwnedStack],
     async handler({ params, query, identity, ctx }) {
       await fetchOwnedStack(ctx.db.pool, identity, params.id);
-      const lines = await telemetryPage<PodLogRow>(ctx.db.pool, 'agent_pod_logs', params.id, query.since, query.limit ?? DEFAULT_LIMIT);
+      const lines = await telemetryPage<PodLogRow>(ctx.db.pool, 'agent_pod_logs', page(params.id, query));
       return json(200, { retention: await retention(ctx.db.pool, 'agent_pod_logs', params.id), lines });
     },
   }),

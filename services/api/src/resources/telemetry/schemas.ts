@@ -69,4 +69,6 @@ export const agentPodLogSchema = z
 export const stackEventsResponseSchema = z
   .object({ retention: retentionSchema, events: agentK8sEventSchema.array() })
   .meta({ id: 'StackEventsResponse' });
-export const stackLogsResponseSchema = z.object({ retention: retentionSchema, lines: agentPodLogSchema.array() }).meta({ id: 'StackLogsResponse' });
+export const stackLogsResponseSchema = z
+  .object({ retention: retentionSchema, lines: agentPodLogSchema.array() })
+  .meta({ id: 'StackLogsResponse' });

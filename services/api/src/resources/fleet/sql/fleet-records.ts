@@ -22,7 +22,8 @@ export interface FleetRow {
 }
 
 // GREATEST ignores NULLs, so a never-set timestamp must stay NULL explicitly.
-const age = (column: string) => `CASE WHEN ${column} IS NULL THEN NULL ELSE floor(greatest(0, extract(epoch FROM now() - ${column})))::int END`;
+const age = (column: string) =>
+  `CASE WHEN ${column} IS NULL THEN NULL ELSE floor(greatest(0, extract(epoch FROM now() - ${column})))::int END`;
 
 /**
  * Every live agent's fleet record in one statement (live-channel.md §4.1), filtered to one agent

@@ -44,10 +44,9 @@ const BOUND = `GREATEST(COALESCE($2::timestamptz, '-infinity'), ${CEILING})`;
 export async function telemetryPage<Row>(
   db: Queryable,
   table: TelemetryTable,
-  stackId: string,
-  since: string | undefined,
-  limit: number,
+  page: { stackId: string; since: string | undefined; limit: number },
 ): Promise<Row[]> {
+  const { stackId, since, limit } = page;
   const { rows } = await db.query(
     `SELECT ${COLUMNS[table]} FROM ${table} WHERE stack_id = $1 AND created_at >= ${BOUND} ORDER BY created_at DESC, id DESC LIMIT $3`,
     [stackId, since ?? null, limit],

@@ -180,6 +180,24 @@ const CASES: Record<string, Case[]> = {
   ],
   'float-printing': [{ template: '{{ f }} {{ 2.5 * 2 }}', params: { f: 76.0 }, expect: ok('76 5') }],
   'loop-scoped-set': [{ template: '{% set x = 1 %}{% for i in [1] %}{% set x = 2 %}{% endfor %}{{ x }}', expect: ok('2') }],
+  'value-limits': [
+    {
+      template: '{% set xs = [1] %}{% for i in range(end=40) %}{% set xs = xs | concat(with=xs) %}{% endfor %}{{ xs | length }}',
+      expect: { error: 'template_render_failed', contains: 'exceeds the limit of 100000' },
+    },
+    {
+      template: '{% set s = "ab" %}{% for i in range(end=40) %}{% set s = s ~ s %}{% endfor %}{{ s | length }}',
+      expect: { error: 'template_render_failed', contains: 'exceeds the limit' },
+    },
+    {
+      template: '{% set xs = [1] %}{% for i in range(end=60) %}{% set xs = [xs, xs] %}{% endfor %}{{ xs | json_encode() }}',
+      expect: { error: 'template_render_failed', contains: 'longer than the limit' },
+    },
+    {
+      template: '{% set xs = [1] %}{% for i in range(end=60) %}{% set xs = [xs, xs] %}{% endfor %}{{ xs }}',
+      expect: { error: 'template_render_failed', contains: 'longer than the limit' },
+    },
+  ],
   'tera-context': [{ template: '{{ __tera_context }}', expect: { error: 'template_render_failed', contains: '__tera_context' } }],
 };
 

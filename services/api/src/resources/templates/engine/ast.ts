@@ -14,6 +14,7 @@ export const HELPERS = {
   text: '__tera_text',
   concat: '__tera_concat',
   contains: '__tera_in',
+  add: '__tera_add',
 } as const;
 
 /**
@@ -115,7 +116,12 @@ export function rewrite(node: AstNode): AstNode {
 
 const isNode = (v: unknown): v is AstNode => typeof v === 'object' && v !== null && 'typename' in v;
 
+/** Operators whose JavaScript meaning differs from Tera's: a helper does them Tera's way. */
+const OPERATOR_HELPERS: Record<string, string> = { Concat: HELPERS.concat, In: HELPERS.contains, Add: HELPERS.add };
+
 function rewriteOne(node: AstNode, path: string): AstNode {
+  const operator = OPERATOR_HELPERS[node.typename];
+  if (operator) return call(operator, node, [node.left as AstNode, node.right as AstNode]);
   switch (node.typename) {
     case 'If':
     case 'InlineIf':
@@ -136,10 +142,6 @@ function rewriteOne(node: AstNode, path: string): AstNode {
     }
     case 'LookupVal':
       return call(HELPERS.member, node, [node.target as AstNode, node.val as AstNode, literal(node, path)]);
-    case 'Concat':
-      return call(HELPERS.concat, node, [node.left as AstNode, node.right as AstNode]);
-    case 'In':
-      return call(HELPERS.contains, node, [node.left as AstNode, node.right as AstNode]);
     case 'Output':
       node.children = node.children!.map((child) =>
         child.typename === 'TemplateData' ? call(HELPERS.text, child, [literal(child, child.value)]) : call(HELPERS.print, child, [child]),

@@ -1,6 +1,6 @@
 import { attributeAt, describe, type CallArgs } from './args.ts';
 import type { FilterBody } from './string-filters.ts';
-import { TemplateRenderError, isPlainObject, printed } from './values.ts';
+import { TemplateRenderError, assertTextSize, isPlainObject, printed } from './values.ts';
 
 function list(filter: string, value: unknown): unknown[] {
   if (!Array.isArray(value)) throw new TemplateRenderError(`Filter \`${filter}\` expects an array, got ${describe(value)}`);
@@ -24,6 +24,7 @@ function sortedKeys(value: unknown): unknown {
 }
 
 export function jsonEncode(value: unknown, pretty = false): string {
+  assertTextSize(value);
   return JSON.stringify(sortedKeys(value), null, pretty ? 2 : undefined) ?? 'null';
 }
 

@@ -5,8 +5,8 @@ import { collectionFilters } from './collection-filters.ts';
 import { internals, type AstNode, type CompileFrame } from './nunjucks-internals.ts';
 import { preprocess } from './preprocess.ts';
 import { stringFilters, type FilterBody } from './string-filters.ts';
-import { teraFunctions, teraTests } from './tests-and-functions.ts';
-import { Missing, TemplateRenderError, isPlainObject, present, printed, truthy } from './values.ts';
+import { MAX_RANGE_ITEMS, teraFunctions, teraTests } from './tests-and-functions.ts';
+import { Missing, TemplateRenderError, isPlainObject, present, printed, textLimit, truthy } from './values.ts';
 
 /**
  * Brokkr's templates are Tera; this engine is nunjucks (the same Jinja family) with Tera's
@@ -40,6 +40,21 @@ class RenderState {
   start(limit: number): void {
     this.limit = limit;
     this.remaining = limit;
+    textLimit.chars = limit;
+  }
+
+  /**
+   * Values a filter or an operator builds are bounded too: a string no longer than the output
+   * may be, a list no longer than `range` may build. Without this a template doubling a list
+   * in a loop would reach a single allocation large enough to take the process down, not just
+   * its worker.
+   */
+  bounded<T>(value: T): T {
+    if (typeof value === 'string' && value.length > this.limit)
+      throw new TemplateRenderError(`A value of ${value.length} characters exceeds the limit of ${this.limit}`);
+    if (Array.isArray(value) && value.length > MAX_RANGE_ITEMS)
+      throw new TemplateRenderError(`A list of ${value.length} items exceeds the limit of ${MAX_RANGE_ITEMS}`);
+    return value;
   }
 
   spend(text: string): string {
@@ -72,6 +87,13 @@ function member(target: unknown, key: unknown, path: string): unknown {
   return new Missing(path);
 }
 
+/** Tera's `+` is arithmetic only (JavaScript's would also join strings, without bound). */
+function add(a: unknown, b: unknown): number {
+  const [x, y] = [present(a), present(b)];
+  if (typeof x !== 'number' || typeof y !== 'number') throw new TemplateRenderError('`+` adds numbers; use `~` to join strings');
+  return x + y;
+}
+
 /** Tera's `in`: a member of an array, a substring, or a key of an object (own keys only). */
 function contains(needle: unknown, haystack: unknown): boolean {
   const [n, h] = [present(needle), present(haystack)];
@@ -90,7 +112,7 @@ function buildEnvironment(state: RenderState): nunjucks.Environment {
   raw.globals = {};
   for (const [name, body] of Object.entries(FILTERS))
     env.addFilter(name, (value: unknown, ...rest: unknown[]) =>
-      body(name === 'default' ? value : present(value), CallArgs.from(name, rest)),
+      state.bounded(body(name === 'default' ? value : present(value), CallArgs.from(name, rest))),
     );
   const addTest = (env as unknown as { addTest(name: string, fn: (...args: never[]) => boolean): void }).addTest.bind(env);
   for (const [name, body] of Object.entries(teraTests))
@@ -103,7 +125,8 @@ function buildEnvironment(state: RenderState): nunjucks.Environment {
   env.addGlobal(HELPERS.member, member);
   env.addGlobal(HELPERS.print, (value: unknown) => state.spend(printed(value)));
   env.addGlobal(HELPERS.text, (text: string) => state.spend(text));
-  env.addGlobal(HELPERS.concat, (a: unknown, b: unknown) => printed(a) + printed(b));
+  env.addGlobal(HELPERS.concat, (a: unknown, b: unknown) => state.bounded(printed(a) + printed(b)));
+  env.addGlobal(HELPERS.add, add);
   env.addGlobal(HELPERS.contains, contains);
   const globals = raw.globals as Record<string, unknown>;
   // What compiled templates call for every name they read (TeraCompiler.compileSymbol).

@@ -34,6 +34,8 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
+  /** The thread has loaded the engine (its first message); jobs wait for it. */
+  ready: boolean;
   current?: { pending: Pending; timer: NodeJS.Timeout };
 }
 
@@ -49,6 +51,7 @@ class RendererPool implements TemplateRenderer {
   private readonly idle: Slot[] = [];
   private readonly queue: Pending[] = [];
   private closed = false;
+  private starting = 0;
 
   constructor(private readonly options: Required<TemplateRendererOptions>) {}
 
@@ -72,8 +75,12 @@ class RendererPool implements TemplateRenderer {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const slot = this.idle.pop() ?? this.spawn();
-      if (!slot) return;
+      const slot = this.idle.pop();
+      if (!slot) {
+        // A new thread takes the next job once it is ready (its start-up is not the job's time).
+        if (this.starting === 0) this.spawn();
+        return;
+      }
       this.start(slot, this.queue.shift()!);
     }
   }
@@ -83,15 +90,21 @@ class RendererPool implements TemplateRenderer {
     // env: {} — the thread sees no environment variables (no credentials within reach of a template).
     const worker = new Worker(WORKER_URL, { env: {}, resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb } });
     worker.unref();
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, ready: false };
     this.slots.add(slot);
-    worker.on('message', (result: JobResult) => this.done(slot, result));
+    this.starting++;
+    worker.on('message', (message: JobResult | { ready: true }) => {
+      if ('ready' in message) this.becameReady(slot);
+      else this.done(slot, message);
+    });
     worker.on('error', (err: Error & { code?: string }) => {
       const message =
         err.code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? `Template rendering failed: it needed more than ${this.options.memoryMb} MB`
           : `Template rendering failed: ${err.message}`;
       this.settle(slot, (p) => p.resolve(failed(message)));
+      // A thread that cannot even start would be replaced for ever: fail what waits instead.
+      if (!slot.ready) for (const pending of this.queue.splice(0)) pending.reject(err);
       void this.retire(slot);
     });
     worker.on('exit', () => {
@@ -99,6 +112,13 @@ class RendererPool implements TemplateRenderer {
       void this.retire(slot);
     });
     return slot;
+  }
+
+  private becameReady(slot: Slot): void {
+    slot.ready = true;
+    this.starting--;
+    this.idle.push(slot);
+    this.dispatch();
   }
 
   private start(slot: Slot, pending: Pending): void {
@@ -127,6 +147,7 @@ class RendererPool implements TemplateRenderer {
 
   private async retire(slot: Slot): Promise<void> {
     if (!this.slots.delete(slot)) return;
+    if (!slot.ready) this.starting--;
     const index = this.idle.indexOf(slot);
     if (index >= 0) this.idle.splice(index, 1);
     this.dispatch();

@@ -55,6 +55,27 @@ export function present<T>(value: T): Exclude<T, Missing> {
   return value as Exclude<T, Missing>;
 }
 
+/** Longest text one value may turn into (printing, `json_encode`); set per render by the engine. */
+export const textLimit = { chars: Number.POSITIVE_INFINITY };
+
+/**
+ * Throws unless `value` written out (printed or as JSON) stays within `textLimit`. Lists that
+ * hold themselves many times over (`set xs = [xs, xs]` in a loop) are small in memory and
+ * astronomically long as text: measured before anything is built, stopping as soon as the
+ * limit is passed, so the work is bounded by the limit.
+ */
+export function assertTextSize(value: unknown): void {
+  let budget = textLimit.chars;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    budget -= typeof v === 'string' ? v.length + 2 : 8;
+    if (budget < 0) throw new TemplateRenderError(`A value would be longer than the limit of ${textLimit.chars} characters`);
+    if (Array.isArray(v)) for (const item of v) stack.push(item);
+    else if (isPlainObject(v)) for (const [k, item] of Object.entries(v)) stack.push(k, item);
+  }
+}
+
 /**
  * Tera's printed form: strings as they are, numbers and booleans as JSON writes them, null as
  * nothing, arrays as `[a, b]` (items printed the same way), objects as `[object]`.
@@ -64,7 +85,10 @@ export function printed(value: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return `[${v.map(printed).join(', ')}]`;
+  if (Array.isArray(v)) {
+    assertTextSize(v);
+    return `[${v.map(printed).join(', ')}]`;
+  }
   if (typeof v === 'function') throw new TemplateRenderError('A function cannot be printed; call it');
   if (typeof v === 'object' && 'val' in v && v.constructor?.name === 'SafeString') return String(v);
   return '[object]';

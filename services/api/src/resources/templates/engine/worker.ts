@@ -7,3 +7,5 @@ parentPort?.on('message', (job: Job) => {
   const reply: JobResult = runJob(job);
   parentPort?.postMessage(reply);
 });
+// Loaded: from now on a job's deadline measures the job, not the thread's start-up.
+parentPort?.postMessage({ ready: true });

@@ -94,6 +94,21 @@ describe('live consumer sockets (/stacks/{id}/live, /fleet/live)', function () {
       expect(consumer.protocol).to.equal('brokkr.v1');
     });
 
+    it('a subscriber that stops reading blocks neither heartbeats nor the other subscribers (Brokkr integration case)', async () => {
+      const { agent } = await targetedStack(api.admin);
+      const slow = track(await Consumer.open(api.url, '/api/v1/fleet/live', { header: api.adminPak }));
+      slow.ws.pause();
+      const fast = track(await Consumer.open(api.url, '/api/v1/fleet/live', { header: api.adminPak }));
+      for (let i = 1; i <= 100; i++) {
+        const res = await agent.client.post(`/agents/${agent.id}/heartbeat`, { k8s_reachable: true, k8s_api_latency_ms: i });
+        expect(res.status).to.equal(204);
+      }
+      await fast.waitFor(
+        (f) => f.body.agent_id === agent.id && f.body.k8s_api_latency_ms === 100,
+        'the last heartbeat on the fast subscriber',
+      );
+    });
+
     it('pushes fleet_update across replicas on a REST heartbeat, and on channel connect and disconnect; GET /fleet on either replica reports the channel', async () => {
       const { agent } = await targetedStack(api.admin);
       const fleet = track(await Consumer.open(replica.url, '/api/v1/fleet/live', { header: api.adminPak }));

@@ -1,6 +1,9 @@
 import type { Connection } from './config.ts';
 import { CliError, HubError } from './errors.ts';
 
+/** One request's limit: a hub that stopped answering must not hang a CI job forever. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 export interface RequestOptions {
   json?: unknown;
   /** A raw body with its content type (deployment objects go up as `application/yaml`). */
@@ -42,8 +45,12 @@ export class Hub {
 
   private async send(url: URL, init: RequestInit): Promise<Response> {
     try {
-      return await fetch(url, init);
+      return await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     } catch (err) {
+      if ((err as Error).name === 'TimeoutError')
+        throw new CliError(
+          `the hub at ${this.connection.url} did not answer ${init.method} ${url.pathname} within ${REQUEST_TIMEOUT_MS / 1000} s`,
+        );
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(`cannot reach the hub at ${this.connection.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
     }

@@ -393,7 +393,7 @@ describe('api templates: endpoints, versions, access, labels and annotations', (
       expect(await objectCount(stack.id)).to.equal(0);
     });
 
-    it('a runaway template (endless loop, gigantic output) gets a 400 and the api keeps serving', async () => {
+    it('a runaway template (endless loop, gigantic output, a backtracking schema pattern) gets a 400 and the api keeps serving', async () => {
       const stack = await createStack(owner.client, { generator_id: owner.id });
       const endless = await createTemplate(owner.client, {
         template_content:
@@ -405,12 +405,19 @@ describe('api templates: endpoints, versions, access, labels and annotations', (
           '{% for a in range(end=100000) %}{% for b in range(end=100000) %}x: yyyyyyyyyyyyyyyyyyyyyyy\n{% endfor %}{% endfor %}',
         parameters_schema: '{}',
       });
+      // A parameters schema whose pattern backtracks for ever on the given value (ajv runs it).
+      const backtracking = await createTemplate(owner.client, {
+        template_content: 'a: {{ x }}\n',
+        parameters_schema: JSON.stringify({ properties: { x: { type: 'string', pattern: '^(a+)+$' } } }),
+      });
       const pending = instantiate(owner.client, stack.id, endless.id, {});
+      const pendingPattern = instantiate(owner.client, stack.id, backtracking.id, { x: `${'a'.repeat(40)}b` });
       // While the endless render runs on its worker, the api answers other requests.
       expect((await owner.client.get(`/templates/${endless.id}`)).status).to.equal(200);
-      const r1 = await pending;
-      expect([r1.status, r1.body.code]).to.deep.equal([400, 'template_render_failed']);
-      expect(r1.body.message).to.contain('took longer than');
+      for (const r of [await pending, await pendingPattern]) {
+        expect([r.status, r.body.code]).to.deep.equal([400, 'template_render_failed']);
+        expect(r.body.message).to.contain('took longer than');
+      }
       const r2 = await instantiate(owner.client, stack.id, huge.id, {});
       expect([r2.status, r2.body.code]).to.deep.equal([400, 'template_render_failed']);
       expect(r2.body.message).to.contain('exceeds the limit');

@@ -5,11 +5,14 @@ import { eventually, startKubeApiServer, useTestInfra, type KubeApiServer } from
 import { Discovery } from '../src/kube/discovery.ts';
 import { KubeObjects } from '../src/kube/objects.ts';
 import type { KubeClient } from '../src/kube/client.ts';
+import { LiveChannel } from '../src/live/channel.ts';
+import { agentChannelUrl } from '../src/live/url.ts';
 import { connectKubernetes } from '../src/runtime/startup.ts';
 import { startTelemetry, type RunningTelemetry } from '../src/telemetry/index.ts';
 import { createStack, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
-import { FakeContainerLogs, stamped, WsTelemetryChannel } from './support/telemetry.ts';
+import { FakeContainerLogs, stamped } from './support/telemetry.ts';
+import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 
 interface StoredEvent {
   reason: string;
@@ -27,7 +30,7 @@ interface StoredLine {
 /**
  * The agent's telemetry streamers end to end: the real kube-apiserver (watches of Events and Pods,
  * the involved objects read back), the real api over `/internal/ws/agent`, and the hub's REST
- * reads. There is no kubelet: the test writes the Events and pod statuses a kubelet would, and
+ * reads, through the agent's own live channel. There is no kubelet: the test writes the Events and pod statuses a kubelet would, and
  * container logs come from the log-source seam (`FakeContainerLogs`), because a kubelet-less
  * apiserver serves no logs. The streamers run in this process so that they can be given that
  * seam and restarted.
@@ -44,11 +47,21 @@ describe('agent telemetry (end to end)', function () {
   let agent: RegisteredAgent;
   let stackId: string;
   let logs: FakeContainerLogs;
-  let channel: WsTelemetryChannel;
+  let channel: LiveChannel;
   let telemetry: RunningTelemetry | undefined;
 
   async function start(): Promise<void> {
-    channel = await WsTelemetryChannel.open(hub.url, agent.pak);
+    // The agent's own live channel, dialled to the real api.
+    channel = new LiveChannel({
+      url: agentChannelUrl(hub.url, undefined),
+      pak: agent.pak,
+      userAgent: 'brokkr-ts-agent/test',
+      forceRest: false,
+      logger,
+    });
+    const up = new Promise<void>((resolve) => channel.on('state', (state: string) => state === 'up' && resolve()));
+    channel.start();
+    await up;
     telemetry = await startTelemetry({
       kube: client,
       objects: new KubeObjects(client),
@@ -65,7 +78,7 @@ describe('agent telemetry (end to end)', function () {
   async function stop(): Promise<void> {
     await telemetry?.stop();
     telemetry = undefined;
-    channel?.close();
+    await channel?.stop();
   }
 
   const events = async () => (await hub.admin.get(`/stacks/${stackId}/events`)).body.events as StoredEvent[];
@@ -181,5 +194,69 @@ describe('agent telemetry (end to end)', function () {
     expect((await lines()).map((l) => l.line)).to.deep.equal(['request served', 'listening on :8080', 'starting']);
     // The tail resumed from the cursor, not from the start of the container's log.
     expect(logs.requests.filter((r) => r.pod === 'chatty').at(-1)!.sinceTime).to.be.a('string');
+  });
+});
+
+/**
+ * Brokkr's `ws-telemetry` e2e scenario (live-channel.md §7) with the agent's real main: a Pod marked
+ * with a stack, an image-pull Event about it, and the hub's GET /stacks/{id}/events must show it.
+ * Unlike Brokkr's scenario the stack is targeted by the agent (only then may it write there). The
+ * kubelet is played by the test (it writes the Event); the log half of the scenario needs a kubelet
+ * and is covered above through the log-source seam.
+ */
+describe('agent telemetry (the agent process)', function () {
+  this.timeout(240_000);
+  const infra = useTestInfra({ nats: true });
+  let hub: Broker;
+  let kube: KubeApiServer;
+  let kubectl: Kubectl;
+  let proc: RunningAgentProcess | undefined;
+
+  before(async () => {
+    [hub, kube] = await Promise.all([startBroker(infra), startKubeApiServer()]);
+    kubectl = new Kubectl(kube);
+  });
+  after(async () => {
+    await proc?.stop();
+    await kubectl?.close();
+    await Promise.allSettled([hub?.stop(), kube?.stop()]);
+  });
+
+  it('streams an image-pull Event about a marked Pod over its live channel to GET /stacks/{id}/events', async () => {
+    const agent = await registerAgent(hub.admin);
+    const stackId = await createStack(hub.admin);
+    await target(hub.admin, agent.id, stackId);
+    proc = await spawnAgent(hub.url, agent, kube.kubeconfigPath);
+    await eventually(
+      async () =>
+        (await hub.admin.get('/admin/ws/connections')).body.connections.some((c: { agent_id: string }) => c.agent_id === agent.id),
+      {
+        timeoutMs: 60_000,
+        what: 'the agent on its live channel',
+      },
+    );
+    const pod = await kubectl.create('/api/v1/namespaces/default/pods', {
+      metadata: { name: 'unpullable', annotations: { 'k8s.brokkr.io/stack': stackId } },
+      spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'registry.invalid/nope:404' }] },
+    });
+    await kubectl.create('/api/v1/namespaces/default/events', {
+      metadata: { name: 'unpullable.pull' },
+      involvedObject: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'unpullable', uid: pod.metadata.uid },
+      reason: 'Failed',
+      message: 'Failed to pull image "registry.invalid/nope:404"',
+      type: 'Warning',
+      source: { component: 'kubelet' },
+      firstTimestamp: new Date().toISOString(),
+      lastTimestamp: new Date().toISOString(),
+      count: 1,
+    });
+    const found = await eventually(
+      async () =>
+        ((await hub.admin.get(`/stacks/${stackId}/events`)).body.events as StoredEvent[]).find(
+          (e) => e.involved_object.name === 'unpullable',
+        ),
+      { timeoutMs: 90_000, what: 'the event in GET /stacks/{id}/events' },
+    );
+    expect(found.reason).to.match(/Pull|Failed|BackOff/);
   });
 });

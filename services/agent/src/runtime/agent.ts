@@ -16,6 +16,7 @@ import { connectKubernetes, identify, waitForBroker } from './startup.ts';
 import { TargetWatcher } from './target-watcher.ts';
 import { WebhookPoller } from '../webhooks/poller.ts';
 import { WorkOrderLoop } from '../work-orders/loop.ts';
+import { startTelemetry } from '../telemetry/index.ts';
 import { createDiagnosticsLoop } from '../diagnostics/start.ts';
 
 export interface RunningAgent {
@@ -205,6 +206,17 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     ...(workOrders ? [workOrders.run(signal)] : []),
     ...(diagnostics ? [diagnostics.run(signal)] : []),
   ];
+  // Stack telemetry (Kubernetes Events, opted-in pod logs) over the live channel, whatever the agent's status.
+  const telemetry = await startTelemetry({
+    kube,
+    objects,
+    discovery,
+    live,
+    agentId: agent.id,
+    kubeconfig: settings.kubeconfig,
+    watchNamespace: settings.watchNamespace,
+    logger: log,
+  }).catch((err: unknown) => void log.error({ err }, 'stack telemetry not started'));
   live.start();
   if (!heartbeat.active)
     log.warn({ status: agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');
@@ -217,6 +229,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
       stopping = true;
       controller.abort();
       await Promise.allSettled(tasks);
+      await telemetry?.stop();
       await events.flush().catch(() => undefined);
       await live.stop();
       await server.close();

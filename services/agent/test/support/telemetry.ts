@@ -1,7 +1,4 @@
-import { EventEmitter } from 'node:events';
-import { WebSocket } from 'ws';
-import type { TelemetryFrameInput } from '@brokkr/contracts';
-import type { LogSource, LogStreamRequest, TelemetryChannel } from '../../src/telemetry/index.ts';
+import type { LogSource, LogStreamRequest } from '../../src/telemetry/index.ts';
 
 /**
  * Container logs for a kubelet-less apiserver (the test seam of the log path): the test says what
@@ -34,43 +31,3 @@ export class FakeContainerLogs {
 
 /** A kubelet-style line: `<RFC3339Nano> <text>`. */
 export const stamped = (at: Date, text: string, nanos = '000001') => `${at.toISOString().replace('Z', '')}${nanos}Z ${text}`;
-
-/**
- * A minimal live channel over the api's real `/internal/ws/agent`, for tests that run the
- * telemetry streamers in-process (so that they can be given the fake log source).
- */
-export class WsTelemetryChannel extends EventEmitter implements TelemetryChannel {
-  state = 'down';
-
-  private constructor(private readonly ws: WebSocket) {
-    super();
-    ws.on('close', () => this.setState('down'));
-  }
-
-  static open(brokerUrl: string, pak: string): Promise<WsTelemetryChannel> {
-    const ws = new WebSocket(`${brokerUrl.replace(/^http/, 'ws')}/internal/ws/agent`, { headers: { authorization: `Bearer ${pak}` } });
-    return new Promise((resolve, reject) => {
-      ws.once('open', () => {
-        const channel = new WsTelemetryChannel(ws);
-        channel.setState('up');
-        resolve(channel);
-      });
-      ws.once('error', reject);
-    });
-  }
-
-  sendTelemetry(frame: TelemetryFrameInput): boolean {
-    if (this.state !== 'up') return false;
-    this.ws.send(JSON.stringify(frame));
-    return true;
-  }
-
-  private setState(state: string): void {
-    this.state = state;
-    this.emit('state', state);
-  }
-
-  close(): void {
-    this.ws.terminate();
-  }
-}

@@ -85,6 +85,10 @@ describe('console server side (/ui)', function () {
       expect((await ui(path, null)).status, path).to.equal(200);
     }
     expect((await ui('/vendor/package.json', null)).status).to.equal(404);
+    // API docs: Swagger UI's own files from swagger-ui-dist, and nothing else of the package.
+    expect((await api.anonymous.get('//docs')).text).to.contain('/docs/assets/swagger-ui-bundle.js');
+    expect((await api.anonymous.get('//docs/assets/swagger-ui-bundle.js')).status).to.equal(200);
+    expect((await api.anonymous.get('//docs/assets/index.html')).status).to.equal(404);
     expect((await ui('/app/../../package.json', null)).status).to.equal(404);
     const fleet = await ui('/api/fleet', null);
     expect(fleet.status).to.equal(401);

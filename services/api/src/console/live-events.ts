@@ -122,7 +122,7 @@ export function createLiveEvents(options: {
       const client: Client = { identity, pakHash, res };
       clients.add(client);
       send(res, 'ready', { admin: identity.admin, generator: identity.generator, agent: identity.agent });
-      req.on('close', () => clients.delete(client));
+      res.on('close', () => clients.delete(client));
     },
     close() {
       clearInterval(keepalive);

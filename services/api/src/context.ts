@@ -9,6 +9,7 @@ import type { AgentConnections } from './live/agent-channel/registry.ts';
 import type { OutboxPublisher } from './events/outbox-publisher.ts';
 import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
+import type { LiveState } from './resources/telemetry/live-state.ts';
 import type { AgentWakeups } from './resources/targeting/wakeups.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 import type { ConfigReloader } from './settings/config-reload.ts';
@@ -43,6 +44,8 @@ export interface ApiContext {
   wakeups: AgentWakeups;
   /** The agent WebSockets (`/internal/ws/agent`) this replica holds; hints reach them from the wake-ups. */
   agentConnections: AgentConnections;
+  /** Stack telemetry and the fleet view of this process: live subscribers, WebSocket presence, the telemetry writer. */
+  liveFeeds: LiveState;
   /** The reloadable settings in force, for POST /admin/config/reload. */
   configReloader: ConfigReloader;
 }

@@ -12,6 +12,7 @@ import { AgentConnections } from './live/agent-channel/registry.ts';
 import { createLiveMetrics } from './live/metrics.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { AgentWakeups } from './resources/targeting/wakeups.ts';
+import { createLiveState } from './resources/telemetry/live-state.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 import { createConfigReloader } from './settings/config-reload.ts';
 import { createYamlValidator } from './yaml/index.ts';
@@ -33,6 +34,14 @@ export function createContext(deps: ContextDeps): ApiContext {
   const notifyAgents = createNotifyAgents(bus.nc, logger);
   const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger);
   deps.wakeups.onNotice((notice) => agentConnections.notice(notice));
+  const liveFeeds = createLiveState({
+    db: db.pool,
+    nc: bus.nc,
+    logger,
+    registry: metrics.registry,
+    agentConnections,
+    signal: deps.shutdownSignal,
+  });
   return {
     settings,
     logger,
@@ -49,6 +58,7 @@ export function createContext(deps: ContextDeps): ApiContext {
     webhookKey: deps.webhookKey,
     wakeups: deps.wakeups,
     agentConnections,
+    liveFeeds,
     configReloader: createConfigReloader(),
   };
 }

@@ -12,7 +12,6 @@ import { allUpgradeRoutes } from './live/upgrade-routes.ts';
 import { createApiMetrics } from './metrics/api-metrics.ts';
 import { allRoutes } from './resources/index.ts';
 import { startProcessWakeups } from './resources/targeting/process-wakeups.ts';
-import { startLiveState } from './resources/telemetry/live-state.ts';
 import { requireWebhookKey } from './resources/webhooks/key-guard.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 
@@ -44,8 +43,6 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const metrics = createApiMetrics();
   const wakeups = await startProcessWakeups(bus.nc, metrics.registry, logger);
   const ctx = createContext({ settings, logger, db, bus, metrics, webhookKey, wakeups, shutdownSignal: shutdown.signal });
-  // Telemetry and fleet: live subscribers' feeds, WebSocket presence heard from other replicas, fleet metrics.
-  startLiveState(ctx);
   const boot = await bootstrap({ db, logger, configuredHash: settings.adminPak.configuredHash, pakFile: settings.adminPak.file });
   ctx.metrics.defaultAdminPakInUse.set(boot.defaultAdminHashInUse ? 1 : 0);
   const warnTimer = boot.defaultAdminHashInUse

@@ -1,5 +1,4 @@
 import type { ApiContext } from '../../context.ts';
-import { liveState } from '../telemetry/live-state.ts';
 
 /**
  * The agent's fleet record may have changed (it heartbeated, over REST or the live channel):
@@ -7,7 +6,7 @@ import { liveState } from '../telemetry/live-state.ts';
  */
 export function announceFleetChange(ctx: ApiContext, agentId: string): void {
   try {
-    liveState(ctx).fleet.announce(agentId, 'heartbeat');
+    ctx.liveFeeds.fleet.announce(agentId, 'heartbeat');
   } catch (err) {
     ctx.logger.debug({ err, agentId }, 'fleet change not announced');
   }

@@ -1,5 +1,4 @@
 import type { UpgradeRoute } from '../../live/upgrade-route.ts';
-import { liveState } from '../telemetry/live-state.ts';
 
 /**
  * `/api/v1/fleet/live`: a `fleet_update` (one full FleetAgentRecord) whenever an agent's record may
@@ -12,7 +11,7 @@ export const fleetLiveRoutes: UpgradeRoute[] = [
     subprotocolAuth: true,
     async handle(up) {
       if (!up.identity.admin) return up.reject(403);
-      const { fleet } = liveState(up.ctx);
+      const { fleet } = up.ctx.liveFeeds;
       try {
         fleet.add(await up.accept());
       } catch (err) {

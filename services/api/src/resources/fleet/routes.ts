@@ -1,7 +1,6 @@
 import { errorKind } from '../../http/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { liveState } from '../telemetry/live-state.ts';
 import { fleetRecords } from './fleet-record.ts';
 import { fleetAgentRecordSchema, fleetQuerySchema, fleetStatusSchema } from './schemas.ts';
 import { recentAgentEvents } from './sql/queries.ts';
@@ -25,7 +24,7 @@ export const fleetRoutes: AnyRoute[] = [
     responses: { 200: { description: 'One record per live agent', schema: fleetAgentRecordSchema.array() } },
     async handler({ query, ctx }) {
       const filter = query.pak_id ? { generatorId: query.pak_id } : {};
-      return json(200, await fleetRecords(ctx.db.pool, liveState(ctx).fleet.presence, filter));
+      return json(200, await fleetRecords(ctx.db.pool, ctx.liveFeeds.fleet.presence, filter));
     },
   }),
 
@@ -39,7 +38,7 @@ export const fleetRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The record and recent events', schema: fleetStatusSchema } },
     errors: [agentNotFound],
     async handler({ params, ctx }) {
-      const [record] = await fleetRecords(ctx.db.pool, liveState(ctx).fleet.presence, { agentId: params.id });
+      const [record] = await fleetRecords(ctx.db.pool, ctx.liveFeeds.fleet.presence, { agentId: params.id });
       if (!record) throw agentNotFound();
       return json(200, { record, recent_events: await recentAgentEvents(ctx.db.pool, params.id) });
     },

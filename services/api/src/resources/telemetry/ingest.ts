@@ -1,6 +1,6 @@
 import { telemetryFrameSchema, type TelemetryFrame } from '@brokkr/contracts';
 import type { ApiContext } from '../../context.ts';
-import { liveState, type LiveState } from './live-state.ts';
+import type { LiveState } from './live-state.ts';
 
 export type TelemetryFrameType = 'k8s_event' | 'pod_log_line' | 'log_gap';
 
@@ -54,7 +54,7 @@ export async function ingestTelemetryFrame(ctx: ApiContext, agentId: string, typ
       ctx.logger.debug({ agentId, type, claimed: frame.body.agent_id }, 'telemetry frame dropped: agent_id is not the connection');
       return;
     }
-    const state = liveState(ctx);
+    const state = ctx.liveFeeds;
     if (!(await state.access.allows(agentId, frame.body.stack_id))) {
       ctx.logger.debug({ agentId, type, stackId: frame.body.stack_id }, 'telemetry frame dropped: the agent does not target the stack');
       return;

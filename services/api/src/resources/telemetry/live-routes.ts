@@ -2,7 +2,6 @@ import { uuid } from '@brokkr/contracts';
 import type { UpgradeRoute } from '../../live/upgrade-route.ts';
 import { fleetLiveRoutes } from '../fleet/live-route.ts';
 import { findLiveStack } from '../stacks/sql/queries.ts';
-import { liveState } from './live-state.ts';
 
 const stackId = uuid();
 
@@ -24,7 +23,7 @@ const stackLiveRoute: UpgradeRoute = {
     const stack = await findLiveStack(ctx.db.pool, id.data);
     if (!stack) return up.reject(404);
     if (!identity.admin && identity.generator !== stack.generator_id) return up.reject(403);
-    const { stacks } = liveState(ctx);
+    const { stacks } = ctx.liveFeeds;
     await stacks.listen(id.data);
     try {
       stacks.add(id.data, await up.accept());

@@ -1,5 +1,7 @@
-import { SUBJECTS } from '@brokkr/bus';
-import type { ApiContext } from '../../context.ts';
+import { SUBJECTS, type NatsConnection } from '@brokkr/bus';
+import type { Queryable } from '@brokkr/db';
+import type { Logger } from '@brokkr/logger';
+import type { Registry } from '@brokkr/telemetry';
 import { FleetFeed } from '../fleet/fleet-feed.ts';
 import { registerHeartbeatAgeGauge } from '../fleet/heartbeat-age-metric.ts';
 import type { LocalAgentConnections } from '../fleet/presence.ts';
@@ -17,43 +19,32 @@ export interface LiveState {
   writer: TelemetryWriter;
 }
 
-// Keyed by the process's one ApiContext (so nothing here is module-global state): built by
-// startLiveState at start-up, or on first use where a test builds the app without it.
-const states = new WeakMap<ApiContext, LiveState>();
-
-/** The agent-channel registry, when the agent channel put one on the context. */
-const agentConnections = (ctx: ApiContext) => (ctx as { agentConnections?: LocalAgentConnections }).agentConnections;
-
-export function liveState(ctx: ApiContext): LiveState {
-  return states.get(ctx) ?? startLiveState(ctx);
+export interface LiveStateDeps {
+  db: Queryable;
+  nc: NatsConnection;
+  logger: Logger;
+  registry: Registry;
+  /** The agent-channel registry of this process (ws_connected, connect/disconnect, live_subscribers). */
+  agentConnections: LocalAgentConnections;
+  /** Aborted at shutdown: timers stop, waiting frames are written (subscriptions end with the NATS drain). */
+  signal: AbortSignal;
 }
 
-/** Creates the state and its background work (stopped by ctx.shutdownSignal; subscriptions end with the NATS drain). */
-export function startLiveState(ctx: ApiContext): LiveState {
-  const existing = states.get(ctx);
-  if (existing) return existing;
-  const { nc } = ctx.bus;
-  const stacks = new StackFeed(nc, ctx.logger);
-  const fleet = new FleetFeed({
-    db: ctx.db.pool,
-    nc,
-    logger: ctx.logger,
-    registry: ctx.metrics.registry,
-    local: () => agentConnections(ctx),
-    signal: ctx.shutdownSignal,
-  });
+/** Built once per process by createContext (`ctx.liveFeeds`); starts its subscriptions and timers. */
+export function createLiveState(deps: LiveStateDeps): LiveState {
+  const { db, nc, logger, registry, agentConnections, signal } = deps;
+  const stacks = new StackFeed(nc, logger);
+  const fleet = new FleetFeed({ db, nc, logger, registry, local: () => agentConnections, signal });
   const state: LiveState = {
     stacks,
     fleet,
-    access: new StackAccess(ctx.db.pool),
+    access: new StackAccess(db),
     limiter: new LineRateLimiter(),
-    writer: new TelemetryWriter(ctx.db.pool, stacks, ctx.logger),
+    writer: new TelemetryWriter(db, stacks, logger),
   };
-  states.set(ctx, state);
   fleet.start();
-  registerHeartbeatAgeGauge(ctx.db.pool, ctx.metrics.registry, ctx.logger);
-  const connections = agentConnections(ctx);
-  if (connections) connections.liveSubscriberCount = () => stacks.subscriberCount;
+  registerHeartbeatAgeGauge(db, registry, logger);
+  agentConnections.liveSubscriberCount = () => stacks.subscriberCount;
 
   // A change to an agent's targets is always followed by its wake-up hint: re-read its stacks.
   nc.subscribe(SUBJECTS.notifyAgentAll, {
@@ -72,7 +63,7 @@ export function startLiveState(ctx: ApiContext): LiveState {
     }
   }, 1000);
   gaps.unref();
-  ctx.shutdownSignal.addEventListener('abort', () => {
+  signal.addEventListener('abort', () => {
     clearInterval(gaps);
     void state.writer.flush();
   });

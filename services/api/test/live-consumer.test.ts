@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { useTestInfra } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { ApiClient, createGenerator, createStack, startTestApi, type ApiProcess, type TestApi } from './support/index.ts';
 import { Consumer, k8sEvent, logLine, now, targetedStack } from './support/telemetry.ts';
 import { WsAgent } from './support/ws-agent.ts';
@@ -72,6 +72,22 @@ describe('live consumer sockets (/stacks/{id}/live, /fleet/live)', function () {
       expect(await Consumer.status(api.url, '/api/v1/stacks/not-a-uuid/live', { header: api.adminPak })).to.equal(400);
     });
 
+    it('GET /admin/ws/connections counts the per-stack subscribers of the replica that answers (fleet subscribers not included)', async () => {
+      const { stack } = await targetedStack(api.admin);
+      const onReplica = new ApiClient(replica.url, api.adminPak);
+      const count = async () => (await onReplica.get<{ live_subscribers: number }>('/admin/ws/connections')).body.live_subscribers;
+      // Sockets of earlier tests may still be closing, so the count is only ever compared downwards.
+      const a = track(await Consumer.open(replica.url, `/api/v1/stacks/${stack.id}/live`, { header: api.adminPak }));
+      const b = track(await Consumer.open(replica.url, `/api/v1/stacks/${stack.id}/live`, { header: api.adminPak }));
+      const withTwo = await count();
+      expect(withTwo).to.be.at.least(2);
+      track(await Consumer.open(replica.url, '/api/v1/fleet/live', { header: api.adminPak }));
+      expect(await count()).to.be.at.most(withTwo);
+      a.close();
+      b.close();
+      await eventually(async () => (await count()) <= withTwo - 2, { what: 'both subscribers gone from the count' });
+    });
+
     it("is closed on every replica when the subscriber's PAK is rotated (Brokkr leaves it open)", async () => {
       const gen = await createGenerator(api.admin);
       const stack = await createStack(gen.client, { generator_id: gen.generator.id });
@@ -107,6 +123,17 @@ describe('live consumer sockets (/stacks/{id}/live, /fleet/live)', function () {
         (f) => f.body.agent_id === agent.id && f.body.k8s_api_latency_ms === 100,
         'the last heartbeat on the fast subscriber',
       );
+    });
+
+    it("pushes the agent's new backlog when a deployment object lands in a stack it targets (the hub's wake-up hint)", async () => {
+      const { agent, stack } = await targetedStack(api.admin);
+      const fleet = track(await Consumer.open(replica.url, '/api/v1/fleet/live', { header: api.adminPak }));
+      expect((await api.admin.post(`/stacks/${stack.id}/deployment-objects`, { yaml_content: 'kind: ConfigMap\n' })).status).to.equal(201);
+      const update = await fleet.waitFor(
+        (f) => f.type === 'fleet_update' && f.body.agent_id === agent.id && f.body.pending_object_count === 1,
+        'fleet_update with the pending object',
+      );
+      expect(Object.keys(update.body)).to.have.length(17);
     });
 
     it('pushes fleet_update across replicas on a REST heartbeat, and on channel connect and disconnect; GET /fleet on either replica reports the channel', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { freePort, spawnService, useTestInfra, type RunningService } from '@brokkr/testkit';
 import { launchChromium, screenshot } from './console-browser.ts';
 import { createAgent, createGenerator, createStack, startTestApi, uniqueName, type ApiClient, type TestApi } from './support/index.ts';
@@ -141,12 +141,27 @@ describe('console in a browser', function () {
   });
 
   it("shows a deployment object's state change live when the agent reports", async () => {
+    // The page also re-reads every 15 s (for health reports, which announce nothing). To show the
+    // change comes from the live stream, the page's clock is paused and only moved on in 100 ms
+    // steps, never as far as that re-read.
+    await page.clock.install();
     await signIn(api.adminPak);
     await page.locator('[data-testid=live-status]', { hasText: 'live' }).waitFor();
+    await page.clock.pauseAt(Date.now() + 100);
+    // Page time advanced since the pause; the 15 s re-read cannot run before 15,000 of it.
+    let pageMs = 0;
+    const advanceUntilVisible = async (target: Locator) => {
+      while (!(await target.isVisible())) {
+        expect(pageMs, 'page time moved on without the live update').to.be.lessThan(14_000);
+        // Effects and the debounce run on (fake) timers and animation frames.
+        await page.clock.runFor(100);
+        pageMs += 100;
+        await new Promise((r) => setTimeout(r, 100)); // real time for requests to travel
+      }
+    };
     await page.goto(`${api.url}/ui#/deployment-objects/${objectId}`);
     const state = page.locator(`[data-testid=object-agents] tr[data-agent="${agent.agent.id}"] [data-testid=agent-state]`);
-    await state.getByText('pending').waitFor();
-    await page.locator('[data-testid=live-status]', { hasText: 'live' }).waitFor();
+    await advanceUntilVisible(state.getByText('pending'));
 
     const reported = await agent.client.post(`/agents/${agent.agent.id}/events`, {
       agent_id: agent.agent.id,
@@ -156,8 +171,7 @@ describe('console in a browser', function () {
       message: 'applied by the test',
     });
     expect(reported.status, reported.text).to.equal(201);
-    // No reload, no navigation: the page re-reads on the live hint.
-    await state.getByText('applied').waitFor();
+    await advanceUntilVisible(state.getByText('applied'));
     await screenshot(page, 'deployment-object-applied');
   });
 

@@ -116,18 +116,16 @@ export class FleetFeed {
 
   private async flush(): Promise<void> {
     this.flushTimer = undefined;
-    const agents = [...this.due];
+    const agentIds = [...this.due];
     this.due.clear();
-    for (const agentId of agents) {
-      try {
-        // A deleted agent has no record: nothing is pushed (as in Brokkr).
-        for (const record of await fleetRecords(this.deps.db, this.presence, { agentId })) {
-          this.baseline?.set(record.agent_id, sweepKey(record));
-          this.push(record);
-        }
-      } catch (err) {
-        this.deps.logger.warn({ err, agentId }, 'fleet update not computed');
+    try {
+      // One statement for every agent heard about since the last flush; a deleted agent has no record (nothing pushed, as in Brokkr).
+      for (const record of await fleetRecords(this.deps.db, this.presence, { agentIds })) {
+        this.baseline?.set(record.agent_id, sweepKey(record));
+        this.push(record);
       }
+    } catch (err) {
+      this.deps.logger.warn({ err, agents: agentIds.length }, 'fleet updates not computed');
     }
   }
 

@@ -29,7 +29,7 @@ export function toRecord(row: FleetRow, presence: WsPresence): FleetAgentRecord 
   };
 }
 
-export async function fleetRecords(db: Queryable, presence: WsPresence, filter: { agentId?: string; generatorId?: string } = {}) {
+export async function fleetRecords(db: Queryable, presence: WsPresence, filter: { agentIds?: string[]; generatorId?: string } = {}) {
   return (await queryFleetRows(db, filter)).map((row) => toRecord(row, presence));
 }
 

@@ -38,7 +38,7 @@ export const fleetRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The record and recent events', schema: fleetStatusSchema } },
     errors: [agentNotFound],
     async handler({ params, ctx }) {
-      const [record] = await fleetRecords(ctx.db.pool, ctx.liveFeeds.fleet.presence, { agentId: params.id });
+      const [record] = await fleetRecords(ctx.db.pool, ctx.liveFeeds.fleet.presence, { agentIds: [params.id] });
       if (!record) throw agentNotFound();
       return json(200, { record, recent_events: await recentAgentEvents(ctx.db.pool, params.id) });
     },

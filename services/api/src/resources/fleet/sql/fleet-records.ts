@@ -26,7 +26,7 @@ const age = (column: string) =>
   `CASE WHEN ${column} IS NULL THEN NULL ELSE floor(greatest(0, extract(epoch FROM now() - ${column})))::int END`;
 
 /**
- * Every live agent's fleet record in one statement (live-channel.md §4.1), filtered to one agent
+ * Every live agent's fleet record in one statement (live-channel.md §4.1), filtered to some agents
  * ($1) and/or to the agents registered with one generator ($2, the `pak_id` tenant filter).
  *
  *   pending_object_count  per associated live stack, 1 when its newest live deployment object has
@@ -40,7 +40,7 @@ const FLEET_SQL = `
 WITH sel AS (
   SELECT a.* FROM agents a
    WHERE a.deleted_at IS NULL
-     AND ($1::uuid IS NULL OR a.id = $1)
+     AND ($1::uuid[] IS NULL OR a.id = ANY ($1))
      AND ($2::uuid IS NULL OR EXISTS (
        SELECT 1 FROM agent_generator_registrations r WHERE r.agent_id = a.id AND r.generator_id = $2))
 ),
@@ -85,7 +85,7 @@ SELECT a.id AS agent_id, a.name, a.cluster_name, a.status, a.last_heartbeat,
   ) hl ON true
  ORDER BY a.name, a.cluster_name, a.id`;
 
-export async function queryFleetRows(db: Queryable, filter: { agentId?: string; generatorId?: string }): Promise<FleetRow[]> {
-  const { rows } = await db.query<FleetRow>(FLEET_SQL, [filter.agentId ?? null, filter.generatorId ?? null]);
+export async function queryFleetRows(db: Queryable, filter: { agentIds?: string[]; generatorId?: string }): Promise<FleetRow[]> {
+  const { rows } = await db.query<FleetRow>(FLEET_SQL, [filter.agentIds ?? null, filter.generatorId ?? null]);
   return rows;
 }

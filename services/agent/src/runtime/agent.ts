@@ -206,17 +206,20 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     ...(workOrders ? [workOrders.run(signal)] : []),
     ...(diagnostics ? [diagnostics.run(signal)] : []),
   ];
-  // Stack telemetry (Kubernetes Events, opted-in pod logs) over the live channel, whatever the agent's status.
-  const telemetry = await startTelemetry({
-    kube,
-    objects,
-    discovery,
-    live,
-    agentId: agent.id,
-    kubeconfig: settings.kubeconfig,
-    watchNamespace: settings.watchNamespace,
-    logger: log,
-  }).catch((err: unknown) => void log.error({ err }, 'stack telemetry not started'));
+  // Stack telemetry (Kubernetes Events, opted-in pod logs) over the live channel, whatever the agent's status;
+  // it has no REST path, so nothing is streamed when the channel is off (WS_FORCE_REST).
+  const telemetry = settings.live.forceRest
+    ? undefined
+    : await startTelemetry({
+        kube,
+        objects,
+        discovery,
+        live,
+        agentId: agent.id,
+        kubeconfig: settings.kubeconfig,
+        watchNamespace: settings.watchNamespace,
+        logger: log,
+      }).catch((err: unknown) => void log.error({ err }, 'stack telemetry not started'));
   live.start();
   if (!heartbeat.active)
     log.warn({ status: agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');

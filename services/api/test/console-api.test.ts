@@ -16,6 +16,7 @@ interface StreamMessage {
 /** Reads /ui/events the way the console does (fetch with the PAK in Authorization). */
 function openStream(url: string, pak: string) {
   const messages: StreamMessage[] = [];
+  const state = { ended: false };
   const controller = new AbortController();
   const ready = (async () => {
     const res = await fetch(`${url}/ui/events`, { headers: { authorization: `Bearer ${pak}` }, signal: controller.signal });
@@ -26,7 +27,10 @@ function openStream(url: string, pak: string) {
     const pump = async (): Promise<void> => {
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) return;
+        if (done) {
+          state.ended = true;
+          return;
+        }
         buffer += value;
         let end;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -41,7 +45,7 @@ function openStream(url: string, pak: string) {
     pump().catch(() => undefined);
     await eventually(() => messages.some((m) => m.kind === 'ready'), { what: 'the ready message' });
   })();
-  return { messages, ready, close: () => controller.abort() };
+  return { messages, ready, state, close: () => controller.abort() };
 }
 
 describe('console server side (/ui)', function () {
@@ -205,6 +209,24 @@ describe('console server side (/ui)', function () {
       admin.close();
       owner.close();
       stranger.close();
+    }
+  });
+
+  it('ends the stream of a PAK that was rotated, before sending it anything more', async () => {
+    const gen = await createGenerator(api.admin);
+    const ownStack = await createStack(gen.client, { generator_id: gen.generator.id });
+    const stream = openStream(api.url, gen.pak);
+    try {
+      await stream.ready;
+      const rotated = await api.admin.post(`/generators/${gen.generator.id}/rotate-pak`);
+      expect(rotated.status, rotated.text).to.equal(201);
+      // An event the generator could see before the rotation.
+      const created = await api.admin.post(`/stacks/${ownStack.id}/deployment-objects`, { yaml_content: 'kind: ConfigMap\n' });
+      expect(created.status).to.equal(201);
+      await eventually(() => stream.state.ended, { what: 'the stream to end' });
+      expect(stream.messages.filter((m) => m.kind !== 'ready')).to.deep.equal([]);
+    } finally {
+      stream.close();
     }
   });
 });

@@ -15,8 +15,8 @@ import { StackOwners } from './stack-owners.ts';
  * the page to re-read the API (at most once, like the core subjects): the REST API stays the truth.
  *
  * Who sees what: admins everything; a generator the events about its own stacks; an agent the
- * events naming it; audit entries only admins. The PAK is re-checked on every keep-alive, so a
- * rotated or deleted PAK loses its stream within one interval.
+ * events naming it; audit entries only admins. The PAK is re-checked before every message and on
+ * every keep-alive, so a rotated or deleted PAK sees nothing more and loses its stream.
  */
 
 const KEEPALIVE_MS = 20_000;
@@ -65,10 +65,18 @@ export function createLiveEvents(options: {
     res.write(`event: ${kind}\ndata: ${JSON.stringify(payload)}\n\n`);
   }
 
+  /** False (and the stream ended) once the client's PAK no longer authenticates. */
+  async function stillValid(client: Client): Promise<boolean> {
+    if (await auth.resolve(client.pakHash)) return true;
+    clients.delete(client);
+    client.res.end();
+    return false;
+  }
+
   async function broadcast(kind: 'event' | 'audit', envelope: Envelope): Promise<void> {
     for (const client of clients) {
       try {
-        if (await visible(client, kind, envelope)) send(client.res, kind, envelope);
+        if ((await visible(client, kind, envelope)) && (await stillValid(client))) send(client.res, kind, envelope);
       } catch (err) {
         logger.warn({ err }, 'console event filter failed');
       }
@@ -90,11 +98,12 @@ export function createLiveEvents(options: {
     }),
   );
 
-  // A rotated or deleted PAK must not keep watching: re-resolve it on every keep-alive.
+  // A rotated or deleted PAK must not keep watching: it is re-resolved (from the cache, which
+  // rotation invalidates on every replica) before each message and on every keep-alive.
   const keepalive = setInterval(() => {
     for (const client of clients) {
-      void auth.resolve(client.pakHash).then(
-        (identity) => (identity ? client.res.write(': keep-alive\n\n') : client.res.end()),
+      void stillValid(client).then(
+        (valid) => valid && client.res.write(': keep-alive\n\n'),
         () => client.res.write(': keep-alive\n\n'),
       );
     }

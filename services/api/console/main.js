@@ -26,11 +26,11 @@ function page([section, id]) {
     case 'fleet':
       return html`<${FleetPage} />`;
     case 'agents':
-      return html`<${AgentPage} id=${id} />`;
+      return html`<${AgentPage} key=${id} id=${id} />`;
     case 'stacks':
-      return id ? html`<${StackPage} id=${id} />` : html`<${StacksPage} />`;
+      return id ? html`<${StackPage} key=${id} id=${id} />` : html`<${StacksPage} />`;
     case 'deployment-objects':
-      return html`<${DeploymentObjectPage} id=${id} />`;
+      return html`<${DeploymentObjectPage} key=${id} id=${id} />`;
     case 'webhooks':
       return html`<${WebhooksPage} id=${id} />`;
     case 'audit':

@@ -91,6 +91,10 @@ describe('console in a browser', function () {
     expect(await page.evaluate(() => sessionStorage.getItem('brokkr.console.pak'))).to.equal(api.adminPak);
     expect(await page.evaluate(() => localStorage.length)).to.equal(0);
     await screenshot(page, 'fleet');
+    await page.fill('[data-testid=fleet-search]', outsider.agent.name);
+    await page.locator('[data-testid=pager]', { hasText: /^1–1 of 1$/ }).waitFor();
+    expect(await page.locator('[data-testid=fleet-table] tbody tr').allTextContents()).to.have.length(1);
+    expect(await page.textContent('[data-testid=fleet-table] tbody')).to.contain(outsider.agent.name);
 
     await page.click('[data-nav=stacks]');
     await page.locator('[data-testid=stacks-table]').getByText(stack.name).click();

@@ -5,7 +5,7 @@ import { useEffect, useState } from './html.js';
 /**
  * Reads `path` and re-reads it when a matching live hint arrives (debounced, so a burst of events
  * costs one request) or every `everyMs` for data no event announces (heartbeats). While a re-read
- * runs the previous data stays on screen. `path` null = nothing to read yet.
+ * or a read of a new path runs, the previous data stays on screen. `path` null = nothing to read yet.
  * Returns { data, error, loading, reload }.
  */
 export function useApi(path, { live, everyMs } = {}) {
@@ -15,7 +15,9 @@ export function useApi(path, { live, everyMs } = {}) {
   useEffect(() => {
     if (!path) return undefined;
     let cancelled = false;
-    setState((s) => (s.path === path ? { ...s, loading: true } : { data: undefined, error: undefined, loading: true, path }));
+    // A new path (next page, another search) keeps the current rows on screen until it answers;
+    // pages about another entity are remounted (keyed by id in main.js), so nothing leaks across.
+    setState((s) => ({ ...s, loading: true }));
     get(path).then(
       (data) => !cancelled && setState({ data, error: undefined, loading: false, path }),
       (error) => !cancelled && setState({ data: undefined, error, loading: false, path }),

@@ -12,7 +12,9 @@ import {
   configReloadNoticeSchema,
   deliveriesDueNoticeSchema,
   eventEnvelopeSchema,
+  fleetNoticeSchema,
   pakInvalidationSchema,
+  telemetryFrameSchema,
   webhookInvalidationSchema,
 } from '../src/index.ts';
 
@@ -67,6 +69,8 @@ describe('docs/nats-subjects.md agrees with @brokkr/contracts', () => {
       [/^\| `brokkr\.notify\.deliveries`.*$/m, deliveriesDueNoticeSchema],
       [/^\| `brokkr\.cache\.invalidate\.pak`.*$/m, pakInvalidationSchema],
       [/^\| `brokkr\.cache\.invalidate\.webhooks`.*$/m, webhookInvalidationSchema],
+      [/^\| `brokkr\.live\.stack\.<stack_id>`.*$/m, telemetryFrameSchema],
+      [/^\| `brokkr\.live\.fleet`.*$/m, fleetNoticeSchema],
     ];
     for (const [row, schema] of schemas) {
       const line = row.exec(core)?.[0] ?? '';

@@ -121,4 +121,9 @@ async function main(): Promise<void> {
   console.log(`wrote ${want.size} files under k8s/ (${diff.length} changed)`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await main().catch((err: Error & { stderr?: string }) => {
+    console.error(err.stderr || err.message);
+    process.exit(1);
+  });
+}

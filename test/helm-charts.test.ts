@@ -54,6 +54,20 @@ describe('Helm charts (deploy/helm)', function () {
     });
   }
 
+  it('values.schema.json refuses a misspelt or invalid value and names its path', async () => {
+    const refused = async (chart: string, ...sets: string[]) => {
+      const args = ['template', 'x', chartDir(chart), ...sets.flatMap((s) => ['--set', s])];
+      return runHelm(helm, args).then(
+        () => '',
+        (err: Error) => err.message,
+      );
+    };
+    const hub = await refused('brokkr-hub', 'log.level=loud', 'databse.url=postgres://x', 'secrets.webhookEncryptionKey=abc');
+    expect(hub).to.include("at '/log/level'").and.include("'databse' not allowed").and.include("at '/secrets/webhookEncryptionKey'");
+    const agent = await refused('brokkr-agent', 'longPollWaitSeconds=90', 'env.NOT_BROKKR=1', 'watchNamespace.name=Team_A');
+    expect(agent).to.include("at '/longPollWaitSeconds'").and.include('NOT_BROKKR').and.include("at '/watchNamespace/name'");
+  });
+
   describe('brokkr-hub', () => {
     it('default values: every object passes a server-side dry run; each service gets settings its schema accepts', async () => {
       const objects = await helmTemplate(helm, 'brokkr-hub', { release: 'brokkr', namespace: 'brokkr' });

@@ -145,6 +145,16 @@ describe('console server side (/ui)', function () {
     expect(fleet.status).to.equal(200);
     expect(fleet.body.agents.map((x: { id: string }) => x.id).sort()).to.deep.equal(agents.map((a) => a.agent.id).sort());
     expect((await ui('/api/fleet', other.pak)).body.total).to.equal(0);
+    const stacks = await ui('/api/stacks', tenant.pak);
+    expect(stacks.status, stacks.text).to.equal(200);
+    expect(stacks.body.stacks.map((x: { id: string }) => x.id)).to.deep.equal([stack.id]);
+    expect(stacks.body.stacks[0]).to.include({ object_count: 1 });
+    const all = await ui('/api/stacks?limit=1', api.adminPak);
+    expect(all.body.total).to.be.at.least(2);
+    expect(all.body.stacks).to.have.length(1);
+    expect(
+      (await ui(`/api/stacks?q=${encodeURIComponent((otherStack as { name: string }).name)}`, api.adminPak)).body.stacks,
+    ).to.have.length(1);
     const own = await ui(`/api/stacks/${stack.id}/deployment-objects`, tenant.pak);
     expect(own.status).to.equal(200);
     expect(own.body.objects.map((o: { id: string }) => o.id)).to.deep.equal([objectId]);

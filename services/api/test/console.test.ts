@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { freePort, spawnService, useTestInfra, type RunningService } from '@brokkr/testkit';
+import { eventually, freePort, spawnService, useTestInfra, type RunningService } from '@brokkr/testkit';
 import { launchChromium, screenshot } from './console-browser.ts';
 import { createAgent, createGenerator, createStack, startTestApi, uniqueName, type ApiClient, type TestApi } from './support/index.ts';
 
@@ -129,6 +129,10 @@ describe('console in a browser', function () {
     const after = await api.sql.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [deliveryId]);
     expect(after.rows[0]).to.deep.equal({ status: 'pending', attempts: 0 });
 
+    // The audit-writer stores entries in batches: wait until it has the redelivery.
+    await eventually(async () => (await api.admin.get('/admin/audit-logs?action=webhook.redelivered')).body.total === 1, {
+      what: 'the webhook.redelivered audit entry',
+    });
     await page.click('[data-nav=audit]');
     await page.locator('[data-testid=audit-table]').getByText('agent.created').first().waitFor();
     await page.fill('[data-testid=audit-filters] input[name=action]', 'webhook.*');

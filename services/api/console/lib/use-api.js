@@ -4,11 +4,11 @@ import { useEffect, useState } from './html.js';
 
 /**
  * Reads `path` and re-reads it when a matching live hint arrives (debounced, so a burst of events
- * costs one request) or every `everyMs` for data no event announces (heartbeats). While a re-read
+ * costs one request; `rereadAfterMs` says when, after the last hint) or every `everyMs` for data no event announces (heartbeats). While a re-read
  * or a read of a new path runs, the previous data stays on screen. `path` null = nothing to read yet.
  * Returns { data, error, loading, reload }.
  */
-export function useApi(path, { live, everyMs } = {}) {
+export function useApi(path, { live, everyMs, rereadAfterMs = [200] } = {}) {
   const [state, setState] = useState({ data: undefined, error: undefined, loading: true, path });
   const [tick, setTick] = useState(0);
 
@@ -29,16 +29,16 @@ export function useApi(path, { live, everyMs } = {}) {
 
   useEffect(() => {
     if (!live || !path) return undefined;
-    let timer;
+    let timers = [];
     const off = onLive(
       (kind, envelope) => kind === 'resync' || live(kind, envelope),
       () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => setTick((t) => t + 1), 200);
+        timers.forEach(clearTimeout);
+        timers = rereadAfterMs.map((ms) => setTimeout(() => setTick((t) => t + 1), ms));
       },
     );
     return () => {
-      clearTimeout(timer);
+      timers.forEach(clearTimeout);
       off();
     };
   }, [path, live]);

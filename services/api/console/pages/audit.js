@@ -5,6 +5,7 @@ import { Loaded, Pager } from '../lib/ui.js';
 import { useApi } from '../lib/use-api.js';
 
 const LIMIT = 100;
+const AUDIT_REREAD_MS = [1500, 5000];
 const ACTOR_TYPES = ['', 'admin', 'agent', 'generator', 'system'];
 const RESOURCE_TYPES = ['', 'agent', 'stack', 'generator', 'template', 'webhook_subscription', 'work_order', 'pak', 'config', 'system'];
 const EMPTY = { actor_type: '', actor_id: '', action: '', resource_type: '', resource_id: '', from: '', to: '' };
@@ -20,7 +21,9 @@ export function AuditPage() {
   // New entries only matter on the first page; further pages would shift under the reader.
   const live = useMemo(() => (kind) => kind === 'audit' && offset === 0, [offset]);
   const path = withQuery('admin/audit-logs', { ...filters, from: iso(filters.from), to: iso(filters.to), limit: LIMIT, offset });
-  const result = useApi(path, { live });
+  // The hint comes from the stream the audit-writer stores from, in batches (1 s by default): read
+  // once it has probably flushed, and once more in case it was slow.
+  const result = useApi(path, { live, rereadAfterMs: AUDIT_REREAD_MS });
 
   const field = (name, label, options) =>
     html`<label

@@ -8,6 +8,7 @@ import { agentsForStack } from '../resources/targeting/sql/agents-for-stacks.ts'
 import { countStackObjects, stackObjectsPage } from './sql/deployment-objects.ts';
 import { fleetPage, fleetSummary } from './sql/fleet.ts';
 import { objectAgentStates, recentObjectEvents } from './sql/object-agents.ts';
+import { stacksPage } from './sql/stacks.ts';
 import { defineConsoleRoute, type ConsoleRoute } from './console-route.ts';
 
 /**
@@ -50,6 +51,15 @@ export const consoleReadRoutes: ConsoleRoute[] = [
         fleetSummary(ctx.db.pool, filter),
       ]);
       return { agents, summary, total: summary.total, limit: query.limit, offset: query.offset };
+    },
+  }),
+  defineConsoleRoute({
+    path: '/stacks',
+    query: z.object({ q: searchText, ...page(100, 500) }),
+    async handler({ query, identity, ctx }) {
+      const filter = { generatorId: tenantOf(identity), search: query.q };
+      const { stacks, total } = await stacksPage(ctx.db.pool, filter, query);
+      return { stacks, total, limit: query.limit, offset: query.offset };
     },
   }),
   defineConsoleRoute({

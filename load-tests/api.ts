@@ -25,12 +25,13 @@
  * (1; 0 skips the ladders), BENCH_TWO_PROCESSES (1: target-state's ladder again with 2 api
  * processes; 0 skips it), BENCH_PROFILE (1: a closing --cpu-prof run on BENCH_PROFILE_TARGET,
  * deployment-objects by default, and the target-state SQL probe; 0 skips them), BENCH_API_MAIN
- * (another build's main.js, for A/B comparisons), BENCH_API_NODE_ARGS (extra node flags for our api
- * processes, e.g. V8 heap sizing). A quick run:
+ * (another build's main.js, for A/B comparisons), BENCH_API_NODE_ARGS (node flags for our api processes
+ * instead of those of the api's npm start script, e.g. V8 heap sizing). A quick run:
  *   BENCH_AGENTS=200 BENCH_SECONDS=10 BENCH_SEARCH=0 BENCH_TWO_PROCESSES=0 BENCH_PROFILE=0 npm run bench:api
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,8 +58,19 @@ const SEARCH = process.env.BENCH_SEARCH !== '0';
 const PROFILE = process.env.BENCH_PROFILE !== '0';
 const PROFILE_TARGET = (process.env.BENCH_PROFILE_TARGET ?? 'deployment-objects') as Target;
 const PEER_BROKER = process.env.BROKKR_PEER_BROKER;
-/** Extra node flags for our api processes (A/B of V8 heap settings), e.g. "--max-semi-space-size=4". */
-const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/**
+ * Node flags of our api processes: those of the api's `npm start` (services/api/package.json, what
+ * operators run), or BENCH_API_NODE_ARGS for an A/B of V8 heap settings ("" for none).
+ */
+const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? startFlags()).split(' ').filter(Boolean);
+
+function startFlags(): string {
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'services', 'api', 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start
+    .split(' ')
+    .filter((word) => word.startsWith('--'))
+    .join(' ');
+}
 const SELECTED: Target[] = process.env.BENCH_TARGETS
   ? (process.env.BENCH_TARGETS.split(',').map((t) => t.trim()) as Target[])
   : [...TARGETS];

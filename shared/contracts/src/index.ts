@@ -35,4 +35,5 @@ export * from './work-orders.ts';
 export * from './telemetry.ts';
 export * from './diagnostics.ts';
 export * from './rollouts.ts';
+export * from './previews.ts';
 export * from './templates.ts';

@@ -18,6 +18,8 @@ import { generatorRegistrationRoutes } from './generators/registration-routes.ts
 import { generatorRoutes } from './generators/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { pakRoutes } from './paks/routes.ts';
+import { previewAgentRoutes } from './previews/agent-routes.ts';
+import { previewRoutes } from './previews/routes.ts';
 import { rolloutPolicyRoutes } from './rollouts/policy-routes.ts';
 import { rolloutRoutes } from './rollouts/routes.ts';
 import { stackAnnotationRoutes } from './stacks/annotation-routes.ts';
@@ -76,4 +78,6 @@ export const allRoutes: readonly AnyRoute[] = [
   ...workOrderAgentRoutes,
   ...diagnosticRoutes,
   ...diagnosticAgentRoutes,
+  ...previewRoutes,
+  ...previewAgentRoutes,
 ];

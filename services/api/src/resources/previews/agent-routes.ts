@@ -1,0 +1,81 @@
+import type { PreviewVerdict } from './sql/record-preview-result.ts';
+import type { SubmitPreviewResult } from '@brokkr/contracts';
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { idParams } from '../../http/schemas.ts';
+import { requireAdminOrSelf } from '../agents/access.ts';
+import { clientGone } from '../targeting/routes.ts';
+import { previewAlreadyReported, requireTargetedAgent } from './access.ts';
+import { answerPendingPreviews } from './pending-long-poll.ts';
+import { pendingPreviewSchema, pendingPreviewsQuery, submitPreviewResultSchema } from './schemas.ts';
+import { recordPreviewResult } from './sql/record-preview-result.ts';
+import { z } from 'zod';
+
+const tags = ['previews'];
+
+/** The hub decides the verdict from the objects, so it always agrees with them. */
+function verdictOf(result: SubmitPreviewResult): PreviewVerdict {
+  if (result.error || result.objects.some((o) => o.error)) return 'error';
+  return result.objects.some((o) => o.action !== 'unchanged') ? 'changes' : 'clean';
+}
+
+const recordedSchema = z.object({ status: z.enum(['clean', 'changes', 'error']) }).meta({ id: 'PreviewResultRecorded' });
+
+/** The agent side of previews: the pending list (with a long-poll) and the one result per agent. */
+export const previewAgentRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/agents/:id/previews/pending',
+    summary: 'Previews the agent has not reported on yet (unexpired), oldest first, with their YAML',
+    description: 'With `wait=<seconds>`, an empty answer is held until a preview for the agent is created, or the wait ends.',
+    tags,
+    access: 'any',
+    params: idParams,
+    query: pendingPreviewsQuery,
+    responses: { 200: { description: 'Pending previews', schema: pendingPreviewSchema.array() } },
+    errors: [requireAdminOrSelf],
+    async handler({ params, query, identity, ctx, res }) {
+      requireAdminOrSelf(identity, params.id);
+      const rows = await answerPendingPreviews(ctx.db.pool, ctx.wakeups, {
+        agentId: params.id.toLowerCase(),
+        waitSeconds: Math.min(Number(query.wait ?? 0), ctx.settings.longPollMaxSeconds),
+        signal: clientGone(res),
+        hurry: ctx.shutdownSignal,
+      });
+      if (rows !== 'aborted') return json(200, rows);
+      res.status(499).end();
+      return undefined;
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/previews/:id/results',
+    summary: "Report this agent's dry-run result for a preview (once)",
+    description:
+      'Only an agent the preview targets, for itself. The verdict (`clean`, `changes`, `error`) is derived from the objects. ' +
+      'A second report, or one after the preview expired, gets 409 `preview_already_reported` and changes nothing.',
+    tags,
+    access: 'any',
+    params: idParams,
+    body: submitPreviewResultSchema,
+    responses: { 201: { description: 'Stored; the verdict', schema: recordedSchema } },
+    errors: [requireTargetedAgent, previewAlreadyReported],
+    async handler({ params, body, identity, ctx, clientIp, userAgent }) {
+      const agentId = await requireTargetedAgent(ctx.db.pool, identity, params.id);
+      const status = verdictOf(body);
+      const result = { objects: body.objects, error: body.error ?? null };
+      const stored = await recordPreviewResult(ctx.db.pool, { previewId: params.id, agentId, verdict: status, result });
+      if (!stored) throw previewAlreadyReported();
+      await ctx.audit({
+        actor: identity,
+        action: 'preview.reported',
+        resourceType: 'agent',
+        resourceId: agentId,
+        details: { preview_id: params.id, status, objects: body.objects.length },
+        ipAddress: clientIp,
+        userAgent,
+      });
+      return json(201, { status });
+    },
+  }),
+];

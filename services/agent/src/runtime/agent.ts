@@ -18,6 +18,7 @@ import { WebhookPoller } from '../webhooks/poller.ts';
 import { WorkOrderLoop } from '../work-orders/loop.ts';
 import { startTelemetry } from '../telemetry/index.ts';
 import { createDiagnosticsLoop } from '../diagnostics/start.ts';
+import { createPreviewLoop } from '../previews/start.ts';
 
 export interface RunningAgent {
   agentId: string;
@@ -156,18 +157,22 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
   const diagnostics = settings.diagnostics.enabled
     ? createDiagnosticsLoop({ settings, kube, objects, discovery, agentId: agent.id, registry: metrics.registry, logger: log, isActive })
     : undefined;
+  const previews = createPreviewLoop({ settings, objects, discovery, agentId: agent.id, registry: metrics.registry, logger: log, isActive });
   hooks.statusChanged = () => {
     watcher.statusChanged();
     reconcileLoop.poke();
     webhooks?.poke();
     workOrders?.poke();
     diagnostics?.wake();
+    previews.wake();
   };
 
   live.on('hint', (type: string) => {
     if (type !== 'work_order') watcher.hinted();
     // target_changed also covers work orders due again (retries, released claims).
     if (type !== 'stack_changed') workOrders?.poke();
+    // A new preview wakes its agents with a plain target_changed hint.
+    if (type === 'target_changed') previews.wake();
   });
   // Up: stop holding a long-poll (hints take over); down: resume it at once.
   live.on('state', (state: string) => {
@@ -205,6 +210,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     ...(webhooks ? [webhooks.run(signal)] : []),
     ...(workOrders ? [workOrders.run(signal)] : []),
     ...(diagnostics ? [diagnostics.run(signal)] : []),
+    previews.run(signal),
   ];
   // Stack telemetry (Kubernetes Events, opted-in pod logs) over the live channel, whatever the agent's status;
   // it has no REST path, so nothing is streamed when the channel is off (WS_FORCE_REST).

@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { PREVIEW_LIMITS, type PendingPreview, type PreviewObjectResult } from '@brokkr/contracts';
+import type { ApiResource } from '../kube/discovery.ts';
+import { isNotFound } from '../kube/errors.ts';
+import type { LiveResource } from '../kube/objects.ts';
+import { OWNER_LABEL } from '../manifest/keys.ts';
+import { parseManifests, type KubeObject } from '../manifest/parse.ts';
+import { takeInventory, objectKey, type InventoryScope, type LiveObject } from '../reconcile/inventory.ts';
+import { stamp } from '../manifest/stamp.ts';
+import { mapLimit } from '../util/async.ts';
+import { fieldDiff } from './diff.ts';
+
+export interface PreviewOutcome {
+  objects: PreviewObjectResult[];
+  /** Set when the stack could not be checked at all (unparseable YAML, inventory failed). */
+  error: string | null;
+}
+
+const cut = (text: string) => (text.length > PREVIEW_LIMITS.messageChars ? `${text.slice(0, PREVIEW_LIMITS.messageChars - 1)}…` : text);
+const messageOf = (err: unknown) => cut(err instanceof Error ? err.message : String(err));
+
+/** Kinds the preview itself defines through a CRD: not served yet, so their objects cannot be dry-run. */
+function kindsDefinedBy(docs: KubeObject[]): Set<string> {
+  const kinds = new Set<string>();
+  for (const d of docs) {
+    if (d.kind !== 'CustomResourceDefinition' || !d.apiVersion.startsWith('apiextensions.k8s.io/')) continue;
+    const spec = d.spec as { group?: string; names?: { kind?: string } } | undefined;
+    if (spec?.group && spec.names?.kind) kinds.add(`${spec.group}/${spec.names.kind}`);
+  }
+  return kinds;
+}
+
+const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
+
+interface DryRunScope extends InventoryScope {
+  /** Namespaces the preview creates (a namespaced object in one of them cannot be dry-run before it exists). */
+  newNamespaces?: Set<string>;
+}
+
+type Stamp = (o: KubeObject, owned: boolean, ns?: string) => KubeObject;
+type Shown = Omit<PreviewObjectResult, 'action'>;
+interface OneResult {
+  result: PreviewObjectResult;
+  key?: string;
+}
+
+const shownOf = (doc: KubeObject, namespace: string | null): Shown => ({
+  api_version: doc.apiVersion,
+  kind: doc.kind,
+  namespace,
+  name: doc.metadata.name,
+  diff: [],
+  diff_truncated: false,
+  note: null,
+  error: null,
+});
+
+/** A kind the cluster does not serve: created by the preview's own CRD (not checkable), else a schema error. */
+function unresolved(doc: KubeObject, defined: Set<string>): OneResult {
+  const shown = shownOf(doc, doc.metadata.namespace ?? null);
+  if (defined.has(`${groupOf(doc.apiVersion)}/${doc.kind}`)) {
+    return { result: { ...shown, action: 'created', note: 'its CustomResourceDefinition is created by this change: not validated' } };
+  }
+  return { result: { ...shown, action: null, error: `no such resource type in the cluster: ${doc.apiVersion}, Kind=${doc.kind}` } };
+}
+
+/** Where the reconciler would put it (the same rule as reconcile/plan.ts). */
+const namespaceOf = (scope: DryRunScope, doc: KubeObject, resource: ApiResource) =>
+  resource.namespaced ? (doc.metadata.namespace ?? scope.watchNamespace ?? 'default') : undefined;
+
+/** A refused dry run: an object in a namespace the preview itself creates cannot be checked yet; anything else is its error. */
+function refused(scope: DryRunScope, shown: Shown, err: unknown, isNew: boolean): PreviewObjectResult {
+  const namespace = shown.namespace;
+  if (isNew && namespace && isNotFound(err) && scope.newNamespaces?.has(namespace)) {
+    return { ...shown, action: 'created', note: `namespace ${namespace} is created by this change: not validated` };
+  }
+  return { ...shown, action: null, error: messageOf(err) };
+}
+
+/** The dry-run apply of one resolved object, compared with the live one. */
+async function dryRunOne(scope: DryRunScope, doc: KubeObject, resource: ApiResource, stampOf: Stamp): Promise<PreviewObjectResult> {
+  const namespace = namespaceOf(scope, doc, resource);
+  const shown = shownOf(doc, namespace ?? null);
+  if (namespace !== undefined && scope.watchNamespace && namespace !== scope.watchNamespace) {
+    return { ...shown, action: null, error: `in namespace ${namespace}, but this agent only manages namespace ${scope.watchNamespace}` };
+  }
+  const live = await scope.objects.get(resource, namespace, doc.metadata.name);
+  const owned = !live || live.metadata.labels?.[OWNER_LABEL] === scope.agentId;
+  let after: LiveResource;
+  try {
+    after = await scope.objects.apply(resource, stampOf(doc, owned, namespace), true);
+  } catch (err) {
+    return refused(scope, shown, err, !live);
+  }
+  if (!live) return { ...shown, action: 'created' };
+  const { changes, truncated } = fieldDiff(live as Record<string, unknown>, after as Record<string, unknown>);
+  return { ...shown, action: changes.length ? 'changed' : 'unchanged', diff: changes, diff_truncated: truncated };
+}
+
+/** One document: resolve, read the live object, dry-run apply exactly as the reconciler applies, compare. */
+async function previewOne(scope: DryRunScope, doc: KubeObject, stampOf: Stamp, defined: Set<string>): Promise<OneResult> {
+  const resource = await scope.discovery.resolve(doc.apiVersion, doc.kind);
+  if (!resource) return unresolved(doc, defined);
+  const namespace = namespaceOf(scope, doc, resource);
+  return { key: objectKey(resource, namespace, doc.metadata.name), result: await dryRunOne(scope, doc, resource, stampOf) };
+}
+
+function pruned(live: LiveObject): PreviewObjectResult {
+  return {
+    api_version: live.resource.apiVersion,
+    kind: live.resource.kind,
+    namespace: live.meta.namespace ?? null,
+    name: live.meta.name,
+    action: 'pruned',
+    diff: [],
+    diff_truncated: false,
+    error: null,
+    note: null,
+  };
+}
+
+/**
+ * What applying the preview would do on this cluster, changing nothing: every document is
+ * server-side applied with `dryRun=All` (same field manager, force and strict field validation
+ * as the reconciler, same stamp), the answer compared with the live object; the stack's live
+ * objects (the reconciler's inventory) that the preview does not contain are listed as pruned.
+ */
+export async function previewOnCluster(scope: DryRunScope, preview: PendingPreview): Promise<PreviewOutcome> {
+  let docs: KubeObject[];
+  try {
+    docs = preview.is_deletion_marker ? [] : parseManifests(preview.yaml_content);
+  } catch (err) {
+    return { objects: [], error: `the YAML cannot be read as Kubernetes objects: ${messageOf(err)}` };
+  }
+  let owned: LiveObject[];
+  try {
+    owned = (await takeInventory(scope)).byStack.get(preview.stack_id) ?? [];
+  } catch (err) {
+    return { objects: [], error: `could not list the stack's live objects: ${messageOf(err)}` };
+  }
+  const checksum = createHash('sha256').update(preview.yaml_content).digest('hex');
+  const stampCtx = { stackId: preview.stack_id, checksum, objectId: preview.id, agentId: scope.agentId };
+  const stampOf: Stamp = (o, isOwned, ns) => stamp(o, stampCtx, isOwned, ns);
+  const newNamespaces = new Set(docs.filter((d) => d.kind === 'Namespace' && d.apiVersion === 'v1').map((d) => d.metadata.name));
+  const defined = kindsDefinedBy(docs);
+  const settled = await mapLimit(docs, scope.concurrency, (doc) => previewOne({ ...scope, newNamespaces }, doc, stampOf, defined));
+  const keys = new Set<string>();
+  const objects = settled.map((s, i) => {
+    if (s.status === 'fulfilled') {
+      if (s.value.key) keys.add(s.value.key);
+      return s.value.result;
+    }
+    const doc = docs[i]!;
+    return { ...shownOf(doc, doc.metadata.namespace ?? null), action: null, error: messageOf(s.reason) };
+  });
+  for (const live of owned) if (!keys.has(objectKey(live.resource, live.meta.namespace, live.meta.name))) objects.push(pruned(live));
+  return { objects: objects.slice(0, PREVIEW_LIMITS.objects), error: null };
+}

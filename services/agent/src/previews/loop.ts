@@ -1,0 +1,140 @@
+import type { PendingPreview } from '@brokkr/contracts';
+import type { Logger } from '@brokkr/logger';
+import { metricsFor, type Registry } from '@brokkr/telemetry';
+import { BrokerError } from '../broker/http.ts';
+import type { InventoryScope } from '../reconcile/inventory.ts';
+import { errorMessage, sleep, Wakeup } from '../util/async.ts';
+import type { PreviewBrokerApi } from './broker-api.ts';
+import { previewOnCluster, type PreviewOutcome } from './dry-run.ts';
+
+export interface PreviewLoopDeps {
+  api: PreviewBrokerApi;
+  /** The cluster, as the reconciler sees it (same objects, discovery, owner, watched namespace). */
+  scope: InventoryScope;
+  agentId: string;
+  pollingIntervalMs: number;
+  /** How long the hub may hold the pending request; 0 = plain polling. */
+  longPollWaitSeconds: number;
+  registry: Registry;
+  logger: Logger;
+  isActive(): boolean;
+  /** The dry run (tests may swap it); defaults to previewOnCluster. */
+  run?: (scope: InventoryScope, preview: PendingPreview) => Promise<PreviewOutcome>;
+}
+
+const SUBMIT_ATTEMPTS = 3;
+
+function createMetrics(registry: Registry) {
+  return metricsFor(registry).counter({
+    name: 'brokkr_agent_previews_total',
+    help: 'Diff previews this agent ran, by verdict reported (clean, changes, error) or not_recorded',
+    labelNames: ['outcome'] as const,
+  });
+}
+
+/**
+ * Fleet-wide diff previews (issue 17): wait for previews this agent has not reported on — woken at
+ * once by the hub's long-poll or by `wake()` (the live channel's hint), else every polling
+ * interval — dry-run each against the cluster and post the result. Nothing is claimed: a dry run
+ * changes nothing, so running one twice (a restart before the report) is harmless, and the hub
+ * keeps only the first report. A preview whose result the hub refused is not run again.
+ */
+export class PreviewLoop {
+  private readonly wakeup = new Wakeup();
+  private readonly outcomes;
+  private readonly givenUp = new Set<string>();
+  private listing: AbortController | undefined;
+  private saidUnsupported = false;
+
+  constructor(private readonly deps: PreviewLoopDeps) {
+    this.outcomes = createMetrics(deps.registry);
+  }
+
+  /** Look now: a hint (live channel), or the agent just became ACTIVE. */
+  wake(): void {
+    this.wakeup.notify();
+    this.listing?.abort();
+  }
+
+  async run(stop: AbortSignal): Promise<void> {
+    try {
+      while (!stop.aborted) {
+        if (!this.deps.isActive()) {
+          await this.wakeup.wait(this.deps.pollingIntervalMs, stop);
+          continue;
+        }
+        const started = Date.now();
+        const outcome = await this.pass(stop);
+        if (outcome === 'idle' || outcome === 'error') await this.wakeup.wait(this.deps.pollingIntervalMs - (Date.now() - started), stop);
+      }
+    } finally {
+      await this.deps.api.close().catch(() => undefined);
+    }
+  }
+
+  private async pass(stop: AbortSignal): Promise<'handled' | 'idle' | 'woken' | 'error'> {
+    const listing = (this.listing = new AbortController());
+    let pending: PendingPreview[];
+    try {
+      pending = await this.deps.api.pending(this.deps.agentId, this.deps.longPollWaitSeconds, AbortSignal.any([stop, listing.signal]));
+    } catch (err) {
+      return this.listingFailed(err, stop, listing.signal);
+    } finally {
+      this.listing = undefined;
+    }
+    let handled = false;
+    for (const preview of pending) {
+      if (stop.aborted || !this.deps.isActive()) break;
+      if (this.givenUp.has(preview.id)) continue;
+      handled = true;
+      await this.handle(preview);
+    }
+    return handled ? 'handled' : 'idle';
+  }
+
+  private listingFailed(err: unknown, stop: AbortSignal, listing: AbortSignal): 'idle' | 'woken' | 'error' {
+    if (stop.aborted) return 'idle';
+    if (listing.aborted) return 'woken';
+    // Brokkr's own broker has no previews: say so once, keep polling quietly.
+    const unsupported = err instanceof BrokerError && err.status === 404;
+    if (!unsupported || !this.saidUnsupported) this.deps.logger.warn({ err: errorMessage(err) }, 'could not list pending previews');
+    this.saidUnsupported ||= unsupported;
+    return 'error';
+  }
+
+  private async handle(preview: PendingPreview): Promise<void> {
+    const log = this.deps.logger.child({ previewId: preview.id, stackId: preview.stack_id });
+    const run = this.deps.run ?? previewOnCluster;
+    const outcome = await run(this.deps.scope, preview).catch((err: unknown) => ({ objects: [], error: errorMessage(err) }));
+    const verdict =
+      outcome.error || outcome.objects.some((o) => o.error)
+        ? 'error'
+        : outcome.objects.some((o) => o.action !== 'unchanged')
+          ? 'changes'
+          : 'clean';
+    if (await this.submit(preview.id, outcome, log)) {
+      this.outcomes.inc({ outcome: verdict });
+      log.info({ verdict, objects: outcome.objects.length }, 'preview result posted');
+    } else {
+      this.givenUp.add(preview.id);
+      this.outcomes.inc({ outcome: 'not_recorded' });
+    }
+  }
+
+  /** No answer, 429 or 5xx: retried a little. A refusal (409: reported already or expired; 4xx) is final. */
+  private async submit(id: string, outcome: PreviewOutcome, log: Logger): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.deps.api.submit(id, { objects: outcome.objects, error: outcome.error });
+        return true;
+      } catch (err) {
+        const transient = err instanceof BrokerError && err.transient;
+        if (!transient || attempt >= SUBMIT_ATTEMPTS) {
+          log.error({ err: errorMessage(err) }, 'preview result not recorded');
+          return false;
+        }
+        await sleep(500 * attempt);
+      }
+    }
+  }
+}

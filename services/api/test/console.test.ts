@@ -97,6 +97,8 @@ describe('console in a browser', function () {
     expect(await page.textContent('[data-testid=fleet-table] tbody')).to.contain(outsider.agent.name);
 
     await page.click('[data-nav=stacks]');
+    await page.locator('[data-testid=stacks-table]').getByText(stack.name).waitFor();
+    await screenshot(page, 'stacks');
     await page.locator('[data-testid=stacks-table]').getByText(stack.name).click();
     await page.locator(`[data-testid=objects-table] tr[data-object="${objectId}"]`).waitFor();
     await screenshot(page, 'stack');

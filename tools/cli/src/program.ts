@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { registerAgents } from './commands/agents.ts';
 import { registerApply } from './commands/apply.ts';
 import { registerDescribe } from './commands/describe.ts';
+import { registerDiff } from './commands/diff.ts';
 import { registerGet } from './commands/get.ts';
 import { registerPaks } from './commands/paks.ts';
 import { configPath } from './config.ts';
@@ -16,10 +17,9 @@ Connection (first found wins): --url/--pak, then BROKKR_URL/BROKKR_PAK, then the
     url: http://127.0.0.1:3000
     pak: brokkr_…
 
-Exit codes: 0 success (apply --wait: every agent applied), 1 error or an agent reported a failure,
-  2 apply --wait timed out. Hub errors print as "<code>: <message>".
-
-Not here yet: "brokkr diff" needs the hub's dry-run preview of a deployment object (issue 17).`;
+Exit codes: 0 success (apply --wait: every agent applied; diff: no changes), 1 error or an agent
+  reported a failure, 2 apply --wait / diff timed out, 3 diff: changes (and no errors).
+  Hub errors print as "<code>: <message>".`;
 
 /** The whole command tree; bin.ts runs it. */
 export function buildProgram(): Command {
@@ -32,6 +32,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .addHelpText('after', HELP_FOOTER);
   registerApply(program);
+  registerDiff(program);
   registerGet(program);
   registerDescribe(program);
   registerAgents(program);

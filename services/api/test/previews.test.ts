@@ -7,8 +7,10 @@ import {
   createGenerator,
   createStack,
   insertAgentRow,
+  readStream,
   startTestApi,
   type ApiClient,
+  type EventEnvelope,
   type TestApi,
 } from './support/index.ts';
 
@@ -51,6 +53,11 @@ describe('api previews', () => {
       [stackId],
     );
     return rows[0]!;
+  }
+
+  async function previewEvents(id: string): Promise<EventEnvelope[]> {
+    const all = await readStream<EventEnvelope>(api.natsUrl, 'BROKKR_EVENTS');
+    return all.map((m) => m.data).filter((e) => e.event_type.startsWith('preview.') && e.data.preview_id === id);
   }
 
   before(async () => {
@@ -119,6 +126,14 @@ describe('api previews', () => {
     expect(byAgent.get(a.id)).to.include({ status: 'changes' });
     expect(byAgent.get(a.id)!.objects[0]).to.deep.include({ name: 'preview', action: 'changed', diff: RESULT.objects[0]!.diff });
     expect(byAgent.get(b.id)).to.include({ status: 'error' });
+
+    // preview.created when proposed, preview.completed once, after the last report.
+    await eventually(async () => (await previewEvents(id)).some((e) => e.event_type === 'preview.completed'));
+    const events = await previewEvents(id);
+    expect(events.map((e) => e.event_type)).to.deep.equal(['preview.created', 'preview.completed']);
+    expect(events[0]!.data).to.deep.include({ stack_id: stackId });
+    expect(events[0]!.data.agents).to.have.members([a.id, b.id]);
+    expect(events[1]!.data.counts).to.deep.include({ agents: 2, changes: 1, error: 1, pending: 0 });
 
     const list = await api.admin.get(`/stacks/${stackId}/previews`);
     expect(list.status).to.equal(200);

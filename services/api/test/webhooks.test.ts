@@ -52,6 +52,8 @@ const EVENT_TYPES = [
   'rollout.resumed',
   'rollout.aborted',
   'rollout.promoted',
+  'preview.created',
+  'preview.completed',
 ];
 
 const valid = (extra: Record<string, unknown> = {}) => ({ name: 'hook', url: 'https://hooks.example.com/x', event_types: ['*'], ...extra });

@@ -30,6 +30,8 @@ export const EVENT_TYPES = [
   'rollout.resumed',
   'rollout.aborted',
   'rollout.promoted',
+  'preview.created',
+  'preview.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -39,7 +39,7 @@ function dictionaries(seed: FuzzSeed): Dictionaries {
     victim_stack: [seed.victims.stack],
     victim_webhook: [seed.victims.webhook],
     // A long-poll would hold each request up to its wait (the seeded agent has nothing pending),
-    // past the request timeout: the pending lists (work orders, diagnostics) are fuzzed without waiting.
+    // past the request timeout: the pending lists (work orders, diagnostics, previews) are fuzzed without waiting.
     no_wait: ['0'],
   };
 }
@@ -60,7 +60,7 @@ const BINDINGS: readonly Binding[] = [
   { names: `^DELETE ${P}/stacks/\\{id\\}$`, params: { 'path.id': 'victim_stack' }, victim: true },
   { names: `^DELETE ${P}/webhooks/\\{id\\}$`, params: { 'path.id': 'victim_webhook' }, victim: true },
   { names: `^GET ${P}/agents/$`, params: { 'query.name': 'agent_name', 'query.cluster_name': 'cluster_name' } },
-  { names: `^GET ${P}/agents/\\{id\\}/(work-orders|diagnostics)/pending$`, params: { 'path.id': 'agent', 'query.wait': ['no_wait', 1] } },
+  { names: `^GET ${P}/agents/\\{id\\}/(work-orders|diagnostics|previews)/pending$`, params: { 'path.id': 'agent', 'query.wait': ['no_wait', 1] } },
   { names: ` ${P}/generators/\\{id\\}`, params: { 'path.id': 'generator', 'body.id': 'generator' } },
   {
     names: ` ${P}/agents/\\{id\\}`,

@@ -8,6 +8,7 @@ import { previewAlreadyReported, requireTargetedAgent } from './access.ts';
 import { answerPendingPreviews } from './pending-long-poll.ts';
 import { pendingPreviewSchema, pendingPreviewsQuery, submitPreviewResultSchema } from './schemas.ts';
 import { recordPreviewResult } from './sql/record-preview-result.ts';
+import { previewCounts } from './view.ts';
 import { z } from 'zod';
 
 const tags = ['previews'];
@@ -64,8 +65,13 @@ export const previewAgentRoutes: AnyRoute[] = [
       const agentId = await requireTargetedAgent(ctx.db.pool, identity, params.id);
       const status = verdictOf(body);
       const result = { objects: body.objects, error: body.error ?? null };
-      const stored = await recordPreviewResult(ctx.db.pool, { previewId: params.id, agentId, verdict: status, result });
-      if (!stored) throw previewAlreadyReported();
+      await ctx.transact(async (tx) => {
+        // The preview row is locked: of two last reports arriving together, exactly one sees no agent left pending.
+        const remaining = await recordPreviewResult(tx.client, { previewId: params.id, agentId, verdict: status, result });
+        if (!remaining) throw previewAlreadyReported();
+        if (remaining.pending === 0)
+          tx.emit('preview.completed', { preview_id: params.id, stack_id: remaining.stackId, counts: previewCounts(remaining.statuses) });
+      });
       await ctx.audit({
         actor: identity,
         action: 'preview.reported',

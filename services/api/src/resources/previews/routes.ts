@@ -14,7 +14,7 @@ import {
 } from './schemas.ts';
 import { insertPreview } from './sql/create-preview.ts';
 import { activeAgents, listPreviewAgents, listStackPreviews } from './sql/queries.ts';
-import { previewSummary, previewView } from './view.ts';
+import { previewCounts, previewSummary, previewView } from './view.ts';
 
 const tags = ['previews'];
 
@@ -62,6 +62,9 @@ export const previewRoutes: AnyRoute[] = [
           agentIds,
         });
         tx.notifyAgents(agentIds);
+        tx.emit('preview.created', { preview_id: row.id, stack_id: row.stack_id, agents: agentIds });
+        // Nobody to ask: the preview is complete as it stands.
+        if (agentIds.length === 0) tx.emit('preview.completed', { preview_id: row.id, stack_id: row.stack_id, counts: previewCounts([]) });
         return row;
       });
       const agents = await listPreviewAgents(ctx.db.pool, preview.id);

@@ -6,9 +6,15 @@ function effectiveStatus(status: PreviewAgentRow['status'], expired: boolean): P
   return status === 'pending' && expired ? 'expired' : status;
 }
 
-function summarize(row: PreviewRow, statuses: readonly PreviewAgentStatus[]): PreviewSummary {
+/** How many targeted agents are in each status. */
+export function previewCounts(statuses: readonly PreviewAgentStatus[]): PreviewSummary['counts'] {
   const counts = { agents: statuses.length, pending: 0, clean: 0, changes: 0, error: 0, expired: 0 };
   for (const status of statuses) counts[status]++;
+  return counts;
+}
+
+function summarize(row: PreviewRow, statuses: readonly PreviewAgentStatus[]): PreviewSummary {
+  const counts = previewCounts(statuses);
   return {
     id: row.id,
     stack_id: row.stack_id,

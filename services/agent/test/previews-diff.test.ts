@@ -45,8 +45,9 @@ describe('preview field diff', () => {
   it('names keys that are not identifiers in brackets, and shows added and removed fields as null on one side', () => {
     const before = live();
     const after = live();
-    after.metadata = { ...after.metadata, annotations: { ...after.metadata.annotations, 'example.com/owner': 'b' } };
-    delete (after.metadata.annotations as Record<string, string>).team;
+    const annotations: Record<string, string> = { ...after.metadata.annotations, 'example.com/owner': 'b' };
+    delete annotations.team;
+    (after.metadata as { annotations: Record<string, string> }).annotations = annotations;
     expect(fieldDiff(before, after).changes).to.deep.equal([
       { path: 'metadata.annotations.team', before: '"a"', after: null },
       { path: 'metadata.annotations["example.com/owner"]', before: null, after: '"b"' },

@@ -5,7 +5,7 @@ import { eventually, startKubeApiServer, useTestInfra, type KubeApiServer } from
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import { createStack, deploy, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
-import { configMap, crd, stream, widget } from './support/manifests.ts';
+import { configMap, crd, namespace, stream, widget } from './support/manifests.ts';
 
 interface Cluster {
   kube: KubeApiServer;
@@ -141,5 +141,17 @@ describe('fleet-wide diff preview (end to end, three clusters)', function () {
       ]);
     }
     expect(await Promise.all(clusters.map(snapshot))).to.deep.equal(before);
+  });
+
+  it('reports objects in a namespace the preview creates as created (not validated), and creates no namespace', async () => {
+    const preview = await previewOf(stream(CURRENT, namespace('fresh'), configMap('fresh', 'inside', { a: '1' })));
+    for (const r of preview.agents) {
+      expect(r.status, JSON.stringify(r)).to.equal('changes');
+      expect(object(r, 'Namespace', 'fresh')).to.include({ action: 'created', error: null });
+      const inside = object(r, 'ConfigMap', 'inside')!;
+      expect(inside).to.include({ action: 'created', namespace: 'fresh', error: null });
+      expect(inside.note).to.match(/namespace fresh is created by this change/);
+    }
+    for (const c of clusters) expect(await c.kubectl.get('/api/v1/namespaces/fresh')).to.equal(undefined);
   });
 });

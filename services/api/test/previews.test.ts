@@ -205,6 +205,9 @@ describe('api previews', () => {
       expect(res.status, res.text).to.equal(422);
       expect(res.body.code).to.equal('invalid_request_body');
     }
+    const nul = await a.client.post(`/previews/${id}/results`, { objects: [{ ...RESULT.objects[0], error: 'bad\u0000byte' }] });
+    expect(nul.status, nul.text).to.equal(400);
+    expect(nul.body.code).to.equal('invalid_preview_result');
     const still = await a.client.get(`/agents/${a.id}/previews/pending`);
     expect((still.body as { id: string }[]).map((p) => p.id)).to.include(id);
   });

@@ -13,6 +13,7 @@ export const previewAlreadyReported = errorKind(
   'This agent already reported on the preview, or it expired',
 );
 export const invalidPreview = errorKind(400, 'invalid_preview', 'Invalid preview');
+export const invalidPreviewResult = errorKind(400, 'invalid_preview_result', 'Invalid preview result');
 
 /**
  * Reading a preview: it must exist (404 `preview_not_found`), then the caller must own its stack

@@ -4,7 +4,7 @@ import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
 import { clientGone } from '../targeting/routes.ts';
-import { previewAlreadyReported, requireTargetedAgent } from './access.ts';
+import { invalidPreviewResult, previewAlreadyReported, requireTargetedAgent } from './access.ts';
 import { answerPendingPreviews } from './pending-long-poll.ts';
 import { pendingPreviewSchema, pendingPreviewsQuery, submitPreviewResultSchema } from './schemas.ts';
 import { recordPreviewResult } from './sql/record-preview-result.ts';
@@ -17,6 +17,12 @@ const tags = ['previews'];
 function verdictOf(result: SubmitPreviewResult): PreviewVerdict {
   if (result.error || result.objects.some((o) => o.error)) return 'error';
   return result.objects.some((o) => o.action !== 'unchanged') ? 'changes' : 'clean';
+}
+
+function containsNul(value: unknown): boolean {
+  let found = false;
+  JSON.stringify(value, (_key, v: unknown) => ((found ||= typeof v === 'string' && v.includes('\0')), v));
+  return found;
 }
 
 const recordedSchema = z.object({ status: z.enum(['clean', 'changes', 'error']) }).meta({ id: 'PreviewResultRecorded' });
@@ -60,11 +66,13 @@ export const previewAgentRoutes: AnyRoute[] = [
     params: idParams,
     body: submitPreviewResultSchema,
     responses: { 201: { description: 'Stored; the verdict', schema: recordedSchema } },
-    errors: [requireTargetedAgent, previewAlreadyReported],
+    errors: [requireTargetedAgent, invalidPreviewResult, previewAlreadyReported],
     async handler({ params, body, identity, ctx, clientIp, userAgent }) {
       const agentId = await requireTargetedAgent(ctx.db.pool, identity, params.id);
       const status = verdictOf(body);
       const result = { objects: body.objects, error: body.error ?? null };
+      // PostgreSQL's jsonb cannot hold U+0000; refuse it rather than fail the insert.
+      if (containsNul(result)) throw invalidPreviewResult.with('A preview result must not contain NUL characters');
       await ctx.transact(async (tx) => {
         // The preview row is locked: of two last reports arriving together, exactly one sees no agent left pending.
         const remaining = await recordPreviewResult(tx.client, { previewId: params.id, agentId, verdict: status, result });

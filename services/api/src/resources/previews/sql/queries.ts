@@ -37,11 +37,13 @@ export async function listStackPreviews(
   return rows;
 }
 
-/** The agent's previews still to run: not yet reported and not expired, oldest first. */
+/** The agent's previews still to run: not yet reported, not expired, stack not deleted since; oldest first. */
 export async function listPendingPreviews(db: Queryable, agentId: string): Promise<PendingPreviewRow[]> {
   const { rows } = await db.query<PendingPreviewRow>(
     `SELECT ${PREVIEW_COLUMNS}, p.yaml_content
-       FROM preview_agents pa JOIN previews p ON p.id = pa.preview_id
+       FROM preview_agents pa
+       JOIN previews p ON p.id = pa.preview_id
+       JOIN stacks s ON s.id = p.stack_id AND s.deleted_at IS NULL
       WHERE pa.agent_id = $1 AND pa.status = 'pending' AND p.expires_at > now()
       ORDER BY p.created_at, p.id`,
     [agentId],

@@ -87,7 +87,6 @@ describe('ws: our agent on the agent channel (end to end)', function () {
     expect(restCalls(proxy, 'POST', '/heartbeat')).to.have.length(restBeatsAtConnect);
     const record = await broker.admin.get<{ last_heartbeat: string | null }>(`/agents/${agent.id}`);
     expect(record.body.last_heartbeat).to.not.equal(null);
-
   });
 
   it('falls back to long-poll and REST when the hub refuses the upgrade', async () => {
@@ -121,5 +120,35 @@ describe('ws: our agent on the agent channel (end to end)', function () {
     });
     proxy.refuseUpgrades = false;
     await eventually(() => connected(agent.id), { timeoutMs: 90_000, what: 'the agent reconnected' });
+  });
+
+  it('ws-workorders: with the channel cut, work orders targeted by id are still claimed and completed', async () => {
+    const agent = await registerAgent(broker.admin);
+    const { proxy } = await start(agent);
+    await eventually(() => connected(agent.id), { timeoutMs: 30_000, what: 'the agent connected' });
+    proxy.refuseUpgrades = true;
+    proxy.cutUpgrades();
+    await eventually(async () => ((await connected(agent.id)) ? undefined : true), { timeoutMs: 30_000, what: 'the connection gone' });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await broker.admin.post<{ id: string; status: string }>('/work-orders', {
+        work_type: 'custom',
+        yaml_content: configMap('default', `ws-wo-${agent.id.slice(0, 8)}-${i}`, { i: String(i) }),
+        targeting: { agent_ids: [agent.id] },
+      });
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body.status).to.equal('PENDING');
+      ids.push(res.body.id);
+    }
+    for (const id of ids) {
+      const log = await eventually(
+        async () => {
+          const res = await broker.admin.get<{ success: boolean; claimed_by: string }>(`/work-order-log/${id}`);
+          return res.status === 200 ? res.body : undefined;
+        },
+        { timeoutMs: 90_000, what: `work order ${id} in the log` },
+      );
+      expect(log).to.include({ success: true, claimed_by: agent.id });
+    }
   });
 });

@@ -57,7 +57,7 @@ describe('console server side (/ui)', function () {
   let agents: { agent: { id: string; name: string }; initial_pak: string; client: ApiClient }[];
   let outsider: { agent: { id: string; name: string }; client: ApiClient };
   let stack: { id: string };
-  let otherStack: { id: string };
+  let otherStack: { id: string; name: string };
   let objectId: string;
   let otherObjectId: string;
   const ui = (path: string, pak: string | null) => api.anonymous.get(`//ui${path}`, { pak });
@@ -152,9 +152,7 @@ describe('console server side (/ui)', function () {
     const all = await ui('/api/stacks?limit=1', api.adminPak);
     expect(all.body.total).to.be.at.least(2);
     expect(all.body.stacks).to.have.length(1);
-    expect(
-      (await ui(`/api/stacks?q=${encodeURIComponent((otherStack as { name: string }).name)}`, api.adminPak)).body.stacks,
-    ).to.have.length(1);
+    expect((await ui(`/api/stacks?q=${encodeURIComponent(otherStack.name)}`, api.adminPak)).body.stacks).to.have.length(1);
     const own = await ui(`/api/stacks/${stack.id}/deployment-objects`, tenant.pak);
     expect(own.status).to.equal(200);
     expect(own.body.objects.map((o: { id: string }) => o.id)).to.deep.equal([objectId]);

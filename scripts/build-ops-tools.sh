@@ -10,7 +10,9 @@
 #   BROKKR_HELM_VERSION=4.3.1 BROKKR_PROMETHEUS_VERSION=3.16.0 scripts/build-ops-tools.sh
 #
 # Output: ${BROKKR_CACHE:-$HOME/.cache/brokkr}/bin/{helm,promtool}. Idempotent: a binary that exists
-# and reports the pinned version is kept, so only the first run builds (minutes, see the README).
+# and reports the pinned version is kept, so only the first run builds. Measured cold (empty module
+# and build caches, 2 cores): helm 3 min 5 s, then promtool 1 min 41 s (it reuses helm's compiled
+# Kubernetes client packages), 2.2 GB of modules and 1.7 GB of build cache.
 # promtool is built with Prometheus' `remove_all_sd` tag: rule checks and rule unit tests need no
 # service discovery, and leaving out every cloud SDK (AWS, Azure, GCE, Kubernetes, ...) roughly
 # halves the build.

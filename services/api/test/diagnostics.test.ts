@@ -33,7 +33,7 @@ describe('api diagnostics: lifecycle', () => {
     return { id: row.id, pak: row.pak, client: api.admin.as(row.pak) };
   }
 
-  async function request(agentId: string, body: Record<string, unknown> = {}): Promise<Record<string, string>> {
+  async function request(agentId: string, body: Record<string, unknown> = {}): Promise<Record<string, string> & { id: string }> {
     const res = await api.admin.post(`/deployment-objects/${objectId}/diagnostics`, { agent_id: agentId, ...body });
     expect(res.status, res.text).to.equal(201);
     return res.body;
@@ -163,7 +163,7 @@ describe('api diagnostics: lifecycle', () => {
     expect(list.body.map((r: { id: string }) => r.id)).to.deep.equal([first.id, second.id]);
   });
 
-  it('concurrent claims of one request (two processes with the same agent PAK, and the admin): exactly one wins', async () => {
+  it('concurrent claims of one request (two clients with the same agent PAK, and the admin): exactly one wins', async () => {
     const a = await agent();
     const twin = new ApiClient(api.url, a.pak);
     for (let round = 0; round < 10; round++) {

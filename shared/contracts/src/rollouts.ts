@@ -13,9 +13,21 @@ export const rolloutWaveSchema = z
       .strict()
       .optional()
       .meta({ description: 'Agents carrying every one of these labels' }),
-    percent: z.number().int().min(1).max(100).optional().meta({ description: 'Cumulative share of the targeted agents updated after this wave' }),
+    percent: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'Cumulative share of the targeted agents updated after this wave' }),
     max_failures: z.number().int().min(0).max(100_000).default(0).meta({ description: 'Failed agents in this wave before the gate fails' }),
-    soak_seconds: z.number().int().min(0).max(86_400).default(60).meta({ description: 'Applied and healthy this long before the next wave' }),
+    soak_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(60)
+      .meta({ description: 'Applied and healthy this long before the next wave' }),
     progress_deadline_seconds: z
       .number()
       .int()

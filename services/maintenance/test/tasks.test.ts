@@ -8,6 +8,7 @@ import {
   deliveryLeasesTask,
   diagnosticsTask,
   outboxPruneTask,
+  previewRetentionTask,
   startMaintenance,
   webhookCleanupTask,
   workOrdersTask,
@@ -213,6 +214,25 @@ describe('maintenance tasks', () => {
     for (const id of old) expect(await statusOf(replica.db, 'outbox', id)).to.equal(undefined);
     expect(await statusOf(replica.db, 'outbox', recent)).to.not.equal(undefined);
     expect(await statusOf(replica.db, 'outbox', unpublished)).to.not.equal(undefined);
+  });
+
+  it('deletes diff previews (with their results) past the preview retention after their window ended', async () => {
+    const insert = async (expires: string) =>
+      (
+        await sql(`INSERT INTO previews (stack_id, yaml_content, expires_at) VALUES ($1, 'kind: ConfigMap', ${expires}) RETURNING id`, [
+          seed.stackId,
+        ])
+      ).rows[0]!.id as string;
+    const old = [await insert(`now() - interval '25 hours'`), await insert(`now() - interval '3 days'`)];
+    await sql(`INSERT INTO preview_agents (preview_id, agent_id, status) VALUES ($1, $2, 'clean')`, [old[0], seed.agentId]);
+    const recent = await insert(`now() - interval '1 hour'`);
+    const open = await insert(`now() + interval '10 minutes'`);
+
+    expect(await tickTwice(previewRetentionTask)).to.equal(2);
+
+    for (const id of old) expect(await statusOf(replica.db, 'previews', id)).to.equal(undefined);
+    for (const id of [recent, open]) expect(await statusOf(replica.db, 'previews', id)).to.not.equal(undefined);
+    expect((await sql('SELECT count(*)::int AS n FROM preview_agents WHERE preview_id = $1', [old[0]])).rows[0]!.n).to.equal(0);
   });
 
   it('treats a retention of 0 as "keep everything"', async () => {

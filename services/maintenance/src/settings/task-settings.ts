@@ -15,6 +15,7 @@ export interface TaskSettings {
   outboxRelayIntervalSeconds: number;
   outboxRelayAfterSeconds: number;
   outboxRetentionHours: number;
+  previewRetentionHours: number;
   webhookDeliveryIntervalSeconds: number;
   webhookCleanupRetentionDays: number;
   auditLogRetentionDays: number;
@@ -34,6 +35,7 @@ export function taskSettings(s: Settings): TaskSettings {
     outboxRelayIntervalSeconds: s.BROKKR__MAINTENANCE__OUTBOX_RELAY_INTERVAL_SECONDS,
     outboxRelayAfterSeconds: s.BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS,
     outboxRetentionHours: s.BROKKR__MAINTENANCE__OUTBOX_RETENTION_HOURS,
+    previewRetentionHours: s.BROKKR__MAINTENANCE__PREVIEW_RETENTION_HOURS,
     webhookDeliveryIntervalSeconds: s.BROKKR__BROKER__WEBHOOK_DELIVERY_INTERVAL_SECONDS,
     webhookCleanupRetentionDays: s.BROKKR__BROKER__WEBHOOK_CLEANUP_RETENTION_DAYS,
     auditLogRetentionDays: s.BROKKR__BROKER__AUDIT_LOG_RETENTION_DAYS,

@@ -1,7 +1,14 @@
 import { deliveryLeasesTask } from './delivery-leases.ts';
 import { diagnosticsTask } from './diagnostics.ts';
 import { outboxRelayTask } from './outbox-relay.ts';
-import { agentEventsRetentionTask, auditRetentionTask, outboxPruneTask, telemetryRetentionTask, webhookCleanupTask } from './retention.ts';
+import {
+  agentEventsRetentionTask,
+  auditRetentionTask,
+  outboxPruneTask,
+  previewRetentionTask,
+  telemetryRetentionTask,
+  webhookCleanupTask,
+} from './retention.ts';
 import { rolloutsTask } from './rollouts.ts';
 import { stackExpiryTask } from './stack-expiry.ts';
 import type { MaintenanceTask } from './task.ts';
@@ -18,6 +25,7 @@ export const ALL_TASKS: readonly MaintenanceTask[] = [
   auditRetentionTask,
   agentEventsRetentionTask,
   telemetryRetentionTask,
+  previewRetentionTask,
   outboxPruneTask,
 ];
 
@@ -32,6 +40,7 @@ export {
   auditRetentionTask,
   agentEventsRetentionTask,
   telemetryRetentionTask,
+  previewRetentionTask,
   outboxPruneTask,
 };
 export type { MaintenanceTask, TaskContext } from './task.ts';

@@ -2,6 +2,7 @@ import { deleteFinishedDeliveries } from '@brokkr/webhook-deliveries';
 import { repeatWhileFull } from '../runner/batches.ts';
 import { deleteOldAgentEvents } from '../sql/delete-old-agent-events.ts';
 import { deleteOldAuditLogs } from '../sql/delete-old-audit-logs.ts';
+import { deleteOldPreviews } from '../sql/delete-old-previews.ts';
 import { deleteOldTelemetry } from '../sql/delete-old-telemetry.ts';
 import { prunePublishedOutbox } from '../sql/prune-published-outbox.ts';
 import type { TaskClient } from '../sql/queryable.ts';
@@ -31,6 +32,7 @@ export const webhookCleanupTask = retentionTask('webhook-cleanup', (s) => s.webh
 export const auditRetentionTask = retentionTask('audit-retention', (s) => s.auditLogRetentionDays, deleteOldAuditLogs);
 export const agentEventsRetentionTask = retentionTask('agent-events-retention', (s) => s.agentEventsRetentionDays, deleteOldAgentEvents);
 export const outboxPruneTask = retentionTask('outbox-prune', (s) => s.outboxRetentionHours, prunePublishedOutbox);
+export const previewRetentionTask = retentionTask('preview-retention', (s) => s.previewRetentionHours, deleteOldPreviews);
 
 /**
  * Stack telemetry (Kubernetes events and pod log lines): everything ingested more than 6 hours ago,

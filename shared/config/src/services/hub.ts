@@ -63,6 +63,8 @@ export const maintenanceConfigSchema = z.object({
   BROKKR__MAINTENANCE__OUTBOX_RELAY_INTERVAL_SECONDS: int(2, 1, 3600),
   BROKKR__MAINTENANCE__OUTBOX_RELAY_AFTER_SECONDS: int(5, 1),
   BROKKR__MAINTENANCE__OUTBOX_RETENTION_HOURS: int(24, 0),
+  /** Diff previews (and their results) are kept this long after their hand-out window ends; 0 keeps them. */
+  BROKKR__MAINTENANCE__PREVIEW_RETENTION_HOURS: int(24, 0),
   BROKKR__MAINTENANCE__WORK_ORDER_INTERVAL_SECONDS: int(10, 1, 3600),
   /** How often progressive rollouts are started and their gates checked (a failed gate rolls back within about this long). */
   BROKKR__MAINTENANCE__ROLLOUT_INTERVAL_SECONDS: int(1, 1, 3600),

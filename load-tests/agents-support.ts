@@ -101,13 +101,14 @@ export class WsSimAgent implements SimAgent {
   }
 }
 
-/** A long-poll agent: holds `GET target-state?wait=55` with its ETag; a 200 is a hint. Retries after 1 s on errors. */
+/** A long-poll agent: holds `GET target-state?wait=55` with its ETag; a 200 is a hint. Retries with backoff on errors. */
 export class LongPollSimAgent implements SimAgent {
   readonly mode = 'long-poll' as const;
   connected = false;
   hintedAt: number | undefined;
   private etag: string | undefined;
   private stopped = false;
+  private failures = 0;
   private readonly controller = new AbortController();
 
   constructor(
@@ -141,12 +142,15 @@ export class LongPollSimAgent implements SimAgent {
         if (res.statusCode === 200 && this.etag) this.hintedAt ??= performance.now();
         this.etag = String(res.headers.etag ?? '');
         this.connected = true;
+        this.failures = 0;
       } catch {
         this.connected = false;
         // Resynchronise with an immediate (unconditional) request, as an agent does after an error.
         this.etag = undefined;
         if (this.stopped) return;
-        await new Promise((r) => setTimeout(r, 1000 * (0.8 + Math.random() * 0.4)));
+        // Backs off like an agent (1, 2, 4 … 30 s, ±20 %), so a restarting api is not flooded.
+        const delay = Math.min(30_000, 1000 * 2 ** this.failures++) * (0.8 + Math.random() * 0.4);
+        await new Promise((r) => setTimeout(r, delay));
       }
     }
   }

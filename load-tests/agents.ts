@@ -46,7 +46,7 @@ async function startApi(stack: Stack, port: number, hash: string): Promise<Runni
       BROKKR__LOG__LEVEL: 'warn',
     },
     readyUrl: `http://127.0.0.1:${port}/readyz`,
-    readyTimeoutMs: 60_000,
+    readyTimeoutMs: 180_000,
   });
 }
 
@@ -128,6 +128,22 @@ async function scenario(
   }
 }
 
+/** One scenario with its progress line; a failure is reported and the run goes on. */
+async function runScenario(server: Awaited<ReturnType<typeof startPostgresServer>>, count: number, mode: 'ws' | 'long-poll' | 'mixed') {
+  log(`… ${count} ${mode} agents`);
+  try {
+    const row = await scenario(server, count, mode);
+    log(
+      `  connected in ${row.connectS.toFixed(1)} s, RSS ${row.rssMiB.toFixed(0)} MiB, one stack p99 ${ms(row.one.p99)} ms, ` +
+        `100 stacks p99 ${ms(row.hundred.p99)} ms, reconnect ${row.reconnectS.toFixed(1)} s`,
+    );
+    return row;
+  } catch (err) {
+    log(`  FAILED: ${(err as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+}
+
 const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)}` : '–');
 
 log(`bench:agents on ${machine()}`);
@@ -137,13 +153,8 @@ const rows: Row[] = [];
 try {
   for (const count of COUNTS) {
     for (const mode of MODES) {
-      log(`… ${count} ${mode} agents`);
-      const row = await scenario(server, count, mode);
-      rows.push(row);
-      log(
-        `  connected in ${row.connectS.toFixed(1)} s, RSS ${row.rssMiB.toFixed(0)} MiB, one stack p99 ${ms(row.one.p99)} ms, ` +
-          `100 stacks p99 ${ms(row.hundred.p99)} ms, reconnect ${row.reconnectS.toFixed(1)} s`,
-      );
+      const row = await runScenario(server, count, mode);
+      if (row) rows.push(row);
     }
   }
 } finally {

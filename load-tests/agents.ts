@@ -151,11 +151,9 @@ log(`agents ${COUNTS.join(' / ')}; modes ${MODES.join(', ')}; ${REPEATS} changes
 const server = await startPostgresServer();
 const rows: Row[] = [];
 try {
-  for (const count of COUNTS) {
-    for (const mode of MODES) {
-      const row = await runScenario(server, count, mode);
-      if (row) rows.push(row);
-    }
+  for (const [count, mode] of COUNTS.flatMap((c) => MODES.map((m) => [c, m] as const))) {
+    const row = await runScenario(server, count, mode);
+    if (row) rows.push(row);
   }
 } finally {
   await server.stop();

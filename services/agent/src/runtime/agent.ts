@@ -157,7 +157,15 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
   const diagnostics = settings.diagnostics.enabled
     ? createDiagnosticsLoop({ settings, kube, objects, discovery, agentId: agent.id, registry: metrics.registry, logger: log, isActive })
     : undefined;
-  const previews = createPreviewLoop({ settings, objects, discovery, agentId: agent.id, registry: metrics.registry, logger: log, isActive });
+  const previews = createPreviewLoop({
+    settings,
+    objects,
+    discovery,
+    agentId: agent.id,
+    registry: metrics.registry,
+    logger: log,
+    isActive,
+  });
   hooks.statusChanged = () => {
     watcher.statusChanged();
     reconcileLoop.poke();

@@ -60,7 +60,10 @@ const BINDINGS: readonly Binding[] = [
   { names: `^DELETE ${P}/stacks/\\{id\\}$`, params: { 'path.id': 'victim_stack' }, victim: true },
   { names: `^DELETE ${P}/webhooks/\\{id\\}$`, params: { 'path.id': 'victim_webhook' }, victim: true },
   { names: `^GET ${P}/agents/$`, params: { 'query.name': 'agent_name', 'query.cluster_name': 'cluster_name' } },
-  { names: `^GET ${P}/agents/\\{id\\}/(work-orders|diagnostics|previews)/pending$`, params: { 'path.id': 'agent', 'query.wait': ['no_wait', 1] } },
+  {
+    names: `^GET ${P}/agents/\\{id\\}/(work-orders|diagnostics|previews)/pending$`,
+    params: { 'path.id': 'agent', 'query.wait': ['no_wait', 1] },
+  },
   { names: ` ${P}/generators/\\{id\\}`, params: { 'path.id': 'generator', 'body.id': 'generator' } },
   {
     names: ` ${P}/agents/\\{id\\}`,

@@ -25,6 +25,11 @@ const PEER_AGENT = process.env.BROKKR_PEER_AGENT ?? join(homedir(), '.cache/brok
  * it must keep what it deployed (against Brokkr's broker it deletes it one poll later, because its
  * gap detection reads the incremental target state as "stack removed"; docs/compatibility.md).
  */
+/** Headers as recorded, without the PAK (test output is kept in CI logs). */
+function redacted(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return headers && { ...headers, ...(headers.authorization ? { authorization: 'Bearer <redacted>' } : {}) };
+}
+
 describe('ws: Brokkr 0.9.1 agent keeps its deployment (peer binary, optional)', function () {
   this.timeout(240_000);
   const infra = useTestInfra({ nats: true });
@@ -108,9 +113,9 @@ describe('ws: Brokkr 0.9.1 agent keeps its deployment (peer binary, optional)', 
     const start = polls();
     await eventually(async () => (polls() >= start + 5 ? true : undefined), { timeoutMs: 60_000, what: 'five more target-state polls' });
     const sample = proxy.requests.find((r) => r.url.includes('/target-state'));
-    console.log(`      Brokkr's agent target-state request: ${sample?.method} ${sample?.url} ${JSON.stringify(sample?.headers)}`);
+    console.log(`      Brokkr's agent target-state request: ${sample?.method} ${sample?.url} ${JSON.stringify(redacted(sample?.headers))}`);
     const ws = proxy.requests.find((r) => r.url.includes('/internal/ws/agent'));
-    console.log(`      Brokkr's agent WS upgrade: ${ws?.method} ${ws?.url} ${JSON.stringify(ws?.headers)}`);
+    console.log(`      Brokkr's agent WS upgrade: ${ws?.method} ${ws?.url} ${JSON.stringify(redacted(ws?.headers))}`);
     expect(await kubectl.get(path), 'ConfigMap deleted by the agent').to.not.equal(undefined);
     // Re-applied on every poll, reported once: no event (and no deployment.applied webhook) per poll.
     const successes = (await agentEvents(broker.admin, agent.id)).filter((e) => e.deployment_object_id === object.id);

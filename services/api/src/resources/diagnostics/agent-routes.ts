@@ -2,7 +2,6 @@ import type { SubmitDiagnosticResult } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
-import { clientGone } from '../targeting/routes.ts';
 import {
   diagnosticAlreadyClaimed,
   diagnosticNotClaimed,
@@ -11,11 +10,11 @@ import {
   requireAdminOrTargetAgent,
   requireTargetAgent,
 } from './access.ts';
-import { answerPendingDiagnostics } from './pending-long-poll.ts';
+import { replyPendingList } from '../targeting/pending-list.ts';
 import { diagnosticRequestSchema, diagnosticResultSchema, pendingDiagnosticsQuery, submitDiagnosticResultSchema } from './schemas.ts';
 import { claimDiagnosticRequest } from './sql/claim-diagnostic-request.ts';
 import type { DiagnosticRequestRow } from './sql/diagnostic-row.ts';
-import { findDiagnosticRequest } from './sql/queries.ts';
+import { findDiagnosticRequest, listPendingDiagnostics } from './sql/queries.ts';
 import { recordDiagnosticResult } from './sql/record-diagnostic-result.ts';
 
 const tags = ['diagnostics'];
@@ -48,15 +47,8 @@ export const diagnosticAgentRoutes: AnyRoute[] = [
     errors: [requireAdminOrSelf],
     async handler({ params, query, identity, ctx, res }) {
       requireAdminOrSelf(identity, params.id);
-      const rows = await answerPendingDiagnostics(ctx.db.pool, ctx.wakeups, {
-        agentId: params.id.toLowerCase(),
-        waitSeconds: Math.min(Number(query.wait ?? 0), ctx.settings.longPollMaxSeconds),
-        signal: clientGone(res),
-        hurry: ctx.shutdownSignal,
-      });
-      if (rows !== 'aborted') return json(200, rows);
-      res.status(499).end();
-      return undefined;
+      const agentId = params.id.toLowerCase();
+      return replyPendingList(ctx, res, { agentId, wait: query.wait }, () => listPendingDiagnostics(ctx.db.pool, agentId));
     },
   }),
 

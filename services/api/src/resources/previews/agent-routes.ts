@@ -3,9 +3,9 @@ import type { SubmitPreviewResult } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
-import { clientGone } from '../targeting/routes.ts';
 import { invalidPreviewResult, previewAlreadyReported, requireTargetedAgent } from './access.ts';
-import { answerPendingPreviews } from './pending-long-poll.ts';
+import { replyPendingList } from '../targeting/pending-list.ts';
+import { listPendingPreviews } from './sql/queries.ts';
 import { pendingPreviewSchema, pendingPreviewsQuery, submitPreviewResultSchema } from './schemas.ts';
 import { recordPreviewResult } from './sql/record-preview-result.ts';
 import { previewCounts } from './view.ts';
@@ -42,15 +42,8 @@ export const previewAgentRoutes: AnyRoute[] = [
     errors: [requireAdminOrSelf],
     async handler({ params, query, identity, ctx, res }) {
       requireAdminOrSelf(identity, params.id);
-      const rows = await answerPendingPreviews(ctx.db.pool, ctx.wakeups, {
-        agentId: params.id.toLowerCase(),
-        waitSeconds: Math.min(Number(query.wait ?? 0), ctx.settings.longPollMaxSeconds),
-        signal: clientGone(res),
-        hurry: ctx.shutdownSignal,
-      });
-      if (rows !== 'aborted') return json(200, rows);
-      res.status(499).end();
-      return undefined;
+      const agentId = params.id.toLowerCase();
+      return replyPendingList(ctx, res, { agentId, wait: query.wait }, () => listPendingPreviews(ctx.db.pool, agentId));
     },
   }),
 

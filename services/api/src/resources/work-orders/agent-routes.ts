@@ -3,10 +3,9 @@ import type { Identity } from '../../auth/identity.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
-import { clientGone } from '../targeting/routes.ts';
 import { requireAdminOrClaimer, workOrderNotClaimable, workOrderNotFound } from './access.ts';
 import { completeWorkOrder, type Completion } from './complete.ts';
-import { answerPending } from './pending-long-poll.ts';
+import { replyPendingList } from '../targeting/pending-list.ts';
 import {
   claimWorkOrderSchema,
   completeWorkOrderSchema,
@@ -16,7 +15,7 @@ import {
   workOrderSchema,
 } from './schemas.ts';
 import { claimWorkOrder } from './sql/claim-work-order.ts';
-import { findWorkOrder } from './sql/queries.ts';
+import { findWorkOrder, listPendingForAgent } from './sql/queries.ts';
 
 const tags = ['work-orders'];
 
@@ -66,16 +65,8 @@ export const workOrderAgentRoutes: AnyRoute[] = [
     errors: [requireAdminOrSelf],
     async handler({ params, query, identity, ctx, res }) {
       requireAdminOrSelf(identity, params.id);
-      const rows = await answerPending(ctx.db.pool, ctx.wakeups, {
-        agentId: params.id.toLowerCase(),
-        workType: query.work_type,
-        waitSeconds: Math.min(Number(query.wait ?? 0), ctx.settings.longPollMaxSeconds),
-        signal: clientGone(res),
-        hurry: ctx.shutdownSignal,
-      });
-      if (rows !== 'aborted') return json(200, rows);
-      res.status(499).end();
-      return undefined;
+      const agentId = params.id.toLowerCase();
+      return replyPendingList(ctx, res, { agentId, wait: query.wait }, () => listPendingForAgent(ctx.db.pool, agentId, query.work_type));
     },
   }),
 

@@ -3,7 +3,7 @@
  * `node --cpu-prof`, a short k6 step against it, then the V8 profile written at exit summed by
  * self time, per package/area and per function.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnApi } from './api-env.ts';
@@ -104,7 +104,10 @@ export async function profileApi(options: {
     }
     const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
     if (!file) return { step, summary: ['  (no profile written)'] };
-    const profile = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as CpuProfile;
+    const text = await readFile(path.join(dir, file), 'utf8');
+    // BENCH_PROFILE_OUT keeps the raw profile (Chrome DevTools / speedscope open it) for a closer look.
+    if (process.env.BENCH_PROFILE_OUT) await writeFile(process.env.BENCH_PROFILE_OUT, text);
+    const profile = JSON.parse(text) as CpuProfile;
     // The api is stopped right after k6 exits: the last `seconds` of the profile are the load.
     return { step, summary: summarizeProfile(profile, options.seconds) };
   } finally {

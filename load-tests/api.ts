@@ -24,7 +24,7 @@
  * BENCH_STEP_SECONDS (15), BENCH_WARMUP_SECONDS (10), BENCH_TARGETS (comma list), BENCH_SEARCH
  * (1; 0 skips the ladders), BENCH_TWO_PROCESSES (1: target-state's ladder again with 2 api
  * processes; 0 skips it), BENCH_PROFILE (1: a closing --cpu-prof run on BENCH_PROFILE_TARGET,
- * deployment-objects by default, and the target-state SQL probe; 0 skips them), BENCH_API_MAIN
+ * deployment-objects by default, and the target-state SQL probe; 0 skips them; BENCH_PROFILE_OUT=file keeps the .cpuprofile), BENCH_API_MAIN
  * (another build's main.js, for A/B comparisons), BENCH_API_NODE_ARGS (node flags for our api processes
  * instead of those of the api's npm start script, e.g. V8 heap sizing). A quick run:
  *   BENCH_AGENTS=200 BENCH_SECONDS=10 BENCH_SEARCH=0 BENCH_TWO_PROCESSES=0 BENCH_PROFILE=0 npm run bench:api

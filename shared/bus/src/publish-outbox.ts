@@ -15,7 +15,7 @@ export interface OutboxPublishResult {
 export type PublishableOutboxRow = Pick<OutboxRow, 'id' | 'subject' | 'headers'> & { payload: OutboxRow['payload'] };
 
 /**
- * Publishes outbox rows to JetStream, all at once (the client pipelines them in order), each with
+ * Publishes outbox rows to JetStream, all at once (pipelined in order on the connection's AckPublisher), each with
  * `Nats-Msg-Id` = the row id so a repeat within the duplicate window is dropped by the stream, and
  * the row's own trace parent. The one publisher of outbox rows: the api right after its commit and
  * maintenance's relay for leftovers both use it. The envelope goes out in Brokkr's key order even

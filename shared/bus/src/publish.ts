@@ -1,6 +1,8 @@
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
-import { injectTraceContext } from './trace.ts';
+import { JetStreamClientImpl } from '@nats-io/jetstream/internal';
+import { ackPublisherFor } from './ack-publisher.ts';
+import { injectTraceContext, traceHeaders } from './trace.ts';
 
 export interface PublishJsonOptions {
   /** Becomes `Nats-Msg-Id`: the stream drops a repeat within its duplicate window. Use the row id. */
@@ -9,26 +11,31 @@ export interface PublishJsonOptions {
   headers?: Record<string, string>;
   /** Overrides the active context's trace parent (relayed outbox rows carry their own). */
   traceparent?: string;
-  /** Milliseconds to wait for the PubAck. */
+  /** Milliseconds to wait for the PubAck (default: the client's timeout, 5 s unless set). */
   timeoutMs?: number;
 }
 
 function buildHeaders(extra: Record<string, string> | undefined, traceparent: string | undefined): MsgHdrs {
   const h = natsHeaders();
-  for (const [key, value] of Object.entries(extra ?? {})) h.set(key, value);
+  if (extra) for (const key in extra) h.set(key, extra[key] as string);
   return injectTraceContext(h, traceparent);
 }
 
 /**
- * Publishes a JSON payload to JetStream and waits for the stream's acknowledgement.
- * `ack.duplicate === true` means the stream already had this msgID, which callers treat as success.
+ * Publishes a JSON payload to JetStream and waits for the stream's acknowledgement, pipelined
+ * through the connection's AckPublisher (many publishes in flight, no per-publish timer or
+ * request). `ack.duplicate === true` means the stream already had this msgID, which callers
+ * treat as success. A failure is a PublishAckError; a subject no stream takes fails at once.
  */
 export function publishJson(js: JetStreamClient, subject: string, payload: unknown, options: PublishJsonOptions): Promise<PubAck> {
-  return js.publish(subject, JSON.stringify(payload), {
-    msgID: options.msgID,
-    headers: buildHeaders(options.headers, options.traceparent),
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-  });
+  const headers = buildHeaders(options.headers, options.traceparent);
+  const data = JSON.stringify(payload);
+  // Every client made by `jetstream(nc)` (connectBus's `js` is one) is a JetStreamClientImpl; any
+  // other implementation (none today) keeps the client's own request path.
+  if (!(js instanceof JetStreamClientImpl)) {
+    return js.publish(subject, data, { msgID: options.msgID, headers, ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}) });
+  }
+  return ackPublisherFor(js.nc).publish(subject, data, { msgID: options.msgID, headers, timeoutMs: options.timeoutMs ?? js.timeout });
 }
 
 /**
@@ -36,6 +43,6 @@ export function publishJson(js: JetStreamClient, subject: string, payload: unkno
  * a hint lost while NATS is down only delays work that a timer also picks up.
  */
 export function publishCore(nc: NatsConnection, subject: string, payload: unknown = {}): void {
-  const h = injectTraceContext();
-  nc.publish(subject, JSON.stringify(payload), h.keys().length > 0 ? { headers: h } : undefined);
+  const h = traceHeaders();
+  nc.publish(subject, JSON.stringify(payload), h ? { headers: h } : undefined);
 }

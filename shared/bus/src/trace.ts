@@ -32,6 +32,18 @@ export function injectTraceContext(headers: MsgHdrs = natsHeaders(), traceparent
   return headers;
 }
 
+/**
+ * Headers carrying the active trace context, or undefined when there is none (no SDK registered,
+ * no active span): a hint publish then goes out without building a headers object at all.
+ */
+export function traceHeaders(ctx: Context = context.active()): MsgHdrs | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(ctx, carrier);
+  let headers: MsgHdrs | undefined;
+  for (const key in carrier) (headers ??= natsHeaders()).set(key, carrier[key] as string);
+  return headers;
+}
+
 /** The context a consumer should start its CONSUMER span under. */
 export function extractTraceContext(headers: MsgHdrs | undefined, base: Context = ROOT_CONTEXT): Context {
   return propagation.extract(base, headers, getter);

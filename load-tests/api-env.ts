@@ -72,7 +72,10 @@ export async function startInfra(adminPakHash: string): Promise<ApiBenchEnv> {
     peerSocketUrl: `postgres://postgres@localhost:${port}/${PEER_DATABASE}?host=${pgHandle.dir}`,
     postgresPid: Number(postmasterPid),
     apiEnv: {
-      BROKKR__DATABASE__URL: databaseUrl,
+      // Over the Unix socket, as Brokkr's side is (BENCH_PG_TRANSPORT=tcp for loopback TCP): on
+      // loopback every TCP write also runs the receiver's network stack, a few µs per statement.
+      BROKKR__DATABASE__URL:
+        process.env.BENCH_PG_TRANSPORT === 'tcp' ? databaseUrl : `postgres://postgres@localhost:${port}/${DATABASE}?host=${pgHandle.dir}`,
       BROKKR__NATS__URL: natsHandle.url,
       BROKKR__BROKER__PAK_HASH: adminPakHash,
       BROKKR__BROKER__HOST: '127.0.0.1',

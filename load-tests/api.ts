@@ -26,7 +26,8 @@
  * processes; 0 skips it), BENCH_PROFILE (1: a closing --cpu-prof run on BENCH_PROFILE_TARGET,
  * deployment-objects by default, and the target-state SQL probe; 0 skips them; BENCH_PROFILE_OUT=file keeps the .cpuprofile), BENCH_API_MAIN
  * (another build's main.js, for A/B comparisons), BENCH_API_NODE_ARGS (node flags for our api processes
- * instead of those of the api's npm start script, e.g. V8 heap sizing). A quick run:
+ * instead of those of the api's npm start script, e.g. V8 heap sizing), BENCH_PG_TRANSPORT (socket: PostgreSQL over its Unix
+ * socket like Brokkr's side; tcp: loopback TCP). A quick run:
  *   BENCH_AGENTS=200 BENCH_SECONDS=10 BENCH_SEARCH=0 BENCH_TWO_PROCESSES=0 BENCH_PROFILE=0 npm run bench:api
  */
 import { execFile } from 'node:child_process';
@@ -258,7 +259,7 @@ async function run(b: Bench, ours: Side, k6Version: string, loadBefore: number[]
       ),
     ),
     notes: [
-      `ours: node ${[...API_NODE_ARGS, process.env.BENCH_API_MAIN ?? 'services/api/dist/main.js'].join(' ')}, default pool (20 connections) per process, log level warn; target-state answers are incremental`,
+      `ours: node ${[...API_NODE_ARGS, process.env.BENCH_API_MAIN ?? 'services/api/dist/main.js'].join(' ')}, default pool (20 connections) per process, log level warn, PostgreSQL over ${process.env.BENCH_PG_TRANSPORT === 'tcp' ? 'loopback TCP' : 'the Unix socket'}; target-state answers are incremental`,
       ...(PEER_BROKER
         ? [`Brokkr: ${PEER_BROKER} serve, log level warn, in its own network namespace (k6 joins it), PostgreSQL over the Unix socket`]
         : []),

@@ -55,7 +55,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const webSockets = createUpgradeRouter(ctx, allUpgradeRoutes);
   const api = createApp(ctx, { routes: allRoutes, webSocketPaths: webSockets.plainRequests });
   const { host, port: configuredPort } = settings.http;
-  const server = await listen(api.app, host, configuredPort);
+  const server = await listen(api.app, api.direct, host, configuredPort);
   webSockets.attach(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : configuredPort;

@@ -1,9 +1,10 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { createReadiness, pgCheck, type ReadinessResult } from '@brokkr/health';
-import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
+import { createFailedAuthAudit, type FailedAuth } from '../auth/failed-auth-audit.ts';
 import type { ApiContext } from '../context.ts';
 import { inventoryRefresher } from '../metrics/inventory-gauges.ts';
-import { authenticate } from './authenticate.ts';
+import { authenticate, resolveIdentity } from './authenticate.ts';
+import { createDirectLane, type DirectLane } from './direct-lane.ts';
 import { rejectOversizedBody } from './body-limit.ts';
 import { cors } from './cors.ts';
 import { mountApiDocs } from './docs-page.ts';
@@ -24,6 +25,8 @@ export interface AppOptions {
 
 export interface ApiApp {
   app: Express;
+  /** The hot writes, served before express (direct-lane.ts); listen() tries it first. */
+  direct: DirectLane;
   /** Flushes pending summaries (suppressed auth-failure audits) at shutdown. */
   close(): void;
 }
@@ -66,7 +69,9 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   if (options.webSocketPaths) app.use(options.webSocketPaths);
 
   const failedAuth = createFailedAuthAudit({ audit: ctx.audit, logger: ctx.logger, suppressed: ctx.metrics.authFailedAuditSuppressed });
-  const auth = authenticate(ctx.auth, (f) => failedAuth.record(f));
+  const onFailedAuth = (f: FailedAuth) => failedAuth.record(f);
+  const auth = authenticate(ctx.auth, onFailedAuth);
+  const direct = createDirectLane(ctx, options.routes, (req, path) => resolveIdentity(ctx.auth, onFailedAuth, req, path));
   // Strict and case-sensitive like Brokkr's router: `/agents/` (search) is not `/agents` (list).
   const v1 = express.Router({ strict: true, caseSensitive: true });
   v1.use(cors(ctx.settings.cors));
@@ -82,6 +87,7 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   app.use(errorHandler(ctx.logger));
   return {
     app,
+    direct,
     close: () => {
       failedAuth.flush();
       liveConsole.close();

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Identity } from '../auth/identity.ts';
@@ -17,18 +18,28 @@ export function identityOf(res: Response): Identity {
   return identity;
 }
 
+/** Who presents the request's PAK; 401 (and a recorded failure) when nobody does. */
+export async function resolveIdentity(
+  auth: Authenticator,
+  onFailure: (failure: FailedAuth) => void,
+  req: IncomingMessage,
+  path: string,
+): Promise<Identity> {
+  const header = req.headers.authorization;
+  if (header === undefined) throw unauthorized.with('Missing Authorization header');
+  const hash = PRINTABLE_ASCII.test(header) ? hashPresentedPak(pakFromAuthorization(header)) : undefined;
+  const identity = hash === undefined ? undefined : await auth.resolve(hash);
+  if (!identity) {
+    onFailure({ path, ipAddress: clientIp(req), userAgent: userAgent(req) });
+    throw unauthorized();
+  }
+  return identity;
+}
+
 /** Resolves `Authorization` to an identity (`res.locals.identity`) or answers 401. */
 export function authenticate(auth: Authenticator, onFailure: (failure: FailedAuth) => void): RequestHandler {
   return async (req: Request, res: Response, next) => {
-    const header = req.headers.authorization;
-    if (header === undefined) throw unauthorized.with('Missing Authorization header');
-    const hash = PRINTABLE_ASCII.test(header) ? hashPresentedPak(pakFromAuthorization(header)) : undefined;
-    const identity = hash === undefined ? undefined : await auth.resolve(hash);
-    if (!identity) {
-      onFailure({ path: req.path, ipAddress: clientIp(req), userAgent: userAgent(req) });
-      throw unauthorized();
-    }
-    res.locals.identity = identity;
+    res.locals.identity = await resolveIdentity(auth, onFailure, req, req.path);
     next();
   };
 }

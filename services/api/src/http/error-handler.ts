@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '@brokkr/logger';
-import { ApiError, errorBody } from './api-error.ts';
+import { ApiError, errorBody, type ErrorBody } from './api-error.ts';
 import { apiErrorFromDatabase } from './db-errors.ts';
 import { apiErrorFromUnavailableDatabase, ServiceUnavailableError } from './db-unavailable.ts';
 import { payloadTooLarge, unreadableBody, unsupportedEncoding } from './body.ts';
@@ -40,21 +40,33 @@ export function toApiError(err: unknown): ApiError | undefined {
   );
 }
 
-/** The last middleware: every error becomes `{code, message, details?}`; only our own bugs are 500s. */
+export interface ErrorReply {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+/** What an error answers: `{code, message, details?}`; only our own bugs are 500s (and logged). */
+export function errorReply(err: unknown, logger: Logger, method: string | undefined, path: string): ErrorReply {
+  const apiError = toApiError(err);
+  if (!apiError) logger.error({ err, method, path }, 'unhandled error');
+  else if (apiError instanceof ServiceUnavailableError) logger.warn({ err, method, path }, 'database unavailable: answered 503');
+  return {
+    status: apiError?.status ?? 500,
+    body: apiError ? apiError.toJSON() : errorBody('internal_error', 'Internal server error'),
+    headers: apiError instanceof ServiceUnavailableError ? { 'Retry-After': String(apiError.retryAfterSeconds) } : {},
+  };
+}
+
+/** The last middleware: every error becomes its errorReply. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const apiError = toApiError(err);
-    if (!apiError) logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-    else if (apiError instanceof ServiceUnavailableError)
-      logger.warn({ err, method: req.method, path: req.path }, 'database unavailable: answered 503');
-    const status = apiError?.status ?? 500;
-    const body = apiError ? apiError.toJSON() : errorBody('internal_error', 'Internal server error');
+    const reply = errorReply(err, logger, req.method, req.path);
     if (res.headersSent) {
       res.end();
       return;
     }
-    if (apiError instanceof ServiceUnavailableError) res.set('Retry-After', String(apiError.retryAfterSeconds));
-    res.status(status).json(body);
+    res.set(reply.headers).status(reply.status).json(reply.body);
   };
 }
 

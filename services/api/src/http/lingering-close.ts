@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 // How long the client may keep sending after its answer before the connection is cut.
@@ -13,8 +13,8 @@ const LINGER_MS = 2_000;
  * needed to stop). Node closes a `Connection: close` response's socket through `destroySoon()`,
  * which is replaced on this socket only.
  */
-export function closeAfterAnswer(res: Response): void {
-  res.set('Connection', 'close');
+export function closeAfterAnswer(res: ServerResponse): void {
+  res.setHeader('Connection', 'close');
   const socket: Socket & { destroySoon?: () => void } = res.req.socket;
   socket.destroySoon = () => {
     socket.end();

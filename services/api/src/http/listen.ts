@@ -1,5 +1,6 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
+import type { DirectLane } from './direct-lane.ts';
 import { answerClientErrors } from './client-errors.ts';
 
 // Longer than the usual load-balancer idle timeout (60 s), so the balancer closes idle
@@ -7,9 +8,17 @@ import { answerClientErrors } from './client-errors.ts';
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const IDLE_SWEEP_MS = 100;
 
-export function listen(app: Express, host: string, port: number): Promise<Server> {
+/** The server: the direct lane takes the hot writes, express everything else. */
+export function listen(app: Express, direct: DirectLane, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    const server = createServer((req, res) => {
+      if (!direct(req, res)) app(req, res);
+    });
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
     answerClientErrors(server);

@@ -8,6 +8,7 @@ import { validatePart } from './validate.ts';
 import { identityOf } from './authenticate.ts';
 import { withRequestContext } from './tracing.ts';
 import type { ApiContext } from '../context.ts';
+import type { Identity } from '../auth/identity.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -36,16 +37,29 @@ function readInput(route: AnyRoute, req: Request) {
   return { params, query, body, raw: mode === 'raw' ? rawBody(req) : undefined };
 }
 
+/** Admin check, validation and the handler: what a route does once authenticated and its body read. */
+export function runRoute(
+  route: AnyRoute,
+  ctx: ApiContext,
+  { req, res, identity }: { req: Request; res: Response; identity: Identity },
+): Promise<Reply | undefined> {
+  if (route.access === 'admin' && !identity.admin) throw adminRequired();
+  const input = readInput(route, req);
+  return withRequestContext(res, async () =>
+    route.handler({ ...input, identity, ctx, clientIp: clientIp(req), userAgent: userAgent(req), req, res }),
+  );
+}
+
+/** A handler that answers nothing and writes nothing left the client hanging: our bug. */
+export function noResponse(route: AnyRoute): Error {
+  return new Error(`handler for ${route.method.toUpperCase()} ${route.path} sent no response`);
+}
+
 function handle(route: AnyRoute, ctx: ApiContext): RequestHandler {
   return async (req: Request, res: Response) => {
-    const identity = identityOf(res);
-    if (route.access === 'admin' && !identity.admin) throw adminRequired();
-    const input = readInput(route, req);
-    const reply = await withRequestContext(res, () =>
-      route.handler({ ...input, identity, ctx, clientIp: clientIp(req), userAgent: userAgent(req), req, res }),
-    );
+    const reply = await runRoute(route, ctx, { req, res, identity: identityOf(res) });
     if (reply) send(res, reply);
-    else if (!res.headersSent) throw new Error(`handler for ${route.method.toUpperCase()} ${route.path} sent no response`);
+    else if (!res.headersSent) throw noResponse(route);
   };
 }
 

@@ -4,15 +4,23 @@ import type { ApiMetrics } from '../metrics/api-metrics.ts';
 /** Requests no route claimed share one label, so random paths cannot grow the series count. */
 export const UNMATCHED_ENDPOINT = 'unmatched';
 
+/** Counts a finished request and observes its duration, labelled by route template (or `unmatched`). */
+export function observeRequest(
+  metrics: ApiMetrics,
+  { endpoint, method, status, started }: { endpoint: unknown; method: string; status: number; started: bigint },
+): void {
+  const label = typeof endpoint === 'string' ? endpoint : UNMATCHED_ENDPOINT;
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  metrics.httpRequests.inc({ endpoint: label, method, status: String(status) });
+  metrics.httpDuration.observe({ endpoint: label, method }, seconds);
+}
+
 export function requestMetrics(metrics: ApiMetrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    res.once('finish', () => {
-      const endpoint = typeof res.locals.endpoint === 'string' ? res.locals.endpoint : UNMATCHED_ENDPOINT;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.httpRequests.inc({ endpoint, method: req.method, status: String(res.statusCode) });
-      metrics.httpDuration.observe({ endpoint, method: req.method }, seconds);
-    });
+    res.once('finish', () =>
+      observeRequest(metrics, { endpoint: res.locals.endpoint, method: req.method, status: res.statusCode, started }),
+    );
     next();
   };
 }

@@ -35,6 +35,7 @@ export const agentEventRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
+    direct: true,
     path: '/agents/:id/events',
     summary: 'Report the outcome of applying a deployment object',
     description: 'Emits `deployment.applied` when the status is SUCCESS (any case), else `deployment.failed`.',

@@ -32,6 +32,7 @@ export const deploymentObjectRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
+    direct: true,
     path: '/stacks/:id/deployment-objects',
     summary: 'Add a deployment object to a stack (JSON envelope, or a raw YAML body)',
     description:

@@ -25,6 +25,7 @@ function stackGroups(rows: HealthRow[]) {
 export const healthRoutes: AnyRoute[] = [
   defineRoute({
     method: 'patch',
+    direct: true,
     path: '/agents/:id/health-status',
     summary: 'Report the health of deployment objects (the agent itself or an admin)',
     description:

@@ -1,5 +1,6 @@
 import { Composer, Parser } from 'yaml';
 import { analyzeDocument, isNullDocument, newTally, YamlContentError } from './analyze.ts';
+import { fastPathProvesValid } from './fast-path.ts';
 import { DEFAULT_YAML_LIMITS, exceeded, YamlLimitError, type LimitExceeded, type YamlLimits } from './limits.ts';
 import { prescan } from './prescan.ts';
 
@@ -23,13 +24,40 @@ export interface ValidateOptions {
  * so the stored bytes are always exactly the submitted ones. Beyond Brokkr, the work is bounded
  * (limits.ts) and linear in the size of the content; a hostile stream is refused with the limit
  * it passed.
+ *
+ * Plain block-style content (most manifests) is proved valid by the fast path (fast-path.ts) in a
+ * few µs; everything else, and every refusal, goes through the `yaml` parser.
  */
 export function validateDeploymentYaml(content: string, options: ValidateOptions, limits: YamlLimits = DEFAULT_YAML_LIMITS): YamlVerdict {
+  return quickVerdict(content, options, limits) ?? parseVerdict(content, limits);
+}
+
+/**
+ * The verdict when no parser is needed: content refused before parsing, or content the fast path
+ * proves valid. Undefined when the parser must decide. Linear with a small constant, so
+ * validator-pool.ts runs it on the event loop for content it would otherwise send to a worker.
+ */
+export function quickVerdict(content: string, options: ValidateOptions, limits: YamlLimits = DEFAULT_YAML_LIMITS): YamlVerdict | undefined {
+  return refuseBeforeParsing(content, options) ?? (fastPathProvesValid(content, limits) ? { ok: true } : undefined);
+}
+
+/** The validation as it is without the fast path: what the differential test compares it with. */
+export function validateWithoutFastPath(content: string, options: ValidateOptions, limits: YamlLimits = DEFAULT_YAML_LIMITS): YamlVerdict {
+  return refuseBeforeParsing(content, options) ?? parseVerdict(content, limits);
+}
+
+/** The rules checked on the raw text (NUL, lone surrogates, blank); a blank marker is valid. */
+function refuseBeforeParsing(content: string, options: ValidateOptions): YamlVerdict | undefined {
   if (content.includes('\u0000')) return invalid('content contains a NUL character');
   if (LONE_SURROGATE.test(content)) return invalid('content is not valid Unicode');
   if (content.trim() === '') {
     return options.isDeletionMarker ? { ok: true } : invalid('YAML content must not be blank');
   }
+  return undefined;
+}
+
+/** The parser's verdict on content that passed refuseBeforeParsing. */
+function parseVerdict(content: string, limits: YamlLimits): YamlVerdict {
   try {
     prescan(content, limits);
     return checkStream(content, limits);

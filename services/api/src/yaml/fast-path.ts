@@ -1,0 +1,259 @@
+import type { YamlLimits } from './limits.ts';
+
+/**
+ * A fast path for the YAML most deployment objects are: block mappings and block sequences of
+ * one-line scalars, as `kubectl`, Helm and kustomize write them. It reads the content line by
+ * line (a few µs for a small manifest, where composing it with the `yaml` library costs ~170 µs)
+ * and answers only "valid" — meaning the full validator (validate.ts) would answer `{ ok: true }`
+ * too — or "don't know". It never rejects: anything it does not fully understand goes to the full
+ * validator, so every refusal and its message comes from one place. ADR 0025 lists the subset and
+ * how the differential test (test/yaml-fast-path.test.ts) keeps the two in agreement.
+ *
+ * The subset, per line: blank lines, comment lines, `---` / `...` at column 0, `key: value`,
+ * `key:` (a nested block on the next lines, or null), `- value` and `- key: value`. A value is a
+ * plain scalar that cannot be mistaken for anything else, a single- or double-quoted scalar
+ * closed on its line, or an empty `{}` / `[]`. Everything else — tabs, CR, a BOM, control
+ * characters, anchors, aliases, tags, flow collections, block scalars (`|`, `>`), multi-line
+ * scalars, directives, `?` keys, keys the core schema reads as null/bool/number — is declined.
+ *
+ * Expects content the caller already checked for NUL and lone surrogates (validate.ts does).
+ */
+export function fastPathProvesValid(content: string, limits: YamlLimits): boolean {
+  if (UNUSUAL_CHARACTER.test(content)) return false;
+  const reader = new BlockReader(limits);
+  let start = 0;
+  while (start <= content.length) {
+    let end = content.indexOf('\n', start);
+    if (end < 0) end = content.length;
+    if (!reader.line(content, start, end)) return false;
+    start = end + 1;
+  }
+  return reader.provedValid();
+}
+
+// C0 controls other than LF (tab and CR included), DEL, C1 controls (NEL), the Unicode line and
+// paragraph separators, the BOM and the two non-characters: the full validator decides those.
+// eslint-disable-next-line no-control-regex
+const UNUSUAL_CHARACTER = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
+
+// Plain keys the core schema resolves to null, a boolean or a float (keys starting with a digit
+// or a sign are declined outright): they would not compare as the strings we keep in `keys`.
+const NON_STRING_KEYS = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE']);
+const NON_STRING_DOT_KEYS = new Set(['.inf', '.Inf', '.INF', '.nan', '.NaN', '.NAN']);
+
+// yaml refuses an implicit key whose `:` is more than 1024 characters after the key's start.
+const MAX_KEY_CHARS = 1000;
+// The composer recurses per nesting level and runs out of stack around 1,000 levels.
+const MAX_DEPTH = 64;
+
+// Characters that cannot start a plain scalar (a `-` can, when a non-space follows it).
+const INDICATORS = new Set('-?:,[]{}#&*!|>\'"%@`');
+const SPACE = 0x20;
+const COLON = 0x3a;
+const HASH = 0x23;
+const DASH = 0x2d;
+
+/** One open block collection: a mapping (with the keys seen so far) or a sequence. */
+interface Collection {
+  indent: number;
+  keys: Set<string> | undefined;
+  /** A sequence written at its key's own indentation (`key:\n- a`): the next key line closes it. */
+  atKeyIndent: boolean;
+}
+
+/** A node written on one line: whether a `:` separator follows it, where, and the key's text. */
+interface Node {
+  isKey: boolean;
+  /** Index after the `:` (keys only). */
+  afterColon: number;
+  /** The key as the string the core schema reads; undefined when it is not certainly a string. */
+  key: string | undefined;
+}
+
+class BlockReader {
+  private stack: Collection[] = [];
+  /** The last key line was `key:`: the next, deeper lines may be its value. */
+  private pendingKey = false;
+  /** After `...`: only comments, blank lines or `---` may follow. */
+  private ended = false;
+  /** Upper bounds of what the full validator counts (documents, nodes) across the stream. */
+  private documents = 1;
+  private nodes = 0;
+  private hasContent = false;
+
+  constructor(private readonly limits: YamlLimits) {}
+
+  provedValid(): boolean {
+    const maxNodes = Math.min(this.limits.maxNodes, this.limits.maxExpandedNodes);
+    return this.hasContent && this.documents <= this.limits.maxDocuments && this.nodes + this.documents <= maxNodes;
+  }
+
+  line(s: string, start: number, end: number): boolean {
+    let p = start;
+    while (p < end && s.charCodeAt(p) === SPACE) p++;
+    if (p === end || s.charCodeAt(p) === HASH) return true; // blank or comment
+    if (p === start && (s.startsWith('---', p) || s.startsWith('...', p))) return this.marker(s, p, end);
+    if (this.ended) return false;
+    const isItem = s.charCodeAt(p) === DASH && (p + 1 === end || s.charCodeAt(p + 1) === SPACE);
+    const collection = this.enter(p - start, isItem);
+    if (!collection) return false;
+    return isItem ? this.item(s, start, p, end) : this.entry(collection, s, p, end);
+  }
+
+  /** `---` starts a document, `...` ends one; either closes every open collection. */
+  private marker(s: string, p: number, end: number): boolean {
+    if (!endsLine(s, p + 3, end)) return false;
+    this.stack = [];
+    this.pendingKey = false;
+    this.ended = s.charCodeAt(p) !== DASH;
+    this.documents += 1;
+    return this.documents <= this.limits.maxDocuments;
+  }
+
+  /** The collection a line at `indent` belongs to, opening one where the line starts it. */
+  private enter(indent: number, isItem: boolean): Collection | undefined {
+    const top = this.stack.at(-1);
+    if (!top) return indent === 0 ? this.open(indent, isItem, false) : undefined;
+    if (this.pendingKey) {
+      this.pendingKey = false;
+      if (indent > top.indent) return this.open(indent, isItem, false);
+      if (indent === top.indent && isItem) return this.open(indent, true, true);
+      // Otherwise the pending key's value is null and the line continues an outer collection.
+    }
+    while ((this.stack.at(-1)?.indent ?? -1) > indent) this.stack.pop();
+    let current = this.stack.at(-1);
+    if (current?.atKeyIndent && !isItem && current.indent === indent) {
+      this.stack.pop();
+      current = this.stack.at(-1);
+    }
+    if (!current || current.indent !== indent || (current.keys === undefined) !== isItem) return undefined;
+    return current;
+  }
+
+  private open(indent: number, isSequence: boolean, atKeyIndent: boolean): Collection | undefined {
+    if (this.stack.length >= MAX_DEPTH) return undefined;
+    const collection: Collection = { indent, keys: isSequence ? undefined : new Set(), atKeyIndent };
+    this.stack.push(collection);
+    this.nodes += 1;
+    this.hasContent = true;
+    return collection;
+  }
+
+  /** `- value` or `- key: value` (a mapping that starts on the item's line). */
+  private item(s: string, lineStart: number, dash: number, end: number): boolean {
+    let p = dash + 1;
+    while (p < end && s.charCodeAt(p) === SPACE) p++;
+    if (p === end || s.charCodeAt(p) === HASH) return false; // an empty item: leave it to the parser
+    if (s.charCodeAt(p) === DASH && (p + 1 === end || s.charCodeAt(p + 1) === SPACE)) return false; // `- - a`
+    const node = scanNode(s, p, end);
+    if (!node) return false;
+    if (!node.isKey) {
+      this.nodes += 1;
+      return true;
+    }
+    const mapping = this.open(p - lineStart, false, false);
+    return mapping !== undefined && this.pair(mapping, node, s, end);
+  }
+
+  /** `key: value` or `key:` in `mapping`. */
+  private entry(mapping: Collection, s: string, p: number, end: number): boolean {
+    const node = scanNode(s, p, end);
+    return node !== undefined && node.isKey && this.pair(mapping, node, s, end);
+  }
+
+  private pair(mapping: Collection, node: Node, s: string, end: number): boolean {
+    // A duplicate, or a key that might equal another in a way we do not model: the parser decides.
+    if (node.key === undefined || mapping.keys === undefined || mapping.keys.has(node.key)) return false;
+    mapping.keys.add(node.key);
+    let p = node.afterColon;
+    while (p < end && s.charCodeAt(p) === SPACE) p++;
+    this.nodes += 2; // the key, and its value (a scalar, null, or the nested collection's own count)
+    if (p === end || s.charCodeAt(p) === HASH) {
+      this.pendingKey = true;
+      return true;
+    }
+    const value = scanNode(s, p, end);
+    return value !== undefined && !value.isKey;
+  }
+}
+
+/** True when only spaces, or spaces and then a comment, remain from `p`. */
+function endsLine(s: string, p: number, end: number): boolean {
+  const from = p;
+  while (p < end && s.charCodeAt(p) === SPACE) p++;
+  return p === end || (p > from && s.charCodeAt(p) === HASH);
+}
+
+/** The node starting at `p` (a scalar, `{}` or `[]`), or undefined when it is outside the subset. */
+function scanNode(s: string, p: number, end: number): Node | undefined {
+  const first = s[p];
+  if (first === '"' || first === "'") {
+    const close = first === '"' ? closeDoubleQuoted(s, p, end) : closeSingleQuoted(s, p, end);
+    if (close < 0) return undefined;
+    const raw = s.slice(p + 1, close - 1);
+    const key = first === "'" ? raw.replaceAll("''", "'") : raw.includes('\\') ? undefined : raw;
+    return afterNode(s, p, close, end, key);
+  }
+  if (s.startsWith('{}', p) || s.startsWith('[]', p)) return afterNode(s, p, p + 2, end, undefined);
+  if (first === undefined || (INDICATORS.has(first) && !(first === '-' && p + 1 < end && s.charCodeAt(p + 1) !== SPACE))) return undefined;
+  for (let i = p; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c === COLON && (i + 1 === end || s.charCodeAt(i + 1) === SPACE)) {
+      return { isKey: true, afterColon: i + 1, key: plainKey(s.slice(p, i).trimEnd(), i - p) };
+    }
+    if (c === HASH && s.charCodeAt(i - 1) === SPACE) break; // a comment ends the scalar
+  }
+  return { isKey: false, afterColon: -1, key: undefined };
+}
+
+/** What follows a quoted scalar or `{}`/`[]` that ends before `close`: the end of the line, or `: `. */
+function afterNode(s: string, start: number, close: number, end: number, key: string | undefined): Node | undefined {
+  let p = close;
+  while (p < end && s.charCodeAt(p) === SPACE) p++;
+  if (p < end && s.charCodeAt(p) === COLON && (p + 1 === end || s.charCodeAt(p + 1) === SPACE)) {
+    return p - start <= MAX_KEY_CHARS ? { isKey: true, afterColon: p + 1, key } : undefined;
+  }
+  return endsLine(s, close, end) ? { isKey: false, afterColon: -1, key: undefined } : undefined;
+}
+
+/** A plain key's text when the core schema certainly reads it as that string. */
+function plainKey(text: string, length: number): string | undefined {
+  if (length > MAX_KEY_CHARS || NON_STRING_KEYS.has(text) || NON_STRING_DOT_KEYS.has(text)) return undefined;
+  return /^(?:[A-Za-z_/]|\.[A-Za-z_])/.test(text) ? text : undefined;
+}
+
+/** Index after the closing `'` on this line, or -1. `''` is an escaped quote. */
+function closeSingleQuoted(s: string, open: number, end: number): number {
+  for (let i = open + 1; i < end; i++) {
+    if (s[i] !== "'") continue;
+    if (s[i + 1] !== "'") return i + 1;
+    i++;
+  }
+  return -1;
+}
+
+// The escapes YAML 1.2 defines (tab excepted: tabs are declined anyway), and the hex digits
+// after \x and \u. \U (eight digits, easy to make out of range) is left to the parser.
+const SIMPLE_ESCAPES = new Set('0abtnvfre "/\\N_LP');
+const HEX_ESCAPE_DIGITS: Record<string, number> = { x: 2, u: 4 };
+const HEX = /^[0-9A-Fa-f]+$/;
+
+/** Index after the closing `"` on this line, or -1 (not closed, or an escape we do not accept). */
+function closeDoubleQuoted(s: string, open: number, end: number): number {
+  for (let i = open + 1; i < end; i++) {
+    const c = s[i];
+    if (c === '"') return i + 1;
+    if (c !== '\\') continue;
+    const escape = s[i + 1] ?? '';
+    const digits = HEX_ESCAPE_DIGITS[escape];
+    if (digits !== undefined) {
+      if (i + 2 + digits > end || !HEX.test(s.slice(i + 2, i + 2 + digits))) return -1;
+      i += 1 + digits;
+    } else if (SIMPLE_ESCAPES.has(escape) && i + 1 < end) {
+      i += 1;
+    } else {
+      return -1;
+    }
+  }
+  return -1;
+}

@@ -1,0 +1,214 @@
+import { expect } from 'chai';
+import { fastPathProvesValid } from '../src/yaml/fast-path.ts';
+import { DEFAULT_YAML_LIMITS, type YamlLimits } from '../src/yaml/limits.ts';
+import { quickVerdict, validateDeploymentYaml, validateWithoutFastPath, type YamlVerdict } from '../src/yaml/validate.ts';
+import { DECLINED_MANIFESTS, manifestStream, PLAIN_BLOCK_MANIFESTS } from './yaml-corpus.ts';
+
+/**
+ * The fast path (src/yaml/fast-path.ts) may only answer "valid, exactly as the full validator
+ * would" or "don't know". This differential test checks that on realistic manifests, thousands of
+ * seeded random mutations of them, random block-style documents built from tricky keys and
+ * scalars, and the known invalid and hostile inputs. A failure prints the seed and the input;
+ * YAML_FUZZ_SEED=<n> replays a run.
+ */
+const SEED = Number(process.env.YAML_FUZZ_SEED ?? 20261124);
+const MUTANTS = Number(process.env.YAML_FUZZ_MUTANTS ?? 8_000);
+const RANDOM_DOCUMENTS = Number(process.env.YAML_FUZZ_DOCUMENTS ?? 6_000);
+
+const plain = { isDeletionMarker: false };
+const SMALL_LIMITS: YamlLimits = { maxDocuments: 3, maxAnchors: 2, maxAliases: 2, maxNodes: 40, maxExpandedNodes: 60 };
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** mulberry32: a tiny seeded generator, so every failure reproduces. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const shown = (content: string) => JSON.stringify(content.length > 2000 ? `${content.slice(0, 2000)}…` : content);
+
+interface Tally {
+  checked: number;
+  accepted: number;
+}
+
+/**
+ * The property: when the fast path says valid, the validator without it says `{ ok: true }`, and
+ * validateDeploymentYaml (fast path first) gives exactly the verdict it gave before.
+ */
+function checkAgreement(content: string, limits: YamlLimits, tally: Tally, what: string): void {
+  const before: YamlVerdict = validateWithoutFastPath(content, plain, limits);
+  // Callers check NUL and lone surrogates first (validate.ts); the fast path alone assumes that.
+  const accepted = !LONE_SURROGATE.test(content) && fastPathProvesValid(content, limits);
+  tally.checked += 1;
+  if (accepted) tally.accepted += 1;
+  if (accepted && !before.ok) {
+    expect.fail(`${what} (seed ${SEED}): the fast path accepted content the validator refuses (${before.reason}):\n${shown(content)}`);
+  }
+  expect(validateDeploymentYaml(content, plain, limits), `${what} (seed ${SEED}): ${shown(content)}`).to.deep.equal(before);
+}
+
+// Characters a mutation inserts: every YAML indicator, whitespace the fast path declines, and text.
+const INSERTS = [...'-?:,[]{}#&*!|>\'"%@`\\ \t\r\n.~0aZ_/', '\u2028', '\ufeff', '\u0085', '\u00e9', '\ud83d\ude00', ': ', ' #', '- ', '---\n', '...\n'];
+const CORE_WORDS = ['true', 'null', '~', '1', '0x1f', '1e3', '.inf', 'False', '"a"', "'a'", '', '-', '{}', '[]', '[a]', '*x', '&x y', '!t y', '|', '>-'];
+
+const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+
+/** One random edit: characters, indentation, whole lines (duplicated keys among them), markers. */
+function mutate(random: () => number, content: string): string {
+  const at = Math.floor(random() * (content.length + 1));
+  const lines = content.split('\n');
+  const line = Math.floor(random() * lines.length);
+  const current = lines[line] ?? '';
+  switch (Math.floor(random() * 10)) {
+    case 0:
+      return content.slice(0, at) + content.slice(at + 1 + Math.floor(random() * 3));
+    case 1:
+      return content.slice(0, at) + content.slice(Math.max(0, at - 1), at + 1) + content.slice(at + 1);
+    case 2:
+    case 3:
+      return content.slice(0, at) + pick(random, INSERTS) + content.slice(at);
+    case 4: // indent or outdent a line
+      lines[line] = random() < 0.5 ? ' '.repeat(1 + Math.floor(random() * 3)) + current : current.replace(/^ {1,2}/, '');
+      return lines.join('\n');
+    case 5: // duplicate a line (a duplicate key when it is a `key: value` line)
+      lines.splice(line, 0, current);
+      return lines.join('\n');
+    case 6: // the same key written another way
+      lines.splice(line, 0, current.replace(/^(\s*(?:- )?)([\w./-]+):/, (_, lead: string, key: string) => `${lead}${pick(random, [`"${key}"`, `'${key}'`, `${key} `])}:`));
+      return lines.join('\n');
+    case 7: // a value replaced by a core-schema word or an indicator
+      lines[line] = current.replace(/: .*$/, `: ${pick(random, CORE_WORDS)}`);
+      return lines.join('\n');
+    case 8: // a key replaced
+      lines[line] = current.replace(/^(\s*(?:- )?)[\w./-]+:/, (_, lead: string) => `${lead}${pick(random, CORE_WORDS)}:`);
+      return lines.join('\n');
+    default: // lines deleted, swapped or joined
+      if (random() < 0.4) lines.splice(line, 1);
+      else if (random() < 0.5) lines.splice(line, 2, lines[line + 1] ?? '', current);
+      else lines.splice(line, 2, `${current} ${(lines[line + 1] ?? '').trimStart()}`);
+      return lines.join('\n');
+  }
+}
+
+// Building blocks of random block-style documents: mostly ordinary, some tricky.
+const ORDINARY_KEYS = ['a', 'b', 'name', 'app.kubernetes.io/name', 'image', 'x_y', 'containerPort'];
+const ORDINARY_SCALARS = ['v', 'nginx:1.25', '80', '100m', '"quoted"', "'single'", 'a b c', '-1', '--port=8080', 'true', '/path/to/x', '{}', '[]'];
+const TRICKY_KEYS = ['a', 'b', 'name', 'app.kubernetes.io/name', '_x', '/p', '.env', 'a b', 'true', 'Null', '1', '-x', '"a"', "'a'", '"b c"', "'it''s'", '"\\u0061"', '<<', '? a', 'a:b', 'x#y', 'x #y'];
+const TRICKY_SCALARS = [
+  'v', '-1', '--flag=1', '0.5', 'a b', 'a: b', 'a #c', 'a#c', 'b]', '{}', '[]', '[a]', '{a: 1}', '*x', '&x v', '!t v', '|', '>', '%x', '@x', '`x`',
+  "'s'", "'it''s'", "'open", '"d"', '"\\x41\\u00e9\\n"', '"\\q"', '"\\U0001F600"', '"open', '~', 'null', 'x:', '---', '...', '? x', ': x', ',x', 'é', '😀',
+];
+
+const randomKey = (random: () => number) => pick(random, random() < 0.7 ? ORDINARY_KEYS : TRICKY_KEYS);
+const randomScalar = (random: () => number) => pick(random, random() < 0.7 ? ORDINARY_SCALARS : TRICKY_SCALARS);
+
+function randomDocument(random: () => number, depth = 0, indent = 0): string {
+  const width = 1 + Math.floor(random() * 3);
+  const lines: string[] = [];
+  const pad = ' '.repeat(indent);
+  const isSequence = random() < 0.3;
+  const entries = 1 + Math.floor(random() * 4);
+  for (let i = 0; i < entries; i++) {
+    const nested = depth < 3 && random() < 0.35;
+    const head = isSequence ? `${pad}- ` : `${pad}${randomKey(random)}:`;
+    if (isSequence && random() < 0.4) {
+      // `- key: value` (a compact mapping), continued at the key's column
+      const column = ' '.repeat(indent + 2);
+      lines.push(`${head}${randomKey(random)}: ${randomScalar(random)}`);
+      if (random() < 0.5) lines.push(`${column}${randomKey(random)}: ${randomScalar(random)}`);
+    } else if (nested && !isSequence) {
+      const childIndent = random() < 0.25 ? indent : indent + width; // `key:\n- a` at the key's own indent
+      lines.push(head + (random() < 0.2 ? ' # comment' : ''));
+      lines.push(randomDocument(random, depth + 1, childIndent));
+    } else {
+      lines.push(`${head}${isSequence ? '' : ' '}${randomScalar(random)}`);
+    }
+    if (random() < 0.1) lines.push(random() < 0.5 ? '' : `${' '.repeat(Math.floor(random() * 4))}# note`);
+  }
+  return lines.join('\n');
+}
+
+describe('api yaml fast path (differential against the full validator)', () => {
+  const corpus = Object.entries({ ...PLAIN_BLOCK_MANIFESTS, ...DECLINED_MANIFESTS });
+
+  it('proves every plain block-style manifest of the corpus valid, and declines the rest', () => {
+    for (const [name, manifest] of Object.entries(PLAIN_BLOCK_MANIFESTS)) {
+      expect(fastPathProvesValid(manifest, DEFAULT_YAML_LIMITS), name).to.equal(true);
+      expect(validateWithoutFastPath(manifest, plain), name).to.deep.equal({ ok: true });
+    }
+    for (const [name, manifest] of Object.entries(DECLINED_MANIFESTS)) {
+      expect(fastPathProvesValid(manifest, DEFAULT_YAML_LIMITS), name).to.equal(false);
+      expect(validateDeploymentYaml(manifest, plain), name).to.deep.equal({ ok: true });
+    }
+    const stream = manifestStream(50 * 1024);
+    expect(fastPathProvesValid(stream, DEFAULT_YAML_LIMITS), '50 KiB stream').to.equal(true);
+    expect(validateWithoutFastPath(stream, plain), '50 KiB stream').to.deep.equal({ ok: true });
+    const accepted = corpus.filter(([, m]) => fastPathProvesValid(m, DEFAULT_YAML_LIMITS)).length;
+    console.log(`      fast path: ${accepted} of ${corpus.length} realistic manifests proved valid`);
+  });
+
+  it(`agrees with the full validator on ${MUTANTS} seeded mutations of the corpus`, () => {
+    const random = rng(SEED);
+    const tally: Tally = { checked: 0, accepted: 0 };
+    for (let i = 0; i < MUTANTS; i++) {
+      let content = pick(random, corpus)[1];
+      const edits = 1 + Math.floor(random() * 3);
+      for (let e = 0; e < edits; e++) content = mutate(random, content);
+      checkAgreement(content, i % 5 === 0 ? SMALL_LIMITS : DEFAULT_YAML_LIMITS, tally, `mutant ${i}`);
+    }
+    console.log(`      fast path: proved ${tally.accepted} of ${tally.checked} mutants valid (the rest went to the parser)`);
+    expect(tally.accepted, 'some mutants stay valid and inside the subset').to.be.above(MUTANTS / 10);
+  });
+
+  it(`agrees with the full validator on ${RANDOM_DOCUMENTS} random block-style streams of tricky keys and scalars`, () => {
+    const random = rng(SEED + 1);
+    const tally: Tally = { checked: 0, accepted: 0 };
+    for (let i = 0; i < RANDOM_DOCUMENTS; i++) {
+      const documents = Array.from({ length: 1 + Math.floor(random() * 3) }, () => randomDocument(random));
+      const separator = pick(random, ['\n---\n', '\n...\n---\n', '\n--- # next\n', '\n---\n# c\n']);
+      const content = (random() < 0.2 ? '---\n' : '') + documents.join(separator) + (random() < 0.8 ? '\n' : '');
+      checkAgreement(content, i % 4 === 0 ? SMALL_LIMITS : DEFAULT_YAML_LIMITS, tally, `random stream ${i}`);
+    }
+    console.log(`      fast path: proved ${tally.accepted} of ${tally.checked} random streams valid`);
+    expect(tally.accepted).to.be.above(RANDOM_DOCUMENTS / 20);
+  });
+
+  it('declines every invalid, hostile or unusual input, so its verdict and message stay the parser’s', () => {
+    const laughs = [
+      'a: &a [x,x,x,x,x,x,x,x,x,x]',
+      ...'bcdefgh'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(',')}]`),
+    ].join('\n');
+    const deep = (levels: number) => Array.from({ length: levels }, (_, i) => `${' '.repeat(i)}a:`).join('\n');
+    const cases = [
+      '~', '# only a comment', '---\n---\n', 'a: 1\na: 2', 'a: 1\n"a": 2', "a: 1\n'a': 2", 'a: 1\na : 2', 'a: *missing', laughs,
+      'a: "\u0000"', 'a: \ud800', '\ufeffa: 1', 'a: 1\r\nb: 2', 'a:\tb', 'a: b\n  c', 'a:\n  b\n', 'a: b: c', '- a: b: c', 'a: [', 'a: {b: 1',
+      'a: |\n  x', 'a: >\n  x', '%YAML 1.2\n---\na: 1', '? a\n: b', '- - a', '-\n  a: 1', 'a: -', 'true: 1\nTrue: 2', '1: a\n1.0: b',
+      'null: a\n~: b', `${'k'.repeat(1030)}: v`, 'a: "x"y', "a: 'x'#y", 'a: "\\q"', 'a: "open', 'a:\n  b: 1\n c: 2', 'a: 1\n- b',
+      '- a\nb: 1', '  a: 1\nb: 2', '--- a: 1', 'a: 1\n...\nb: 2', deep(65), deep(200), 'a: 1\n---\nb: 1\n---\nc: 1\n---\nd: 1\n',
+      `${Array.from({ length: 30 }, (_, i) => `k${i}: v`).join('\n')}\n`,
+    ];
+    const tally: Tally = { checked: 0, accepted: 0 };
+    for (const content of cases) {
+      // The last two pass a limit only with the small limits.
+      checkAgreement(content, content.startsWith('a: 1\n---') || content.startsWith('k0:') ? SMALL_LIMITS : DEFAULT_YAML_LIMITS, tally, 'case');
+    }
+    expect(tally.accepted, 'none of these is inside the subset and valid').to.equal(0);
+  });
+
+  it('keeps the refusals before parsing (NUL, lone surrogates, blank, blank deletion markers) in quickVerdict', () => {
+    expect(quickVerdict('a: \u0000', plain)).to.deep.equal({ ok: false, reason: 'content contains a NUL character' });
+    expect(quickVerdict('a: \ud800', plain)).to.deep.equal({ ok: false, reason: 'content is not valid Unicode' });
+    expect(quickVerdict(' \n', plain)).to.deep.equal({ ok: false, reason: 'YAML content must not be blank' });
+    expect(quickVerdict(' \n', { isDeletionMarker: true })).to.deep.equal({ ok: true });
+    expect(quickVerdict('kind: Pod\n', plain)).to.deep.equal({ ok: true });
+    expect(quickVerdict('kind: [Pod]\n', plain), 'a flow sequence is the parser’s').to.equal(undefined);
+    expect(quickVerdict('a: 1\na: 2\n', plain), 'so is a duplicate key').to.equal(undefined);
+  });
+});

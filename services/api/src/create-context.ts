@@ -7,6 +7,7 @@ import { createAuthenticator } from './auth/authenticator.ts';
 import type { ApiContext } from './context.ts';
 import { createNotifyAgents } from './events/notify.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
+import { createPublishWindow } from './events/publish-window.ts';
 import { createTransact } from './events/transact.ts';
 import { AgentConnections } from './live/agent-channel/registry.ts';
 import { createLiveMetrics } from './live/metrics.ts';
@@ -30,8 +31,9 @@ export interface ContextDeps {
 
 export function createContext(deps: ContextDeps): ApiContext {
   const { settings, logger, db, bus, metrics } = deps;
-  const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger });
-  const notifyAgents = createNotifyAgents(bus.nc, logger);
+  const window = createPublishWindow();
+  const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window });
+  const notifyAgents = createNotifyAgents(bus.nc, logger, window);
   const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger);
   deps.wakeups.onNotice((notice) => agentConnections.notice(notice));
   const liveFeeds = createLiveState({

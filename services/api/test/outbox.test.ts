@@ -6,6 +6,7 @@ import { eventually, useTestInfra } from '@brokkr/testkit';
 import { Counter, Registry } from '@brokkr/telemetry';
 import { createAuditor } from '../src/audit/auditor.ts';
 import { createNotifyAgents } from '../src/events/notify.ts';
+import { createPublishWindow } from '../src/events/publish-window.ts';
 import { createOutboxPublisher, type OutboxPublisher } from '../src/events/outbox-publisher.ts';
 import { createTransact, type Transact } from '../src/events/transact.ts';
 import { collectCore, readStream } from './support/index.ts';
@@ -25,8 +26,8 @@ describe('api outbox and audit delivery', () => {
     db = createDb({ url: infra.db.url, poolSize: 4 });
     bus = await connectBus({ url: infra.nats.url, name: 'outbox-test', logger });
     await ensureStreams(bus.jsm);
-    outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger });
-    transact = createTransact({ db, outbox, notifyAgents: createNotifyAgents(bus.nc, logger) });
+    outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
+    transact = createTransact({ db, outbox, notifyAgents: createNotifyAgents(bus.nc, logger, createPublishWindow()) });
   });
 
   after(async () => {
@@ -115,8 +116,12 @@ describe('api outbox and audit delivery', () => {
     });
 
     it('keeps committed events in the outbox for the relay and still succeeds', async () => {
-      const downOutbox = createOutboxPublisher({ js: downBus.js, db: db.pool, logger });
-      const downTransact = createTransact({ db, outbox: downOutbox, notifyAgents: createNotifyAgents(downBus.nc, logger) });
+      const downOutbox = createOutboxPublisher({ js: downBus.js, db: db.pool, logger, window: createPublishWindow() });
+      const downTransact = createTransact({
+        db,
+        outbox: downOutbox,
+        notifyAgents: createNotifyAgents(downBus.nc, logger, createPublishWindow()),
+      });
       const event = await downTransact(async (tx) => {
         tx.notifyAgents(['00000000-0000-4000-8000-000000000004']);
         return tx.emit('deployment.created', { deployment_object_id: 'd', stack_id: 's', sequence_id: 1, created_at: 'now' });

@@ -4,6 +4,7 @@ import { createDb, type Db } from '@brokkr/db';
 import { createLogger } from '@brokkr/logger';
 import { eventually, useTestInfra } from '@brokkr/testkit';
 import { createNotifyAgents } from '../src/events/notify.ts';
+import { createPublishWindow } from '../src/events/publish-window.ts';
 import { createOutboxPublisher, type OutboxPublisher } from '../src/events/outbox-publisher.ts';
 import { isoTimestampSql, outboxInsertSql, statementEvent, statementOutboxRow } from '../src/events/sql/statement-event.ts';
 import { writeOnce, type WriteOnceDeps } from '../src/events/write-once.ts';
@@ -34,8 +35,8 @@ describe('api one-statement writes (writeOnce, outboxInsertSql)', () => {
     db = createDb({ url: infra.db.url, poolSize: 4 });
     bus = await connectBus({ url: infra.nats.url, name: 'statement-event-test', logger });
     await ensureStreams(bus.jsm);
-    outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger });
-    deps = { db, outbox, notifyAgents: createNotifyAgents(bus.nc, logger) };
+    outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
+    deps = { db, outbox, notifyAgents: createNotifyAgents(bus.nc, logger, createPublishWindow()) };
   });
 
   after(async () => {

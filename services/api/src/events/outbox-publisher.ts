@@ -1,6 +1,7 @@
 import { publishOutboxRows, type JetStreamClient } from '@brokkr/bus';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
+import type { PublishWindow } from './publish-window.ts';
 import { markOutboxPublished, type OutboxRow } from './sql/outbox.ts';
 
 export interface OutboxPublisher {
@@ -16,7 +17,12 @@ export interface OutboxPublisher {
  */
 const MARK_BATCH_MS = 50;
 
-export function createOutboxPublisher(deps: { js: JetStreamClient; db: Queryable; logger: Logger }): OutboxPublisher {
+export function createOutboxPublisher(deps: {
+  js: JetStreamClient;
+  db: Queryable;
+  logger: Logger;
+  window: PublishWindow;
+}): OutboxPublisher {
   const logger = deps.logger.child({ component: 'outbox' });
   const inFlight = new Set<Promise<void>>();
   // Published ids waiting to be stamped: one UPDATE for every publish that completed meanwhile
@@ -56,16 +62,26 @@ export function createOutboxPublisher(deps: { js: JetStreamClient; db: Queryable
     mark(published);
   }
 
+  // Rows committed during the current publish window: published together when it closes.
+  let waiting: OutboxRow[] = [];
+  function publishWaiting(): void {
+    const rows = waiting;
+    waiting = [];
+    const task = publishNow(rows)
+      .catch((err: unknown) => logger.warn({ err }, 'publishing outbox rows failed; the relay will republish them'))
+      .finally(() => inFlight.delete(task));
+    inFlight.add(task);
+  }
+
   return {
     publish(rows) {
       if (rows.length === 0) return;
       // The HTTP response does not wait: the event is already safe in the outbox.
-      const task = publishNow(rows)
-        .catch((err: unknown) => logger.warn({ err }, 'publishing outbox rows failed; the relay will republish them'))
-        .finally(() => inFlight.delete(task));
-      inFlight.add(task);
+      if (waiting.length === 0) deps.window.defer(publishWaiting);
+      waiting.push(...rows);
     },
     async drain() {
+      deps.window.flush();
       await Promise.allSettled([...inFlight]);
       while (marking) await marking;
     },

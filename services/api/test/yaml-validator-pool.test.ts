@@ -6,9 +6,9 @@ const anchors = (n: number) => Array.from({ length: n }, (_, i) => `- &a${i} v${
 
 describe('api yaml validator pool (worker threads)', () => {
   const pools: YamlValidator[] = [];
-  // Everything through the workers (inlineMaxChars: 0) unless a test says otherwise.
+  // Everything through the workers (inlineMaxChars: 0, fastPathMaxChars: 0) unless a test says otherwise.
   const pool = (options: Parameters<typeof createYamlValidator>[0] = {}) => {
-    const created = createYamlValidator({ inlineMaxChars: 0, ...options });
+    const created = createYamlValidator({ inlineMaxChars: 0, fastPathMaxChars: 0, ...options });
     pools.push(created);
     return created;
   };
@@ -44,6 +44,30 @@ describe('api yaml validator pool (worker threads)', () => {
       () => expect.fail('a closed validator should refuse'),
       (err: unknown) => expect(err).to.be.instanceOf(YamlValidatorClosed),
     );
+  });
+
+  it('proves larger plain block-style content valid on the fast path without a worker, and sends the rest to one', async () => {
+    // workers: 1 with maxQueued: 0 refuses anything that would go to a worker.
+    const validator = pool({ workers: 1, maxQueued: 0, inlineMaxChars: 64, fastPathMaxChars: 4096 });
+    const plainBlock = `kind: ConfigMap\ndata:\n${Array.from({ length: 100 }, (_, i) => `  k${i}: "v${i}"`).join('\n')}\n`;
+    expect(plainBlock.length).to.be.within(65, 4096);
+    expect(await validator.validate(plainBlock, plain)).to.deep.equal({ ok: true });
+    // Refusals before parsing are answered on the calling thread too, with the same reasons.
+    expect(await validator.validate(`${plainBlock}x: "\u0000"\n`, plain)).to.deep.equal({
+      ok: false,
+      reason: 'content contains a NUL character',
+    });
+    const workerBound: [string, string][] = [
+      ['a duplicate key', `${plainBlock}  k0: again\n`],
+      ['a flow collection', `${plainBlock}  list: [a, b]\n`],
+      ['content above fastPathMaxChars', `kind: ConfigMap\ndata:\n  k: v\n${'# padding\n'.repeat(500)}`],
+    ];
+    for (const [what, content] of workerBound) {
+      await validator.validate(content, plain).then(
+        () => expect.fail(`${what} goes to the (full) worker queue`),
+        (err: unknown) => expect(err, what).to.be.instanceOf(YamlValidatorBusy),
+      );
+    }
   });
 
   it('ends a worker that passes its time budget, refuses that content with the limit, and carries on with a new worker', async () => {

@@ -1,6 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
-import { agentsForStacksSql } from '../../targeting/sql/agents-for-stacks.ts';
+import { agentsForOneStackSql } from '../../targeting/sql/agents-for-stacks.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from './deployment-object-row.ts';
 
 export interface NewDeploymentObject {
@@ -45,13 +45,7 @@ const insertStatement = prepared(
    )
    SELECT ${I_COLUMNS}, ins.id AS ins_id, event.event_data,
           (SELECT count(*) FROM stack) > 0 AS stack_found,
-          ARRAY(${agentsForStacksSql({
-            stacks: 'ARRAY[$1::uuid]',
-            labels: "'{}'::text[]",
-            keys: "'{}'::text[]",
-            values: "'{}'::text[]",
-            generators: "'{}'::uuid[]",
-          })}) AS wake_agent_ids
+          ARRAY(${agentsForOneStackSql('$1::uuid')}) AS wake_agent_ids
      FROM (SELECT 1) one LEFT JOIN ins ON true LEFT JOIN event ON true`,
 );
 

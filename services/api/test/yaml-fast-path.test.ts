@@ -55,84 +55,194 @@ function checkAgreement(content: string, limits: YamlLimits, tally: Tally, what:
 }
 
 // Characters a mutation inserts: every YAML indicator, whitespace the fast path declines, and text.
-const INSERTS = [...'-?:,[]{}#&*!|>\'"%@`\\ \t\r\n.~0aZ_/', '\u2028', '\ufeff', '\u0085', '\u00e9', '\ud83d\ude00', ': ', ' #', '- ', '---\n', '...\n'];
-const CORE_WORDS = ['true', 'null', '~', '1', '0x1f', '1e3', '.inf', 'False', '"a"', "'a'", '', '-', '{}', '[]', '[a]', '*x', '&x y', '!t y', '|', '>-'];
+const INSERTS = [
+  ...'-?:,[]{}#&*!|>\'"%@`\\ \t\r\n.~0aZ_/',
+  '\u2028',
+  '\ufeff',
+  '\u0085',
+  '\u00e9',
+  '\ud83d\ude00',
+  ': ',
+  ' #',
+  '- ',
+  '---\n',
+  '...\n',
+];
+const CORE_WORDS = [
+  'true',
+  'null',
+  '~',
+  '1',
+  '0x1f',
+  '1e3',
+  '.inf',
+  'False',
+  '"a"',
+  "'a'",
+  '',
+  '-',
+  '{}',
+  '[]',
+  '[a]',
+  '*x',
+  '&x y',
+  '!t y',
+  '|',
+  '>-',
+];
 
-const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+type Random = () => number;
+const int = (random: Random, below: number) => Math.floor(random() * below);
+const pick = <T>(random: Random, items: readonly T[]): T => items[int(random, items.length)] as T;
 
-/** One random edit: characters, indentation, whole lines (duplicated keys among them), markers. */
-function mutate(random: () => number, content: string): string {
-  const at = Math.floor(random() * (content.length + 1));
+// A key line's indentation and `- `, and its plain key.
+const KEY_LINE = /^(\s*(?:- )?)([\w./-]+):/;
+
+/** Edits of the content at one position: characters deleted, duplicated or inserted. */
+const CHARACTER_EDITS: ((random: Random, content: string, at: number) => string)[] = [
+  (random, content, at) => content.slice(0, at) + content.slice(at + 1 + int(random, 3)),
+  (_, content, at) => content.slice(0, at) + content.slice(Math.max(0, at - 1), at + 1) + content.slice(at + 1),
+  (random, content, at) => content.slice(0, at) + pick(random, INSERTS) + content.slice(at),
+];
+
+/** Edits of one line: indentation, duplicated keys, keys and values replaced, lines moved. */
+const LINE_EDITS: ((random: Random, lines: string[], i: number) => void)[] = [
+  (random, lines, i) => void (lines[i] = ' '.repeat(1 + int(random, 3)) + (lines[i] ?? '')),
+  (_, lines, i) => void (lines[i] = (lines[i] ?? '').replace(/^ {1,2}/, '')),
+  // A duplicate key when the line is a key line, written the same way or another.
+  (_, lines, i) => void lines.splice(i, 0, lines[i] ?? ''),
+  (random, lines, i) =>
+    void lines.splice(
+      i,
+      0,
+      (lines[i] ?? '').replace(KEY_LINE, (_, lead: string, key: string) => `${lead}${pick(random, [`"${key}"`, `'${key}'`, `${key} `])}:`),
+    ),
+  (random, lines, i) => void (lines[i] = (lines[i] ?? '').replace(/: .*$/, `: ${pick(random, CORE_WORDS)}`)),
+  (random, lines, i) => void (lines[i] = (lines[i] ?? '').replace(KEY_LINE, (_, lead: string) => `${lead}${pick(random, CORE_WORDS)}:`)),
+  (_, lines, i) => void lines.splice(i, 1),
+  (_, lines, i) => void lines.splice(i, 2, lines[i + 1] ?? '', lines[i] ?? ''),
+  (_, lines, i) => void lines.splice(i, 2, `${lines[i] ?? ''} ${(lines[i + 1] ?? '').trimStart()}`),
+];
+
+/** One random edit of the content. */
+function mutate(random: Random, content: string): string {
+  if (random() < 0.4) return pick(random, CHARACTER_EDITS)(random, content, int(random, content.length + 1));
   const lines = content.split('\n');
-  const line = Math.floor(random() * lines.length);
-  const current = lines[line] ?? '';
-  switch (Math.floor(random() * 10)) {
-    case 0:
-      return content.slice(0, at) + content.slice(at + 1 + Math.floor(random() * 3));
-    case 1:
-      return content.slice(0, at) + content.slice(Math.max(0, at - 1), at + 1) + content.slice(at + 1);
-    case 2:
-    case 3:
-      return content.slice(0, at) + pick(random, INSERTS) + content.slice(at);
-    case 4: // indent or outdent a line
-      lines[line] = random() < 0.5 ? ' '.repeat(1 + Math.floor(random() * 3)) + current : current.replace(/^ {1,2}/, '');
-      return lines.join('\n');
-    case 5: // duplicate a line (a duplicate key when it is a `key: value` line)
-      lines.splice(line, 0, current);
-      return lines.join('\n');
-    case 6: // the same key written another way
-      lines.splice(line, 0, current.replace(/^(\s*(?:- )?)([\w./-]+):/, (_, lead: string, key: string) => `${lead}${pick(random, [`"${key}"`, `'${key}'`, `${key} `])}:`));
-      return lines.join('\n');
-    case 7: // a value replaced by a core-schema word or an indicator
-      lines[line] = current.replace(/: .*$/, `: ${pick(random, CORE_WORDS)}`);
-      return lines.join('\n');
-    case 8: // a key replaced
-      lines[line] = current.replace(/^(\s*(?:- )?)[\w./-]+:/, (_, lead: string) => `${lead}${pick(random, CORE_WORDS)}:`);
-      return lines.join('\n');
-    default: // lines deleted, swapped or joined
-      if (random() < 0.4) lines.splice(line, 1);
-      else if (random() < 0.5) lines.splice(line, 2, lines[line + 1] ?? '', current);
-      else lines.splice(line, 2, `${current} ${(lines[line + 1] ?? '').trimStart()}`);
-      return lines.join('\n');
-  }
+  pick(random, LINE_EDITS)(random, lines, int(random, lines.length));
+  return lines.join('\n');
 }
 
 // Building blocks of random block-style documents: mostly ordinary, some tricky.
 const ORDINARY_KEYS = ['a', 'b', 'name', 'app.kubernetes.io/name', 'image', 'x_y', 'containerPort'];
-const ORDINARY_SCALARS = ['v', 'nginx:1.25', '80', '100m', '"quoted"', "'single'", 'a b c', '-1', '--port=8080', 'true', '/path/to/x', '{}', '[]'];
-const TRICKY_KEYS = ['a', 'b', 'name', 'app.kubernetes.io/name', '_x', '/p', '.env', 'a b', 'true', 'Null', '1', '-x', '"a"', "'a'", '"b c"', "'it''s'", '"\\u0061"', '<<', '? a', 'a:b', 'x#y', 'x #y'];
+const ORDINARY_SCALARS = [
+  'v',
+  'nginx:1.25',
+  '80',
+  '100m',
+  '"quoted"',
+  "'single'",
+  'a b c',
+  '-1',
+  '--port=8080',
+  'true',
+  '/path/to/x',
+  '{}',
+  '[]',
+];
+const TRICKY_KEYS = [
+  'a',
+  'b',
+  'name',
+  'app.kubernetes.io/name',
+  '_x',
+  '/p',
+  '.env',
+  'a b',
+  'true',
+  'Null',
+  '1',
+  '-x',
+  '"a"',
+  "'a'",
+  '"b c"',
+  "'it''s'",
+  '"\\u0061"',
+  '<<',
+  '? a',
+  'a:b',
+  'x#y',
+  'x #y',
+];
 const TRICKY_SCALARS = [
-  'v', '-1', '--flag=1', '0.5', 'a b', 'a: b', 'a #c', 'a#c', 'b]', '{}', '[]', '[a]', '{a: 1}', '*x', '&x v', '!t v', '|', '>', '%x', '@x', '`x`',
-  "'s'", "'it''s'", "'open", '"d"', '"\\x41\\u00e9\\n"', '"\\q"', '"\\U0001F600"', '"open', '~', 'null', 'x:', '---', '...', '? x', ': x', ',x', 'é', '😀',
+  'v',
+  '-1',
+  '--flag=1',
+  '0.5',
+  'a b',
+  'a: b',
+  'a #c',
+  'a#c',
+  'b]',
+  '{}',
+  '[]',
+  '[a]',
+  '{a: 1}',
+  '*x',
+  '&x v',
+  '!t v',
+  '|',
+  '>',
+  '%x',
+  '@x',
+  '`x`',
+  "'s'",
+  "'it''s'",
+  "'open",
+  '"d"',
+  '"\\x41\\u00e9\\n"',
+  '"\\q"',
+  '"\\U0001F600"',
+  '"open',
+  '~',
+  'null',
+  'x:',
+  '---',
+  '...',
+  '? x',
+  ': x',
+  ',x',
+  'é',
+  '😀',
 ];
 
-const randomKey = (random: () => number) => pick(random, random() < 0.7 ? ORDINARY_KEYS : TRICKY_KEYS);
-const randomScalar = (random: () => number) => pick(random, random() < 0.7 ? ORDINARY_SCALARS : TRICKY_SCALARS);
+const randomKey = (random: Random) => pick(random, random() < 0.7 ? ORDINARY_KEYS : TRICKY_KEYS);
+const randomScalar = (random: Random) => pick(random, random() < 0.7 ? ORDINARY_SCALARS : TRICKY_SCALARS);
 
-function randomDocument(random: () => number, depth = 0, indent = 0): string {
-  const width = 1 + Math.floor(random() * 3);
-  const lines: string[] = [];
-  const pad = ' '.repeat(indent);
+/** A block mapping or sequence at `indent`, with comments and blank lines here and there. */
+function randomBlock(random: Random, depth = 0, indent = 0): string {
   const isSequence = random() < 0.3;
-  const entries = 1 + Math.floor(random() * 4);
-  for (let i = 0; i < entries; i++) {
-    const nested = depth < 3 && random() < 0.35;
-    const head = isSequence ? `${pad}- ` : `${pad}${randomKey(random)}:`;
-    if (isSequence && random() < 0.4) {
-      // `- key: value` (a compact mapping), continued at the key's column
-      const column = ' '.repeat(indent + 2);
-      lines.push(`${head}${randomKey(random)}: ${randomScalar(random)}`);
-      if (random() < 0.5) lines.push(`${column}${randomKey(random)}: ${randomScalar(random)}`);
-    } else if (nested && !isSequence) {
-      const childIndent = random() < 0.25 ? indent : indent + width; // `key:\n- a` at the key's own indent
-      lines.push(head + (random() < 0.2 ? ' # comment' : ''));
-      lines.push(randomDocument(random, depth + 1, childIndent));
-    } else {
-      lines.push(`${head}${isSequence ? '' : ' '}${randomScalar(random)}`);
-    }
-    if (random() < 0.1) lines.push(random() < 0.5 ? '' : `${' '.repeat(Math.floor(random() * 4))}# note`);
+  const lines: string[] = [];
+  for (let i = 0, entries = 1 + int(random, 4); i < entries; i++) {
+    lines.push(isSequence ? randomItem(random, depth, indent) : randomPair(random, depth, indent));
+    if (random() < 0.1) lines.push(random() < 0.5 ? '' : `${' '.repeat(int(random, 4))}# note`);
   }
   return lines.join('\n');
+}
+
+/** `key: value`, or `key:` and a nested block (deeper, or at the key's own indentation). */
+function randomPair(random: Random, depth: number, indent: number, head = ' '.repeat(indent)): string {
+  const key = `${head}${randomKey(random)}:`;
+  if (depth >= 3 || random() >= 0.35) return `${key} ${randomScalar(random)}`;
+  const childIndent = random() < 0.25 ? indent : indent + 1 + int(random, 3);
+  return `${key}${random() < 0.2 ? ' # comment' : ''}\n${randomBlock(random, depth + 1, childIndent)}`;
+}
+
+/** `- value`, or `- key: value` (a compact mapping, maybe continued at the key's column). */
+function randomItem(random: Random, depth: number, indent: number): string {
+  const dash = `${' '.repeat(indent)}- `;
+  if (random() < 0.6) return `${dash}${randomScalar(random)}`;
+  const first = randomPair(random, depth, indent + 2, dash);
+  return random() < 0.5 ? first : `${first}\n${randomPair(random, depth, indent + 2)}`;
 }
 
 describe('api yaml fast path (differential against the full validator)', () => {
@@ -171,7 +281,7 @@ describe('api yaml fast path (differential against the full validator)', () => {
     const random = rng(SEED + 1);
     const tally: Tally = { checked: 0, accepted: 0 };
     for (let i = 0; i < RANDOM_DOCUMENTS; i++) {
-      const documents = Array.from({ length: 1 + Math.floor(random() * 3) }, () => randomDocument(random));
+      const documents = Array.from({ length: 1 + Math.floor(random() * 3) }, () => randomBlock(random));
       const separator = pick(random, ['\n---\n', '\n...\n---\n', '\n--- # next\n', '\n---\n# c\n']);
       const content = (random() < 0.2 ? '---\n' : '') + documents.join(separator) + (random() < 0.8 ? '\n' : '');
       checkAgreement(content, i % 4 === 0 ? SMALL_LIMITS : DEFAULT_YAML_LIMITS, tally, `random stream ${i}`);
@@ -187,17 +297,61 @@ describe('api yaml fast path (differential against the full validator)', () => {
     ].join('\n');
     const deep = (levels: number) => Array.from({ length: levels }, (_, i) => `${' '.repeat(i)}a:`).join('\n');
     const cases = [
-      '~', '# only a comment', '---\n---\n', 'a: 1\na: 2', 'a: 1\n"a": 2', "a: 1\n'a': 2", 'a: 1\na : 2', 'a: *missing', laughs,
-      'a: "\u0000"', 'a: \ud800', '\ufeffa: 1', 'a: 1\r\nb: 2', 'a:\tb', 'a: b\n  c', 'a:\n  b\n', 'a: b: c', '- a: b: c', 'a: [', 'a: {b: 1',
-      'a: |\n  x', 'a: >\n  x', '%YAML 1.2\n---\na: 1', '? a\n: b', '- - a', '-\n  a: 1', 'a: -', 'true: 1\nTrue: 2', '1: a\n1.0: b',
-      'null: a\n~: b', `${'k'.repeat(1030)}: v`, 'a: "x"y', "a: 'x'#y", 'a: "\\q"', 'a: "open', 'a:\n  b: 1\n c: 2', 'a: 1\n- b',
-      '- a\nb: 1', '  a: 1\nb: 2', '--- a: 1', 'a: 1\n...\nb: 2', deep(65), deep(200), 'a: 1\n---\nb: 1\n---\nc: 1\n---\nd: 1\n',
+      '~',
+      '# only a comment',
+      '---\n---\n',
+      'a: 1\na: 2',
+      'a: 1\n"a": 2',
+      "a: 1\n'a': 2",
+      'a: 1\na : 2',
+      'a: *missing',
+      laughs,
+      'a: "\u0000"',
+      'a: \ud800',
+      '\ufeffa: 1',
+      'a: 1\r\nb: 2',
+      'a:\tb',
+      'a: b\n  c',
+      'a:\n  b\n',
+      'a: b: c',
+      '- a: b: c',
+      'a: [',
+      'a: {b: 1',
+      'a: |\n  x',
+      'a: >\n  x',
+      '%YAML 1.2\n---\na: 1',
+      '? a\n: b',
+      '- - a',
+      '-\n  a: 1',
+      'a: -',
+      'true: 1\nTrue: 2',
+      '1: a\n1.0: b',
+      'null: a\n~: b',
+      `${'k'.repeat(1030)}: v`,
+      'a: "x"y',
+      "a: 'x'#y",
+      'a: "\\q"',
+      'a: "open',
+      'a:\n  b: 1\n c: 2',
+      'a: 1\n- b',
+      '- a\nb: 1',
+      '  a: 1\nb: 2',
+      '--- a: 1',
+      'a: 1\n...\nb: 2',
+      deep(65),
+      deep(200),
+      'a: 1\n---\nb: 1\n---\nc: 1\n---\nd: 1\n',
       `${Array.from({ length: 30 }, (_, i) => `k${i}: v`).join('\n')}\n`,
     ];
     const tally: Tally = { checked: 0, accepted: 0 };
     for (const content of cases) {
       // The last two pass a limit only with the small limits.
-      checkAgreement(content, content.startsWith('a: 1\n---') || content.startsWith('k0:') ? SMALL_LIMITS : DEFAULT_YAML_LIMITS, tally, 'case');
+      checkAgreement(
+        content,
+        content.startsWith('a: 1\n---') || content.startsWith('k0:') ? SMALL_LIMITS : DEFAULT_YAML_LIMITS,
+        tally,
+        'case',
+      );
     }
     expect(tally.accepted, 'none of these is inside the subset and valid').to.equal(0);
   });

@@ -20,12 +20,11 @@ import type { YamlLimits } from './limits.ts';
  */
 export function fastPathProvesValid(content: string, limits: YamlLimits): boolean {
   if (UNUSUAL_CHARACTER.test(content)) return false;
-  const reader = new BlockReader(limits);
-  let start = 0;
-  while (start <= content.length) {
+  const reader = new BlockReader(content, limits);
+  for (let start = 0; start <= content.length;) {
     let end = content.indexOf('\n', start);
     if (end < 0) end = content.length;
-    if (!reader.line(content, start, end)) return false;
+    if (!reader.read(start, end)) return false;
     start = end + 1;
   }
   return reader.provedValid();
@@ -70,7 +69,10 @@ interface Node {
   key: string | undefined;
 }
 
+const SCALAR: Node = Object.freeze({ isKey: false, afterColon: -1, key: undefined });
+
 class BlockReader {
+  private readonly line: Line;
   private stack: Collection[] = [];
   /** The last key line was `key:`: the next, deeper lines may be its value. */
   private pendingKey = false;
@@ -81,31 +83,39 @@ class BlockReader {
   private nodes = 0;
   private hasContent = false;
 
-  constructor(private readonly limits: YamlLimits) {}
+  constructor(
+    content: string,
+    private readonly limits: YamlLimits,
+  ) {
+    this.line = new Line(content);
+  }
 
   provedValid(): boolean {
     const maxNodes = Math.min(this.limits.maxNodes, this.limits.maxExpandedNodes);
     return this.hasContent && this.documents <= this.limits.maxDocuments && this.nodes + this.documents <= maxNodes;
   }
 
-  line(s: string, start: number, end: number): boolean {
-    let p = start;
-    while (p < end && s.charCodeAt(p) === SPACE) p++;
-    if (p === end || s.charCodeAt(p) === HASH) return true; // blank or comment
-    if (p === start && (s.startsWith('---', p) || s.startsWith('...', p))) return this.marker(s, p, end);
+  /** Reads the line from `start` to `end`; false when it is outside the subset. */
+  read(start: number, end: number): boolean {
+    const line = this.line;
+    line.start = start;
+    line.end = end;
+    const p = line.skipSpaces(start);
+    if (p === end || line.at(p) === HASH) return true; // blank or comment
+    if (p === start && (line.s.startsWith('---', p) || line.s.startsWith('...', p))) return this.marker(p);
     if (this.ended) return false;
-    const isItem = s.charCodeAt(p) === DASH && (p + 1 === end || s.charCodeAt(p + 1) === SPACE);
+    const isItem = line.isDash(p);
     const collection = this.enter(p - start, isItem);
     if (!collection) return false;
-    return isItem ? this.item(s, start, p, end) : this.entry(collection, s, p, end);
+    return isItem ? this.item(p) : this.entry(collection, p);
   }
 
   /** `---` starts a document, `...` ends one; either closes every open collection. */
-  private marker(s: string, p: number, end: number): boolean {
-    if (!endsLine(s, p + 3, end)) return false;
+  private marker(p: number): boolean {
+    if (!this.line.isRestEmpty(p + 3)) return false;
     this.stack = [];
     this.pendingKey = false;
-    this.ended = s.charCodeAt(p) !== DASH;
+    this.ended = this.line.at(p) !== DASH;
     this.documents += 1;
     return this.documents <= this.limits.maxDocuments;
   }
@@ -116,18 +126,26 @@ class BlockReader {
     if (!top) return indent === 0 ? this.open(indent, isItem, false) : undefined;
     if (this.pendingKey) {
       this.pendingKey = false;
-      if (indent > top.indent) return this.open(indent, isItem, false);
-      if (indent === top.indent && isItem) return this.open(indent, true, true);
-      // Otherwise the pending key's value is null and the line continues an outer collection.
+      // The pending key's value: a deeper block, or a sequence at the key's own indentation.
+      if (indent > top.indent || (indent === top.indent && isItem)) return this.open(indent, isItem, indent === top.indent);
+      // Otherwise that value is null and the line continues an open collection.
     }
-    while ((this.stack.at(-1)?.indent ?? -1) > indent) this.stack.pop();
+    return this.continued(indent, isItem);
+  }
+
+  /** The open collection a line at `indent` continues, closing the deeper ones. */
+  private continued(indent: number, isItem: boolean): Collection | undefined {
     let current = this.stack.at(-1);
+    while (current && current.indent > indent) {
+      this.stack.pop();
+      current = this.stack.at(-1);
+    }
     if (current?.atKeyIndent && !isItem && current.indent === indent) {
       this.stack.pop();
       current = this.stack.at(-1);
     }
-    if (!current || current.indent !== indent || (current.keys === undefined) !== isItem) return undefined;
-    return current;
+    if (!current || current.indent !== indent) return undefined;
+    return (current.keys === undefined) === isItem ? current : undefined;
   }
 
   private open(indent: number, isSequence: boolean, atKeyIndent: boolean): Collection | undefined {
@@ -140,80 +158,112 @@ class BlockReader {
   }
 
   /** `- value` or `- key: value` (a mapping that starts on the item's line). */
-  private item(s: string, lineStart: number, dash: number, end: number): boolean {
-    let p = dash + 1;
-    while (p < end && s.charCodeAt(p) === SPACE) p++;
-    if (p === end || s.charCodeAt(p) === HASH) return false; // an empty item: leave it to the parser
-    if (s.charCodeAt(p) === DASH && (p + 1 === end || s.charCodeAt(p + 1) === SPACE)) return false; // `- - a`
-    const node = scanNode(s, p, end);
+  private item(dash: number): boolean {
+    const line = this.line;
+    const p = line.skipSpaces(dash + 1);
+    // An empty item, a comment after the dash, a nested `- - a`: left to the parser.
+    if (p === line.end || line.at(p) === HASH || line.isDash(p)) return false;
+    const node = line.node(p);
     if (!node) return false;
     if (!node.isKey) {
       this.nodes += 1;
       return true;
     }
-    const mapping = this.open(p - lineStart, false, false);
-    return mapping !== undefined && this.pair(mapping, node, s, end);
+    const mapping = this.open(p - line.start, false, false);
+    return mapping !== undefined && this.pair(mapping, node);
   }
 
   /** `key: value` or `key:` in `mapping`. */
-  private entry(mapping: Collection, s: string, p: number, end: number): boolean {
-    const node = scanNode(s, p, end);
-    return node !== undefined && node.isKey && this.pair(mapping, node, s, end);
+  private entry(mapping: Collection, p: number): boolean {
+    const node = this.line.node(p);
+    return node?.isKey === true && this.pair(mapping, node);
   }
 
-  private pair(mapping: Collection, node: Node, s: string, end: number): boolean {
-    // A duplicate, or a key that might equal another in a way we do not model: the parser decides.
+  private pair(mapping: Collection, node: Node): boolean {
+    // A duplicate, or a key that might equal another in a way not modelled here: the parser decides.
     if (node.key === undefined || mapping.keys === undefined || mapping.keys.has(node.key)) return false;
     mapping.keys.add(node.key);
-    let p = node.afterColon;
-    while (p < end && s.charCodeAt(p) === SPACE) p++;
     this.nodes += 2; // the key, and its value (a scalar, null, or the nested collection's own count)
-    if (p === end || s.charCodeAt(p) === HASH) {
+    const line = this.line;
+    const p = line.skipSpaces(node.afterColon);
+    if (p === line.end || line.at(p) === HASH) {
       this.pendingKey = true;
       return true;
     }
-    const value = scanNode(s, p, end);
-    return value !== undefined && !value.isKey;
+    return line.node(p)?.isKey === false;
   }
 }
 
-/** True when only spaces, or spaces and then a comment, remain from `p`. */
-function endsLine(s: string, p: number, end: number): boolean {
-  const from = p;
-  while (p < end && s.charCodeAt(p) === SPACE) p++;
-  return p === end || (p > from && s.charCodeAt(p) === HASH);
-}
+/** The line being read (`s` from `start` to `end`, the newline excluded), and how to read its nodes. */
+class Line {
+  start = 0;
+  end = 0;
 
-/** The node starting at `p` (a scalar, `{}` or `[]`), or undefined when it is outside the subset. */
-function scanNode(s: string, p: number, end: number): Node | undefined {
-  const first = s[p];
-  if (first === '"' || first === "'") {
-    const close = first === '"' ? closeDoubleQuoted(s, p, end) : closeSingleQuoted(s, p, end);
+  constructor(readonly s: string) {}
+
+  at(p: number): number {
+    return this.s.charCodeAt(p);
+  }
+
+  skipSpaces(p: number): number {
+    while (p < this.end && this.s.charCodeAt(p) === SPACE) p++;
+    return p;
+  }
+
+  /** True when only spaces, or spaces and then a comment, remain from `p`. */
+  isRestEmpty(p: number): boolean {
+    const q = this.skipSpaces(p);
+    return q === this.end || (q > p && this.at(q) === HASH);
+  }
+
+  /** A `:` at `p` that separates a key from its value (a space or the end of the line follows). */
+  isSeparator(p: number): boolean {
+    return this.at(p) === COLON && (p + 1 === this.end || this.at(p + 1) === SPACE);
+  }
+
+  /** A `-` at `p` that starts a sequence item. */
+  isDash(p: number): boolean {
+    return this.at(p) === DASH && (p + 1 === this.end || this.at(p + 1) === SPACE);
+  }
+
+  /** The node starting at `p` (a scalar, `{}` or `[]`), or undefined when it is outside the subset. */
+  node(p: number): Node | undefined {
+    const first = this.s[p];
+    if (first === '"' || first === "'") return this.quoted(p, first);
+    if (this.s.startsWith('{}', p) || this.s.startsWith('[]', p)) return this.after(p, p + 2, undefined);
+    return this.startsPlain(p) ? this.plain(p) : undefined;
+  }
+
+  private quoted(p: number, quote: string): Node | undefined {
+    const close = quote === '"' ? closeDoubleQuoted(this.s, p, this.end) : closeSingleQuoted(this.s, p, this.end);
     if (close < 0) return undefined;
-    const raw = s.slice(p + 1, close - 1);
-    const key = first === "'" ? raw.replaceAll("''", "'") : raw.includes('\\') ? undefined : raw;
-    return afterNode(s, p, close, end, key);
+    const raw = this.s.slice(p + 1, close - 1);
+    // A double-quoted key with escapes is left to the parser rather than decoded here.
+    const key = quote === "'" ? raw.replaceAll("''", "'") : raw.includes('\\') ? undefined : raw;
+    return this.after(p, close, key);
   }
-  if (s.startsWith('{}', p) || s.startsWith('[]', p)) return afterNode(s, p, p + 2, end, undefined);
-  if (first === undefined || (INDICATORS.has(first) && !(first === '-' && p + 1 < end && s.charCodeAt(p + 1) !== SPACE))) return undefined;
-  for (let i = p; i < end; i++) {
-    const c = s.charCodeAt(i);
-    if (c === COLON && (i + 1 === end || s.charCodeAt(i + 1) === SPACE)) {
-      return { isKey: true, afterColon: i + 1, key: plainKey(s.slice(p, i).trimEnd(), i - p) };
-    }
-    if (c === HASH && s.charCodeAt(i - 1) === SPACE) break; // a comment ends the scalar
-  }
-  return { isKey: false, afterColon: -1, key: undefined };
-}
 
-/** What follows a quoted scalar or `{}`/`[]` that ends before `close`: the end of the line, or `: `. */
-function afterNode(s: string, start: number, close: number, end: number, key: string | undefined): Node | undefined {
-  let p = close;
-  while (p < end && s.charCodeAt(p) === SPACE) p++;
-  if (p < end && s.charCodeAt(p) === COLON && (p + 1 === end || s.charCodeAt(p + 1) === SPACE)) {
-    return p - start <= MAX_KEY_CHARS ? { isKey: true, afterColon: p + 1, key } : undefined;
+  private startsPlain(p: number): boolean {
+    if (p >= this.end) return false;
+    const first = this.s[p] as string;
+    return !INDICATORS.has(first) || (first === '-' && p + 1 < this.end && this.at(p + 1) !== SPACE);
   }
-  return endsLine(s, close, end) ? { isKey: false, afterColon: -1, key: undefined } : undefined;
+
+  /** A plain scalar: it ends at a `: ` (a key), a ` #` (a comment) or the end of the line. */
+  private plain(p: number): Node {
+    for (let i = p; i < this.end; i++) {
+      if (this.isSeparator(i)) return { isKey: true, afterColon: i + 1, key: plainKey(this.s.slice(p, i).trimEnd(), i - p) };
+      if (this.at(i) === HASH && this.at(i - 1) === SPACE) break;
+    }
+    return SCALAR;
+  }
+
+  /** What follows a quoted scalar or `{}`/`[]` (from `start` to `close`): `: ` for a key, or the end of the line. */
+  private after(start: number, close: number, key: string | undefined): Node | undefined {
+    const p = this.skipSpaces(close);
+    if (this.isSeparator(p)) return p - start <= MAX_KEY_CHARS ? { isKey: true, afterColon: p + 1, key } : undefined;
+    return this.isRestEmpty(close) ? SCALAR : undefined;
+  }
 }
 
 /** A plain key's text when the core schema certainly reads it as that string. */

@@ -2,12 +2,12 @@
  * µs per deployment-object YAML validation, without and with the fast path (ADR 0025), for the
  * body bench:api posts, a ~1 KiB Deployment and a ~50 KiB multi-document stream. Prints the
  * median of several rounds. Run (under the heavy lock, the machine is shared):
- *   cd services/api && flock /tmp/brokkr-heavy.lock bash ../../scripts/with-node.sh node --import tsx --conditions=development bench/yaml-validate.ts
+ *   cd services/api && flock /tmp/brokkr-heavy.lock bash ../../scripts/with-node.sh node --import tsx --conditions=development test/yaml-validate.bench.ts
  */
 import { fastPathProvesValid } from '../src/yaml/fast-path.ts';
 import { DEFAULT_YAML_LIMITS } from '../src/yaml/limits.ts';
 import { validateDeploymentYaml, validateWithoutFastPath, type ValidateOptions, type YamlVerdict } from '../src/yaml/validate.ts';
-import { BENCH_CONFIGMAP, DEPLOYMENT, manifestStream } from '../test/yaml-corpus.ts';
+import { BENCH_CONFIGMAP, DEPLOYMENT, manifestStream } from './yaml-corpus.ts';
 
 type Validate = (content: string, options: ValidateOptions) => YamlVerdict;
 

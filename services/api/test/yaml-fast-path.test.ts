@@ -290,6 +290,31 @@ describe('api yaml fast path (differential against the full validator)', () => {
     expect(tally.accepted).to.be.above(RANDOM_DOCUMENTS / 20);
   });
 
+  it('proves the subset’s corner cases valid, each of which the parser accepts too', () => {
+    const cases = [
+      'a:\n- x\n- y:\n  - z\nb: 1\n', // sequences at their key's indentation
+      '-   a: 1\n    b: 2\n- c\n', // a compact mapping at the column after several spaces
+      '- a:\n  - b\n  c: d\n- e:\n    f: g\n',
+      'a: ---\nb: ...\n', // markers not at column 0 are scalars
+      '- ---\n- ...\n',
+      'a: b]\nc: d, e\nf: -1\ng: --x\nh: x:y\ni: a#b\n',
+      'a: \'it\'\'s\'\nb: "\\x41\\u00e9\\\\ \\"q\\""\nc: \'\'\nd: ""\n',
+      '"a b": 1\n\'c d\': 2\n"": 3\n_e: 4\n/f: 5\n.env: 6\n',
+      'a: 1 # c\n# x\n  # y\nb: 2 #\n',
+      'a:\n# a comment at column 0\n  b: 1\n',
+      '---\n...\n---\na: 1\n...\n',
+      '--- # first\na: 1\n---   \n- b\n',
+      'a:\nb:\nc: ~\nd: null\n', // null values (a non-null document all the same)
+      'a: {}\nb: []\nc:\n- {}\n- []\n',
+      'navn: blåbær 😀\nnøkkel: "ü"\n',
+      `${'k'.repeat(1000)}: v\n`,
+    ];
+    for (const content of cases) {
+      expect(fastPathProvesValid(content, DEFAULT_YAML_LIMITS), JSON.stringify(content)).to.equal(true);
+      expect(validateWithoutFastPath(content, plain), JSON.stringify(content)).to.deep.equal({ ok: true });
+    }
+  });
+
   it('declines every invalid, hostile or unusual input, so its verdict and message stay the parser’s', () => {
     const laughs = [
       'a: &a [x,x,x,x,x,x,x,x,x,x]',

@@ -38,7 +38,8 @@ const UNUSUAL_CHARACTER = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\
 // Plain keys the core schema resolves to null, a boolean or a float (keys starting with a digit
 // or a sign are declined outright): they would not compare as the strings we keep in `keys`.
 const NON_STRING_KEYS = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE']);
-const NON_STRING_DOT_KEYS = new Set(['.inf', '.Inf', '.INF', '.nan', '.NaN', '.NAN']);
+for (const word of ['.inf', '.Inf', '.INF', '.nan', '.NaN', '.NAN']) NON_STRING_KEYS.add(word);
+const LONGEST_NON_STRING_KEY = 5;
 
 // yaml refuses an implicit key whose `:` is more than 1024 characters after the key's start.
 const MAX_KEY_CHARS = 1000;
@@ -252,7 +253,7 @@ class Line {
   /** A plain scalar: it ends at a `: ` (a key), a ` #` (a comment) or the end of the line. */
   private plain(p: number): Node {
     for (let i = p; i < this.end; i++) {
-      if (this.isSeparator(i)) return { isKey: true, afterColon: i + 1, key: plainKey(this.s.slice(p, i).trimEnd(), i - p) };
+      if (this.isSeparator(i)) return { isKey: true, afterColon: i + 1, key: plainKey(this.s, p, i) };
       if (this.at(i) === HASH && this.at(i - 1) === SPACE) break;
     }
     return SCALAR;
@@ -266,10 +267,18 @@ class Line {
   }
 }
 
-/** A plain key's text when the core schema certainly reads it as that string. */
-function plainKey(text: string, length: number): string | undefined {
-  if (length > MAX_KEY_CHARS || NON_STRING_KEYS.has(text) || NON_STRING_DOT_KEYS.has(text)) return undefined;
-  return /^(?:[A-Za-z_/]|\.[A-Za-z_])/.test(text) ? text : undefined;
+/** The text of the plain key from `p` to the `:` at `colon`, when the core schema certainly reads it as that string. */
+function plainKey(s: string, p: number, colon: number): string | undefined {
+  if (colon - p > MAX_KEY_CHARS || !(isKeyLetter(s.charCodeAt(p)) || (s[p] === '.' && isKeyLetter(s.charCodeAt(p + 1))))) return undefined;
+  let end = colon;
+  while (s.charCodeAt(end - 1) === SPACE) end--;
+  const text = s.slice(p, end);
+  return text.length <= LONGEST_NON_STRING_KEY && NON_STRING_KEYS.has(text) ? undefined : text;
+}
+
+/** A-Z, a-z, `_` or `/`: a plain key starting with one is a string unless it is a null or boolean word. */
+function isKeyLetter(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2f;
 }
 
 /** Index after the closing `'` on this line, or -1. `''` is an escaped quote. */

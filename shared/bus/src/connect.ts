@@ -93,9 +93,9 @@ export async function connectBus(settings: BusSettings): Promise<Bus> {
       name: settings.name,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
-      // Otherwise every request (each JetStream publish awaits its ack through one) builds an
-      // Error up front only to give a possible timeout a stack trace: several % of the api's CPU
-      // under write load (bench:api profile), for a trace that points into the client anyway.
+      // Otherwise every request builds an Error up front only to give a possible timeout a stack
+      // trace, for a trace that points into the client anyway. JetStream publishes no longer go
+      // through requests (AckPublisher, ADR 0024); JetStream API calls still do.
       noAsyncTraces: true,
     });
   } catch (err) {

@@ -54,11 +54,13 @@ describe('direct lane: the hot writes answer exactly as through express', () => 
     await api?.stop();
   });
 
-  async function both(send: (headers: Record<string, string>) => Promise<ApiResponse>): Promise<ApiResponse> {
+  /** `ownEtag`: the route sets its ETag itself (target state), so the ETag cannot tell the lanes apart. */
+  async function both(send: (headers: Record<string, string>) => Promise<ApiResponse>, ownEtag = false): Promise<ApiResponse> {
     const direct = await send({});
     const viaExpress = await send({ origin: ORIGIN });
     expect(viaExpress.headers.get('access-control-allow-origin'), 'the Origin request went through express').to.equal(ORIGIN);
-    if (direct.body !== undefined && direct.text !== '') {
+    if (ownEtag) expect(direct.headers.get('etag')).to.equal(viaExpress.headers.get('etag'));
+    else if (direct.body !== undefined && direct.text !== '') {
       expect(direct.headers.get('etag'), 'served by the direct lane').to.equal(null);
       expect(viaExpress.headers.get('etag'), 'served by express').to.not.equal(null);
     }
@@ -103,6 +105,20 @@ describe('direct lane: the hot writes answer exactly as through express', () => 
         { headers },
       );
     expect((await both(health)).status).to.equal(200);
+  });
+
+  it('serves the target state (200, then 304 for the same ETag) the same way', async () => {
+    const get = (headers: Record<string, string>) => agent.client.get(`/agents/${agent.id}/target-state`, { headers });
+    const first = await both(get, true);
+    expect(first.status).to.equal(200);
+    const etag = first.headers.get('etag')!;
+    const again = await both((headers) => get({ ...headers, 'if-none-match': etag }), true);
+    expect(again.status).to.equal(304);
+    expect(
+      (await both((headers) => agent.client.get(`/agents/${agent.id}/target-state`, { headers, query: { wait: 'x' } }))).body,
+    ).to.include({
+      code: 'invalid_query',
+    });
   });
 
   it('leaves other paths to express: a trailing slash is not the route', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { deploymentObjectSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -25,7 +25,7 @@ const targetStateQuery = z.object({
 });
 
 /** Aborts when the client goes away before we answered ('close' also fires after a normal finish: harmless then). */
-export function clientGone(res: Response): AbortSignal {
+export function clientGone(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   // 'close' also fires after a normal finish; only a response that never finished means the
   // client left (building an AbortError per request showed up in the profile).
@@ -44,6 +44,7 @@ function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>): Reply
 export const targetingRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
+    direct: true,
     path: '/agents/:id/target-state',
     summary: "The agent's desired deployment objects (latest per associated stack, newest first)",
     description:
@@ -62,7 +63,7 @@ export const targetingRoutes: AnyRoute[] = [
     errors: [requireAdminOrSelf],
     async handler({ params, query, identity, ctx, req, res }) {
       requireAdminOrSelf(identity, params.id);
-      const ifNoneMatch = req.get('if-none-match');
+      const ifNoneMatch = req.headers['if-none-match'];
       const waitSeconds = Math.min(Number(query.wait ?? 0), ctx.settings.longPollMaxSeconds);
       const waits = ifNoneMatch !== undefined && waitSeconds > 0;
       const answer = await answerTargetState(ctx.db.pool, waits ? ctx.wakeups : undefined, {
@@ -76,7 +77,8 @@ export const targetingRoutes: AnyRoute[] = [
       });
       if (answer.status !== 'aborted') return reply(answer);
       // Nobody is listening any more; 499 ("client closed request") keeps the metrics honest.
-      res.status(499).end();
+      res.statusCode = 499;
+      res.end();
       return undefined;
     },
   }),

@@ -72,6 +72,7 @@ export const workOrderAgentRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
+    direct: true,
     path: '/work-orders/:id/claim',
     summary: 'Claim a PENDING work order for an agent it targets (atomic: one claimer wins)',
     tags,
@@ -109,6 +110,7 @@ export const workOrderAgentRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
+    direct: true,
     path: '/work-orders/:id/complete',
     summary: 'Report the outcome of a claimed work order',
     description:

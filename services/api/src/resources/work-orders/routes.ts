@@ -49,6 +49,7 @@ export const workOrderRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
+    direct: true,
     path: '/work-orders',
     summary: 'Create a work order (PENDING) for the agents it targets',
     description:

@@ -56,12 +56,13 @@ async function startHub<S extends z.ZodType>(
   config: z.output<S> & HubConfig,
   logger: Logger,
 ): Promise<RunningWork> {
-  const telemetry = await startTelemetry({
+  const telemetry = startTelemetry({
     serviceName: `brokkr-${definition.name}`,
     enabled: config.BROKKR__TELEMETRY__ENABLED,
     otlpEndpoint: config.BROKKR__TELEMETRY__OTLP_ENDPOINT,
     samplingRate: config.BROKKR__TELEMETRY__SAMPLING_RATE,
   });
+  await telemetry.ready;
   const db = createDb({
     url: config.BROKKR__DATABASE__URL,
     schema: config.BROKKR__DATABASE__SCHEMA,

@@ -1,12 +1,9 @@
-import { context, diag, DiagLogLevel, propagation, trace, type DiagLogger } from '@opentelemetry/api';
-import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import type { Logger } from '@brokkr/logger';
 
 export interface TelemetrySettings {
   serviceName: string;
-  /** Off by default: nothing is started and every OpenTelemetry API call stays a no-op. */
+  /** Off by default: nothing is started (or even loaded) and every OpenTelemetry API call stays a no-op. */
   enabled: boolean;
   /** OTLP/HTTP base URL (`http://collector:4318`); `/v1/traces` is appended. */
   otlpEndpoint: string;
@@ -19,54 +16,36 @@ export interface TelemetrySettings {
 }
 
 export interface Telemetry {
+  /**
+   * Settles once the SDK is loaded and started (at once when disabled); spans begun before it are
+   * not recorded. `await startTelemetry(…)` waits for it; rejects if the SDK cannot be loaded.
+   */
+  ready: Promise<void>;
   /** Flushes pending spans and unregisters the SDK. Safe to call more than once. */
   shutdown(): Promise<void>;
 }
-
-const NOOP: Telemetry = { shutdown: async () => undefined };
 
 export function tracesUrl(otlpEndpoint: string): string {
   const base = otlpEndpoint.replace(/\/+$/, '');
   return base.endsWith('/v1/traces') ? base : `${base}/v1/traces`;
 }
 
-function diagLogger(logger: Logger): DiagLogger {
-  const log = logger.child({ component: 'otel' });
-  return {
-    error: (message, ...args) => log.error({ args }, message),
-    warn: (message, ...args) => log.warn({ args }, message),
-    info: (message, ...args) => log.info({ args }, message),
-    debug: (message, ...args) => log.debug({ args }, message),
-    verbose: (message, ...args) => log.trace({ args }, message),
-  };
-}
-
 /**
- * Starts tracing (traces only: metrics are Prometheus via prom-client, logs go to stdout). With
- * ESM services, call it from a module loaded by `node --import` so instrumentations can hook
- * libraries before the application imports them.
+ * Starts tracing (traces only: metrics are Prometheus via prom-client, logs go to stdout). The SDK
+ * module (sdk.ts) is imported only when telemetry is enabled, so a process with telemetry off
+ * never loads it (ADR 0026); await `ready` before serving. With ESM services and library
+ * instrumentations, call it from a module loaded by `node --import` so they can hook libraries
+ * before the application imports them.
  */
 export function startTelemetry(settings: TelemetrySettings): Telemetry {
-  if (!settings.enabled) return NOOP;
-  if (settings.logger) diag.setLogger(diagLogger(settings.logger), DiagLogLevel.WARN);
-  const sdk = new NodeSDK({
-    serviceName: settings.serviceName,
-    traceExporter: new OTLPTraceExporter({ url: tracesUrl(settings.otlpEndpoint) }),
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.samplingRate) }),
-    instrumentations: settings.instrumentations ?? [],
-    // Explicitly empty so OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER cannot switch them on.
-    metricReaders: [],
-    logRecordProcessors: [],
-  });
-  sdk.start();
+  const started = settings.enabled ? import('./sdk.ts').then(({ startSdk }) => startSdk(settings)) : Promise.resolve(undefined);
   let stopping: Promise<void> | undefined;
   return {
+    ready: started.then(() => undefined),
     shutdown: () =>
-      (stopping ??= sdk.shutdown().finally(() => {
-        trace.disable();
-        propagation.disable();
-        context.disable();
-        diag.disable();
-      })),
+      (stopping ??= started.then(
+        (stop) => stop?.(),
+        () => undefined, // never started: nothing to flush
+      )),
   };
 }

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { trace } from '@opentelemetry/api';
 import { startWebhookReceiver } from '@brokkr/testkit';
@@ -36,10 +39,28 @@ describe('@brokkr/telemetry metrics', () => {
 describe('@brokkr/telemetry tracing', () => {
   it('starts nothing when disabled', async () => {
     const telemetry = startTelemetry({ serviceName: 'off', enabled: false, otlpEndpoint: 'http://127.0.0.1:1', samplingRate: 1 });
+    await telemetry.ready;
     const span = trace.getTracer('test').startSpan('noop');
     expect(span.isRecording()).to.equal(false);
     span.end();
     await telemetry.shutdown();
+  });
+
+  it('does not even load the OpenTelemetry SDK when disabled', async () => {
+    // A fresh process records every module it loads: the SDK (~40 MiB of RSS) must not be among them.
+    const script = `
+      import { registerHooks } from 'node:module';
+      const loaded = [];
+      registerHooks({ load: (url, context, next) => (loaded.push(url), next(url, context)) });
+      const { startTelemetry } = await import('@brokkr/telemetry');
+      await startTelemetry({ serviceName: 'off', enabled: false, otlpEndpoint: 'http://127.0.0.1:1', samplingRate: 1 }).ready;
+      console.log(JSON.stringify(loaded));`;
+    const cwd = fileURLToPath(new URL('..', import.meta.url));
+    const args = ['--conditions=development', '--import', 'tsx', '--input-type=module', '-e', script];
+    const { stdout } = await promisify(execFile)(process.execPath, args, { cwd });
+    const loaded = JSON.parse(stdout) as string[];
+    expect(loaded.some((url) => url.includes('prom-client'))).to.equal(true);
+    expect(loaded.filter((url) => url.includes('@opentelemetry/sdk-'))).to.deep.equal([]);
   });
 
   it('builds the OTLP traces URL from a base endpoint', () => {
@@ -58,6 +79,7 @@ describe('@brokkr/telemetry tracing', () => {
         otlpEndpoint: `http://127.0.0.1:${collector.port}`,
         samplingRate: 1,
       });
+      await telemetry.ready;
       const span = trace.getTracer('test').startSpan('recorded-operation');
       expect(span.isRecording()).to.equal(true);
       span.end();

@@ -67,7 +67,8 @@ export class AckPublisher {
   private readonly sweepIntervalMs: number;
   private sweeper: NodeJS.Timeout | undefined;
   private nextToken = 0;
-  private closedError: PublishAckError | undefined;
+  /** Why this publisher can no longer receive acks, once it cannot. */
+  private closed: { message: string; cause?: unknown } | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -80,7 +81,7 @@ export class AckPublisher {
       this.sub = nc.subscribe(`${this.prefix}*`, { callback: (err, msg) => this.onReply(err, msg) });
     } catch (err) {
       // The connection is closed or draining: every publish fails the same way.
-      this.closedError = new PublishAckError('closed', this.prefix, 'the NATS connection is closed', { cause: err });
+      this.closed = { message: 'the NATS connection is closed', cause: err };
       return;
     }
     // Closes with the connection (close or drain) or on a permission error: nothing more can arrive.
@@ -97,12 +98,12 @@ export class AckPublisher {
 
   /** False once the connection or the reply subscription is gone; a new publisher is needed then. */
   get isOpen(): boolean {
-    return this.closedError === undefined;
+    return this.closed === undefined;
   }
 
   /** Never throws: every failure, even an immediate one, is a rejected promise of a PublishAckError. */
   publish(subject: string, data: Payload, options: AckPublishOptions = {}): Promise<PubAck> {
-    if (this.closedError) return Promise.reject(this.closedError);
+    if (this.closed) return Promise.reject(this.closedError(subject));
     const token = (this.nextToken++).toString(36);
     let hdrs = options.headers;
     if (options.msgID !== undefined) {
@@ -128,11 +129,11 @@ export class AckPublisher {
 
   /** Rejects every publish still waiting and stops listening. Idempotent. */
   close(): void {
-    this.closedError ??= new PublishAckError('closed', this.prefix, 'the NATS connection closed before the ack arrived');
+    this.closed ??= { message: 'the NATS connection closed before the ack arrived' };
     this.stopSweeper();
     for (const [token, p] of this.pendingAcks) {
       this.pendingAcks.delete(token);
-      p.reject(this.closedError);
+      p.reject(this.closedError(p.subject));
     }
     if (this.sub && !this.sub.isClosed()) this.sub.unsubscribe();
   }
@@ -140,7 +141,7 @@ export class AckPublisher {
   private onReply(err: Error | null, msg: Msg): void {
     if (err) {
       // A permission error on the reply subject: no ack will ever arrive here.
-      this.closedError = new PublishAckError('closed', this.prefix, `cannot receive acks: ${err.message}`, { cause: err });
+      this.closed = { message: `cannot receive acks: ${err.message}`, cause: err };
       this.close();
       return;
     }
@@ -151,6 +152,11 @@ export class AckPublisher {
     const outcome = parseAck(p.subject, msg);
     if (outcome instanceof PublishAckError) p.reject(outcome);
     else p.resolve(outcome);
+  }
+
+  private closedError(subject: string): PublishAckError {
+    const { message, cause } = this.closed ?? { message: 'closed' };
+    return new PublishAckError('closed', subject, `no ack for ${subject}: ${message}`, cause === undefined ? {} : { cause });
   }
 
   private sweep(): void {

@@ -143,7 +143,11 @@ describe('@brokkr/bus AckPublisher', () => {
       await nc.flush();
       expect(publisher.pending).to.equal(3);
       await nc.close();
-      for (const p of pending) expect((await rejection(p)).reason).to.equal('closed');
+      for (const p of pending) {
+        const err = await rejection(p);
+        expect(err.reason).to.equal('closed');
+        expect(err.subject).to.equal('silent.close');
+      }
       expect((await rejection(publisher.publish('silent.close', 'late'))).reason).to.equal('closed');
       expect((await rejection(publishJson(jetstream(nc), SUBJECTS.event('ack.closed'), {}, { msgID: 'c' }))).reason).to.equal('closed');
     } finally {

@@ -4,7 +4,17 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { createLogger } from '@brokkr/logger';
 import { useTestInfra } from '@brokkr/testkit';
-import { connectBus, ensureStreams, extractTraceContext, publishJson, STREAMS, SUBJECTS, type Bus } from '@brokkr/bus';
+import {
+  connectBus,
+  ensureStreams,
+  extractTraceContext,
+  publishCore,
+  publishJson,
+  STREAMS,
+  SUBJECTS,
+  type Bus,
+  type Msg,
+} from '@brokkr/bus';
 
 const logger = createLogger({ service: 'bus-test', level: 'silent' });
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -37,6 +47,21 @@ describe('@brokkr/bus trace propagation', () => {
     expect(m?.json()).to.deep.equal({ hello: 'world' });
   });
 
+  /** The next core message on `subject` after `publish` ran. */
+  async function nextCoreMessage(subject: string, publish: () => void): Promise<Msg> {
+    const sub = bus.nc.subscribe(subject, { max: 1 });
+    await bus.nc.flush();
+    publish();
+    for await (const m of sub) return m;
+    throw new Error('subscription closed without a message');
+  }
+
+  it('sends a hint without headers when there is no trace context', async () => {
+    const m = await nextCoreMessage('hint.plain', () => publishCore(bus.nc, 'hint.plain', { a: 1 }));
+    expect(m.headers).to.equal(undefined);
+    expect(m.json()).to.deep.equal({ a: 1 });
+  });
+
   it('injects the active span context and extracts it on the other side', async () => {
     // What the telemetry SDK registers; without it injection is a no-op.
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -51,5 +76,13 @@ describe('@brokkr/bus trace propagation', () => {
     expect(extracted?.traceId).to.equal(spanContext.traceId);
     expect(extracted?.spanId).to.equal(spanContext.spanId);
     expect(extracted?.isRemote).to.equal(true);
+  });
+
+  it('sends a hint with the active trace context (publishCore)', async () => {
+    // The propagator and context manager registered by the test above stay until `after`.
+    const spanContext = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED };
+    const active = trace.setSpanContext(ROOT_CONTEXT, spanContext);
+    const m = await nextCoreMessage('hint.traced', () => context.with(active, () => publishCore(bus.nc, 'hint.traced')));
+    expect(m.headers?.get('traceparent')).to.equal('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
   });
 });

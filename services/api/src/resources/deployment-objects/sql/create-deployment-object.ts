@@ -25,6 +25,18 @@ const I_COLUMNS = DEPLOYMENT_OBJECT_COLUMNS.split(', ')
 // associated with the stack does not depend on the new object, so the wake-up subquery (which
 // sees the statement's snapshot) gives agentsForStack's answer. With no live stack, or one of
 // another generator, nothing is inserted and `ins_id` is null.
+//
+// Why FOR SHARE and not the cheaper-looking FOR KEY SHARE (what the foreign key takes) or no
+// lock at all: a stack is deleted by an UPDATE of deleted_at (soft delete), and its trigger
+// retires the stack's live objects and appends the deletion marker. That UPDATE does not touch
+// the key, so it takes FOR NO KEY UPDATE, which FOR KEY SHARE (and so the FK check) does not
+// block: without FOR SHARE a soft delete could commit between our read and our commit, its
+// trigger would not see our uncommitted row, and a live object would outlive its stack's
+// deletion marker. FOR SHARE makes the soft delete wait for us (its trigger then retires our
+// object), or, if it committed first, makes us re-check deleted_at and insert nothing (404).
+// It costs no more than the FK's own lock: either writes one lock record (xmax) on the stack
+// tuple, and the FK check then finds our stronger lock and writes nothing (pg_stat_statements,
+// ADR 0027: 0 WAL records for the FK check with FOR SHARE, 1 without).
 const insertStatement = prepared(
   'brokkr_deployment_object_create',
   `WITH stack AS (

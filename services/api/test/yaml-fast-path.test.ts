@@ -308,6 +308,10 @@ describe('api yaml fast path (differential against the full validator)', () => {
       'a: {}\nb: []\nc:\n- {}\n- []\n',
       'navn: blåbær 😀\nnøkkel: "ü"\n',
       `${'k'.repeat(1000)}: v\n`,
+      '...\n---\na: 1\n...\n...\n---\nb: 1\n', // `...` without a document is tolerated
+      'a: \u00a0b\nc: d\u00a0#e\n', // a no-break space is content, not white space
+      ...[...'0abtnvfre "/\\N_LP'].map((escape) => `a: "\\${escape}"\n`),
+      'a: "\\uD800"\n', // an escape is ASCII text: NUL and lone-surrogate rules apply to the raw text
     ];
     for (const content of cases) {
       expect(fastPathProvesValid(content, DEFAULT_YAML_LIMITS), JSON.stringify(content)).to.equal(true);

@@ -1,6 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
-import { agentsForOneStackSql } from '../../targeting/sql/agents-for-stacks.ts';
+import { agentsForOneStackSql, distinctSorted } from '../../targeting/sql/agents-for-stacks.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from './deployment-object-row.ts';
 
 export interface NewDeploymentObject {
@@ -56,7 +56,7 @@ const insertStatement = prepared(
      })}
    )
    SELECT ${I_COLUMNS}, ins.id AS ins_id, event.event_data,
-          (SELECT count(*) FROM stack) > 0 AS stack_found,
+          EXISTS (SELECT 1 FROM stack) AS stack_found,
           ARRAY(${agentsForOneStackSql('$1::uuid')}) AS wake_agent_ids
      FROM (SELECT 1) one LEFT JOIN ins ON true LEFT JOIN event ON true`,
 );
@@ -88,5 +88,5 @@ export async function insertDeploymentObject(db: Queryable, object: NewDeploymen
   );
   const { ins_id, event_data, stack_found, wake_agent_ids, ...row } = rows[0]!;
   if (ins_id === null) return { inserted: false, stackFound: stack_found };
-  return { inserted: true, row, eventData: event_data, wakeAgentIds: wake_agent_ids };
+  return { inserted: true, row, eventData: event_data, wakeAgentIds: distinctSorted(wake_agent_ids) };
 }

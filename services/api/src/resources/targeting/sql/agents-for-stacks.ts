@@ -61,29 +61,37 @@ SELECT a.id FROM agents a JOIN matched m ON m.agent_id = a.id
  * index from the stack (stack_labels(stack_id) → agent_labels(label), stack_annotations(stack_id)
  * → agent_annotations(key, value), agent_targets(stack_id)). The general query's CTEs and
  * UNIONs with the `also` arrays cost ~0.2 ms per call and hash-joined a full scan of
- * agent_annotations (issue 12, ADR 0027); this one is ~0.03 ms. `stack` is an SQL uuid
- * expression (a parameter). A test (wake-list.test.ts) checks both give the same agents.
+ * agent_annotations (issue 12, ADR 0027). It leaves out the DISTINCT and the ORDER BY too (their
+ * HashAggregate and Sort were a third of its cost, most of it setting the nodes up on every
+ * execution): an agent matched by two legs comes twice, in no order, and callers pass the ids
+ * through distinctSorted(). `stack` is an SQL uuid expression (a parameter). A test
+ * (wake-list.test.ts) checks it gives agentsForStacks' answer.
  */
 export function agentsForOneStackSql(stack: string): string {
   return `
-SELECT a.id FROM agents a
- WHERE a.deleted_at IS NULL AND a.id IN (
-   SELECT al.agent_id
-     FROM stack_labels sl
-     JOIN stacks s ON s.id = sl.stack_id
-     JOIN agent_labels al ON al.label = sl.label
-     JOIN agent_generator_registrations r ON r.agent_id = al.agent_id AND r.generator_id = s.generator_id
-    WHERE sl.stack_id = ${stack}
-   UNION ALL
-   SELECT aa.agent_id
-     FROM stack_annotations sa
-     JOIN stacks s ON s.id = sa.stack_id
-     JOIN agent_annotations aa ON aa.key = sa.key AND aa.value = sa.value
-     JOIN agent_generator_registrations r ON r.agent_id = aa.agent_id AND r.generator_id = s.generator_id
-    WHERE sa.stack_id = ${stack}
-   UNION ALL
-   SELECT t.agent_id FROM agent_targets t WHERE t.stack_id = ${stack})
- ORDER BY a.id`;
+SELECT a.id
+  FROM (SELECT al.agent_id
+          FROM stack_labels sl
+          JOIN stacks s ON s.id = sl.stack_id
+          JOIN agent_labels al ON al.label = sl.label
+          JOIN agent_generator_registrations r ON r.agent_id = al.agent_id AND r.generator_id = s.generator_id
+         WHERE sl.stack_id = ${stack}
+        UNION ALL
+        SELECT aa.agent_id
+          FROM stack_annotations sa
+          JOIN stacks s ON s.id = sa.stack_id
+          JOIN agent_annotations aa ON aa.key = sa.key AND aa.value = sa.value
+          JOIN agent_generator_registrations r ON r.agent_id = aa.agent_id AND r.generator_id = s.generator_id
+         WHERE sa.stack_id = ${stack}
+        UNION ALL
+        SELECT t.agent_id FROM agent_targets t WHERE t.stack_id = ${stack}) m
+  JOIN agents a ON a.id = m.agent_id
+ WHERE a.deleted_at IS NULL`;
+}
+
+/** Distinct ids in PostgreSQL's uuid order (byte order = the order of their lowercase hex text). */
+export function distinctSorted(ids: readonly string[]): string[] {
+  return [...new Set(ids)].sort();
 }
 
 const agentsForOneStackStatement = prepared('brokkr_agents_for_one_stack', agentsForOneStackSql('$1::uuid'));
@@ -130,5 +138,5 @@ export async function agentsForStack(db: Queryable, stackId: string, also: AlsoM
   const removesSomething = (also.labels?.length ?? 0) + (also.annotations?.length ?? 0) + (also.generatorIds?.length ?? 0) > 0;
   if (removesSomething) return agentsForStacks(db, [stackId], also);
   const { rows } = await db.query<{ id: string }>(agentsForOneStackStatement([stackId]));
-  return rows.map((r) => r.id);
+  return distinctSorted(rows.map((r) => r.id));
 }

@@ -1,22 +1,15 @@
 import type { YamlLimits } from './limits.ts';
 
 /**
- * A fast path for the YAML most deployment objects are: block mappings and block sequences of
- * one-line scalars, as `kubectl`, Helm and kustomize write them. It reads the content line by
- * line (a few µs for a small manifest, where composing it with the `yaml` library costs ~170 µs)
- * and answers only "valid" — meaning the full validator (validate.ts) would answer `{ ok: true }`
- * too — or "don't know". It never rejects: anything it does not fully understand goes to the full
- * validator, so every refusal and its message comes from one place. ADR 0025 lists the subset and
- * how the differential test (test/yaml-fast-path.test.ts) keeps the two in agreement.
- *
- * The subset, per line: blank lines, comment lines, `---` / `...` at column 0, `key: value`,
- * `key:` (a nested block on the next lines, or null), `- value` and `- key: value`. A value is a
- * plain scalar that cannot be mistaken for anything else, a single- or double-quoted scalar
- * closed on its line, or an empty `{}` / `[]`. Everything else — tabs, CR, a BOM, control
- * characters, anchors, aliases, tags, flow collections, block scalars (`|`, `>`), multi-line
- * scalars, directives, `?` keys, keys the core schema reads as null/bool/number — is declined.
- *
- * Expects content the caller already checked for NUL and lone surrogates (validate.ts does).
+ * A fast path for the YAML most deployment objects are: block mappings and sequences of one-line
+ * scalars, as `kubectl`, Helm and kustomize write them. It reads the content line by line (a few
+ * µs for a small manifest; composing it with the `yaml` library costs ~170 µs) and answers only
+ * "valid" — the full validator (validate.ts) would answer `{ ok: true }` too — or "don't know",
+ * never "invalid", so every refusal and its message comes from the parser path. The subset, per
+ * line: blank, comment, `---` / `...`, `key: value`, `key:` (then a nested block, or null),
+ * `- value`, `- key: value`; values are safe plain scalars, quoted scalars closed on their line,
+ * `{}` and `[]`. Anything else is declined. ADR 0025 has the details and the safety argument (the
+ * differential test, test/yaml-fast-path.test.ts). The caller has refused NUL and lone surrogates.
  */
 export function fastPathProvesValid(content: string, limits: YamlLimits): boolean {
   if (UNUSUAL_CHARACTER.test(content)) return false;
@@ -37,8 +30,7 @@ const UNUSUAL_CHARACTER = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\
 
 // Plain keys the core schema resolves to null, a boolean or a float (keys starting with a digit
 // or a sign are declined outright): they would not compare as the strings we keep in `keys`.
-const NON_STRING_KEYS = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE']);
-for (const word of ['.inf', '.Inf', '.INF', '.nan', '.NaN', '.NAN']) NON_STRING_KEYS.add(word);
+const NON_STRING_KEYS = new Set('null Null NULL true True TRUE false False FALSE .inf .Inf .INF .nan .NaN .NAN'.split(' '));
 const LONGEST_NON_STRING_KEY = 5;
 
 // yaml refuses an implicit key whose `:` is more than 1024 characters after the key's start.
@@ -48,25 +40,21 @@ const MAX_DEPTH = 64;
 
 // Characters that cannot start a plain scalar (a `-` can, when a non-space follows it).
 const INDICATORS = new Set('-?:,[]{}#&*!|>\'"%@`');
-const SPACE = 0x20;
-const COLON = 0x3a;
-const HASH = 0x23;
-const DASH = 0x2d;
+const [SPACE, COLON, HASH, DASH] = [0x20, 0x3a, 0x23, 0x2d]; // ' ', ':', '#', '-'
 
 /** One open block collection: a mapping (with the keys seen so far) or a sequence. */
 interface Collection {
   indent: number;
-  keys: Set<string> | undefined;
+  keys: Set<string> | undefined; // undefined for a sequence
   /** A sequence written at its key's own indentation (`key:\n- a`): the next key line closes it. */
   atKeyIndent: boolean;
 }
 
-/** A node written on one line: whether a `:` separator follows it, where, and the key's text. */
+/** A node on one line: a key (a `:` follows), the index after that `:`, the key's string. */
 interface Node {
   isKey: boolean;
-  /** Index after the `:` (keys only). */
   afterColon: number;
-  /** The key as the string the core schema reads; undefined when it is not certainly a string. */
+  /** As the core schema reads it; undefined when it is not certainly that string. */
   key: string | undefined;
 }
 
@@ -199,13 +187,11 @@ class BlockReader {
 class Line {
   start = 0;
   end = 0;
-
   constructor(readonly s: string) {}
 
   at(p: number): number {
     return this.s.charCodeAt(p);
   }
-
   skipSpaces(p: number): number {
     while (p < this.end && this.s.charCodeAt(p) === SPACE) p++;
     return p;
@@ -227,12 +213,14 @@ class Line {
     return this.at(p) === DASH && (p + 1 === this.end || this.at(p + 1) === SPACE);
   }
 
-  /** The node starting at `p` (a scalar, `{}` or `[]`), or undefined when it is outside the subset. */
+  /** The node starting at `p` (before `end`): a scalar, `{}` or `[]`; undefined when outside the subset. */
   node(p: number): Node | undefined {
-    const first = this.s[p];
+    const first = this.s[p] as string;
     if (first === '"' || first === "'") return this.quoted(p, first);
     if (this.s.startsWith('{}', p) || this.s.startsWith('[]', p)) return this.after(p, p + 2, undefined);
-    return this.startsPlain(p) ? this.plain(p) : undefined;
+    // A plain scalar starts with no indicator, but for a `-` before a non-space (`-1`, `--flag`).
+    if (INDICATORS.has(first) && !(first === '-' && p + 1 < this.end && this.at(p + 1) !== SPACE)) return undefined;
+    return this.plain(p);
   }
 
   private quoted(p: number, quote: string): Node | undefined {
@@ -242,12 +230,6 @@ class Line {
     // A double-quoted key with escapes is left to the parser rather than decoded here.
     const key = quote === "'" ? raw.replaceAll("''", "'") : raw.includes('\\') ? undefined : raw;
     return this.after(p, close, key);
-  }
-
-  private startsPlain(p: number): boolean {
-    if (p >= this.end) return false;
-    const first = this.s[p] as string;
-    return !INDICATORS.has(first) || (first === '-' && p + 1 < this.end && this.at(p + 1) !== SPACE);
   }
 
   /** A plain scalar: it ends at a `: ` (a key), a ` #` (a comment) or the end of the line. */
@@ -276,7 +258,7 @@ function plainKey(s: string, p: number, colon: number): string | undefined {
   return text.length <= LONGEST_NON_STRING_KEY && NON_STRING_KEYS.has(text) ? undefined : text;
 }
 
-/** A-Z, a-z, `_` or `/`: a plain key starting with one is a string unless it is a null or boolean word. */
+/** A-Z, a-z, `_` or `/`: a plain key starting with one is a string, but for the words above. */
 function isKeyLetter(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2f;
 }
@@ -294,7 +276,6 @@ function closeSingleQuoted(s: string, open: number, end: number): number {
 // The escapes YAML 1.2 defines (tab excepted: tabs are declined anyway), and the hex digits
 // after \x and \u. \U (eight digits, easy to make out of range) is left to the parser.
 const SIMPLE_ESCAPES = new Set('0abtnvfre "/\\N_LP');
-const HEX_ESCAPE_DIGITS: Record<string, number> = { x: 2, u: 4 };
 const HEX = /^[0-9A-Fa-f]+$/;
 
 /** Index after the closing `"` on this line, or -1 (not closed, or an escape we do not accept). */
@@ -304,8 +285,8 @@ function closeDoubleQuoted(s: string, open: number, end: number): number {
     if (c === '"') return i + 1;
     if (c !== '\\') continue;
     const escape = s[i + 1] ?? '';
-    const digits = HEX_ESCAPE_DIGITS[escape];
-    if (digits !== undefined) {
+    const digits = escape === 'x' ? 2 : escape === 'u' ? 4 : 0;
+    if (digits > 0) {
       if (i + 2 + digits > end || !HEX.test(s.slice(i + 2, i + 2 + digits))) return -1;
       i += 1 + digits;
     } else if (SIMPLE_ESCAPES.has(escape) && i + 1 < end) {

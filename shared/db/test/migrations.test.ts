@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import pg from 'pg';
 import { useTestInfra } from '@brokkr/testkit';
@@ -279,5 +285,51 @@ describe('migrateLatest', () => {
     await pool.query('UPDATE tenant_a.stacks SET deleted_at = now()');
     const markers = await pool.query('SELECT 1 FROM tenant_a.deployment_objects WHERE is_deletion_marker');
     expect(markers.rowCount).to.equal(1);
+  });
+
+  it('keeps knex and the migration files out of the calling process', async () => {
+    // A fresh process records every module it loads while it migrates an empty database, then
+    // an up-to-date one: knex runs in the migration child process, or not at all.
+    const script = `
+      import { registerHooks } from 'node:module';
+      const loaded = [];
+      registerHooks({ load: (url, context, next) => (loaded.push(url), next(url, context)) });
+      const { migrateLatest } = await import('@brokkr/db');
+      const first = await migrateLatest({ url: process.env.TEST_DB_URL });
+      const second = await migrateLatest({ url: process.env.TEST_DB_URL });
+      console.log(JSON.stringify({ first, second, loaded }));`;
+    const cwd = fileURLToPath(new URL('..', import.meta.url));
+    const args = ['--conditions=development', '--import', 'tsx', '--input-type=module', '-e', script];
+    const env = { ...process.env, TEST_DB_URL: infra.db.url };
+    const { stdout } = await promisify(execFile)(process.execPath, args, { cwd, env });
+    const { first, second, loaded } = JSON.parse(stdout) as { first: string[]; second: string[]; loaded: string[] };
+    expect(first).to.include('0001_core.ts');
+    expect(second).to.deep.equal([]);
+    expect(loaded.some((url) => url.includes('/shared/db/'))).to.equal(true);
+    expect(loaded.filter((url) => url.includes('/node_modules/knex/') || url.includes('/migrations/'))).to.deep.equal([]);
+    expect(await tablesIn(pool, 'public')).to.include.members(ALL_TABLES);
+  });
+
+  it('reports a failing migration with its own message and code', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'brokkr-migrations-'));
+    const saved = process.env.BROKKR_MIGRATIONS_DIR;
+    try {
+      await writeFile(
+        path.join(dir, '0001_broken.ts'),
+        `export async function up(knex: any): Promise<void> { await knex.raw('SELECT * FROM no_such_table'); }\n` +
+          `export async function down(): Promise<void> {}\n`,
+      );
+      process.env.BROKKR_MIGRATIONS_DIR = dir;
+      const err = await migrateLatest({ url: infra.db.url }).then(
+        () => undefined,
+        (e: unknown) => e as Error & { code?: string },
+      );
+      expect(err?.message).to.contain('no_such_table');
+      expect(err?.code).to.equal('42P01');
+    } finally {
+      if (saved === undefined) delete process.env.BROKKR_MIGRATIONS_DIR;
+      else process.env.BROKKR_MIGRATIONS_DIR = saved;
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { globSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { fastPathProvesValid } from '../src/yaml/fast-path.ts';
 import { DEFAULT_YAML_LIMITS, type YamlLimits } from '../src/yaml/limits.ts';
@@ -290,6 +291,26 @@ describe('api yaml fast path (differential against the full validator)', () => {
     }
     console.log(`      fast path: proved ${tally.accepted} of ${tally.checked} random streams valid`);
     expect(tally.accepted).to.be.above(RANDOM_DOCUMENTS / 20);
+  });
+
+  it('agrees with the full validator on every YAML file of this repository (Helm charts and templates, examples, CI)', () => {
+    const root = new URL('../../../', import.meta.url).pathname;
+    const skipped = /(^|\/)(node_modules|\.git|dist|\.brokkr)$/;
+    const files = globSync('**/*.{yaml,yml}', {
+      cwd: root,
+      exclude: (entry) => skipped.test(entry),
+    });
+    expect(files.length, 'YAML files found').to.be.above(20);
+    const tally: Tally = { checked: 0, accepted: 0 };
+    for (const file of files) {
+      const content = readFileSync(`${root}${file}`, 'utf8');
+      checkAgreement(content, DEFAULT_YAML_LIMITS, tally, file);
+      // Each document on its own too: a Helm template's documents differ in what they use.
+      for (const [i, doc] of content.split(/^---$/m).entries()) checkAgreement(doc, DEFAULT_YAML_LIMITS, tally, `${file} document ${i}`);
+    }
+    console.log(
+      `      fast path: proved ${tally.accepted} of ${tally.checked} files and documents of ${files.length} repository files valid`,
+    );
   });
 
   it('proves the subset’s corner cases valid, each of which the parser accepts too', () => {

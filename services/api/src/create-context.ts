@@ -35,10 +35,13 @@ export function createContext(deps: ContextDeps): ApiContext {
   const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window });
   const notifyAgents = createNotifyAgents(bus.nc, logger, window);
   const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger);
-  deps.wakeups.onNotice((notice) => agentConnections.notice(notice));
+  deps.wakeups.onNotice((agentId, notice) => {
+    if (agentConnections.get(agentId)) agentConnections.notice(notice());
+  });
   const liveFeeds = createLiveState({
     db: db.pool,
     nc: bus.nc,
+    wakeups: deps.wakeups,
     logger,
     registry: metrics.registry,
     agentConnections,

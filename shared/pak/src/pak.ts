@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { base58Encode } from './base58.ts';
 
 /**
@@ -18,7 +18,8 @@ export interface MintedPak {
 }
 
 export function hashLongToken(longToken: string): string {
-  return createHash('sha256').update(longToken, 'utf8').digest('hex');
+  // One-shot crypto.hash: no Hash object per call (every request's PAK is hashed).
+  return hash('sha256', longToken, 'hex');
 }
 
 export function generatePak(): MintedPak {

@@ -7,6 +7,7 @@ import type { WebSocket } from 'ws';
 import { ConsumerSocket } from '../telemetry/live/consumer-socket.ts';
 import { fleetRecords, sweepKey } from './fleet-record.ts';
 import { WsPresence, type LocalAgentConnections } from './presence.ts';
+import type { AgentWakeups } from '../targeting/wakeups.ts';
 
 /** Brokkr's fleet sweep period (live-channel.md §4.6). */
 const SWEEP_INTERVAL_MS = 20_000;
@@ -16,6 +17,8 @@ const COALESCE_MS = 200;
 export interface FleetFeedDeps {
   db: Queryable;
   nc: NatsConnection;
+  /** This process's wake-up subscription (`brokkr.notify.agent.<id>`, one per process). */
+  wakeups: Pick<AgentWakeups, 'onNotice'>;
   logger: Logger;
   registry: Registry;
   /** This replica's agent-channel registry, once the agent channel exists. */
@@ -59,10 +62,8 @@ export class FleetFeed {
         if (notice.success) this.heard(notice.data);
       },
     });
-    nc.subscribe(SUBJECTS.notifyAgentAll, {
-      callback: (err, msg) => {
-        if (!err && this.sockets.size > 0) this.schedule(msg.subject.slice(SUBJECTS.notifyAgentAll.length - 1));
-      },
+    this.deps.wakeups.onNotice((agentId) => {
+      if (this.sockets.size > 0) this.schedule(agentId);
     });
     this.deps.local()?.onChange?.((agentId, connected) => this.announce(agentId, connected ? 'connected' : 'disconnected'));
     const sweep = setInterval(

@@ -54,6 +54,16 @@ class Watch implements AgentWatch {
   }
 }
 
+function parseNotice(agentId: string, payload: () => unknown): AgentNotice {
+  try {
+    const parsed = agentNoticeSchema.safeParse(payload());
+    if (parsed.success && parsed.data.agent_id.toLowerCase() === agentId) return parsed.data;
+  } catch {
+    // A malformed payload is still a wake-up for the agent of the subject.
+  }
+  return { agent_id: agentId };
+}
+
 /**
  * Routes `brokkr.notify.agent.<id>` hints to the long-poll requests waiting on this process.
  * One wildcard subscription per api process, dispatched in memory, instead of one NATS
@@ -63,25 +73,25 @@ class Watch implements AgentWatch {
  */
 export class AgentWakeups {
   private readonly waiting = new Map<string, Set<Watch>>();
-  private readonly noticeListeners = new Set<(notice: AgentNotice) => void>();
+  private readonly noticeListeners = new Set<(agentId: string, notice: () => AgentNotice) => void>();
   private subscription: { unsubscribe(): void } | undefined;
 
-  /** Every notice this process receives, parsed (the WebSocket agent channel turns them into hint frames). */
-  onNotice(listener: (notice: AgentNotice) => void): () => void {
+  /**
+   * Every wake-up this process receives, for the other parts of the process that follow agents
+   * (the WebSocket agent channel's hint frames, the fleet and telemetry feeds): one subscription
+   * per process, so NATS delivers each hint once, not once per interested part. `notice()` parses
+   * the payload on first use: most listeners only need the agent id.
+   */
+  onNotice(listener: (agentId: string, notice: () => AgentNotice) => void): () => void {
     this.noticeListeners.add(listener);
     return () => this.noticeListeners.delete(listener);
   }
 
   private dispatchNotice(agentId: string, payload: () => unknown): void {
     if (this.noticeListeners.size === 0) return;
-    let notice: AgentNotice = { agent_id: agentId };
-    try {
-      const parsed = agentNoticeSchema.safeParse(payload());
-      if (parsed.success && parsed.data.agent_id.toLowerCase() === agentId) notice = parsed.data;
-    } catch {
-      // A malformed payload is still a wake-up for the agent of the subject.
-    }
-    for (const listener of this.noticeListeners) listener(notice);
+    let parsed: AgentNotice | undefined;
+    const notice = () => (parsed ??= parseNotice(agentId, payload));
+    for (const listener of this.noticeListeners) listener(agentId, notice);
   }
 
   /** Starts listening; idempotent. */

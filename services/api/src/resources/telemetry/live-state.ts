@@ -1,4 +1,4 @@
-import { SUBJECTS, type NatsConnection } from '@brokkr/bus';
+import type { NatsConnection } from '@brokkr/bus';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import type { Registry } from '@brokkr/telemetry';
@@ -9,6 +9,7 @@ import { StackFeed } from './live/stack-feed.ts';
 import { LineRateLimiter } from './rate-limit.ts';
 import { StackAccess } from './stack-access.ts';
 import { TelemetryWriter } from './writer.ts';
+import type { AgentWakeups } from '../targeting/wakeups.ts';
 
 /** This api process's telemetry and fleet state: live subscribers, NATS subscriptions, caches, the batch writer. */
 export interface LiveState {
@@ -22,6 +23,8 @@ export interface LiveState {
 export interface LiveStateDeps {
   db: Queryable;
   nc: NatsConnection;
+  /** This process's wake-up subscription (one per process: the feeds listen to it). */
+  wakeups: Pick<AgentWakeups, 'onNotice'>;
   logger: Logger;
   registry: Registry;
   /** The agent-channel registry of this process (ws_connected, connect/disconnect, live_subscribers). */
@@ -34,7 +37,7 @@ export interface LiveStateDeps {
 export function createLiveState(deps: LiveStateDeps): LiveState {
   const { db, nc, logger, registry, agentConnections, signal } = deps;
   const stacks = new StackFeed(nc, logger);
-  const fleet = new FleetFeed({ db, nc, logger, registry, local: () => agentConnections, signal });
+  const fleet = new FleetFeed({ db, nc, wakeups: deps.wakeups, logger, registry, local: () => agentConnections, signal });
   const state: LiveState = {
     stacks,
     fleet,
@@ -47,11 +50,7 @@ export function createLiveState(deps: LiveStateDeps): LiveState {
   agentConnections.liveSubscriberCount = () => stacks.subscriberCount;
 
   // A change to an agent's targets is always followed by its wake-up hint: re-read its stacks.
-  nc.subscribe(SUBJECTS.notifyAgentAll, {
-    callback: (err, msg) => {
-      if (!err) state.access.forget(msg.subject.slice(SUBJECTS.notifyAgentAll.length - 1));
-    },
-  });
+  deps.wakeups.onNotice((agentId) => state.access.forget(agentId));
   // Rate-limit gaps are told to the live subscribers when their window ends (never stored).
   const gaps = setInterval(() => {
     for (const gap of state.limiter.closedGaps()) {

@@ -15,9 +15,11 @@ export interface NewDeploymentObject {
 /** The `deployment.created` payload's data, in Brokkr's key order. */
 export const DEPLOYMENT_CREATED_KEYS = ['deployment_object_id', 'stack_id', 'sequence_id', 'created_at'] as const;
 
-const I_COLUMNS = DEPLOYMENT_OBJECT_COLUMNS.split(', ')
-  .map((c) => `ins.${c}`)
-  .join(', ');
+// Every column but yaml_content comes back: the caller has the content it sent (up to megabytes),
+// and sending it back would copy it into the CTE's tuplestore, onto the socket and through the
+// driver's parser for nothing.
+const RETURNED_COLUMNS = DEPLOYMENT_OBJECT_COLUMNS.split(', ').filter((c) => c !== 'yaml_content');
+const I_COLUMNS = RETURNED_COLUMNS.map((c) => `ins.${c}`).join(', ');
 
 // The whole write in ONE statement (its own transaction, no BEGIN/COMMIT round trips): the live
 // stack is locked FOR SHARE (it cannot be deleted before this commits) and checked for its owner;
@@ -45,7 +47,7 @@ const insertStatement = prepared(
    ins AS (
      INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum, is_deletion_marker)
      SELECT stack.id, $2, $3, $4 FROM stack WHERE $5::uuid IS NULL OR stack.generator_id = $5::uuid
-     RETURNING ${DEPLOYMENT_OBJECT_COLUMNS}
+     RETURNING ${RETURNED_COLUMNS.join(', ')}
    ),
    event AS (
      ${outboxInsertSql({
@@ -70,7 +72,7 @@ export type InsertOutcome =
  * agents associated with the stack (agentsForStack's answer), whom the caller wakes after commit.
  */
 export async function insertDeploymentObject(db: Queryable, object: NewDeploymentObject, event: StatementEvent): Promise<InsertOutcome> {
-  type Result = DeploymentObjectRow & {
+  type Result = Omit<DeploymentObjectRow, 'yaml_content'> & {
     ins_id: string | null;
     event_data: Record<string, unknown>;
     stack_found: boolean;
@@ -86,7 +88,20 @@ export async function insertDeploymentObject(db: Queryable, object: NewDeploymen
       JSON.stringify(event),
     ]),
   );
-  const { ins_id, event_data, stack_found, wake_agent_ids, ...row } = rows[0]!;
-  if (ins_id === null) return { inserted: false, stackFound: stack_found };
-  return { inserted: true, row, eventData: event_data, wakeAgentIds: distinctSorted(wake_agent_ids) };
+  const r = rows[0]!;
+  if (r.ins_id === null) return { inserted: false, stackFound: r.stack_found };
+  // In DEPLOYMENT_OBJECT_COLUMNS' order: the API serialises the row's keys in this order.
+  const row: DeploymentObjectRow = {
+    id: r.id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: r.deleted_at,
+    sequence_id: r.sequence_id,
+    stack_id: r.stack_id,
+    yaml_content: object.yamlContent,
+    yaml_checksum: r.yaml_checksum,
+    submitted_at: r.submitted_at,
+    is_deletion_marker: r.is_deletion_marker,
+  };
+  return { inserted: true, row, eventData: r.event_data, wakeAgentIds: distinctSorted(r.wake_agent_ids) };
 }

@@ -30,6 +30,8 @@ const DEFAULT_PAK_WARNING_INTERVAL_MS = 60 * 60 * 1000;
 /** Migrates, connects Postgres and NATS, runs the first-start bootstrap and listens. */
 export async function startApi(settings: ApiSettings, logger: Logger): Promise<RunningApi> {
   const telemetry = startTelemetry({ ...settings.telemetry, logger });
+  // The SDK is imported only when telemetry is on: running (or failed) before the api serves.
+  await telemetry.ready;
   const dbSettings = { url: settings.database.url, schema: settings.database.schema };
   const applied = await migrateLatest(dbSettings);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');

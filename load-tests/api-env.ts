@@ -135,6 +135,21 @@ export async function spawnApi(env: Record<string, string>, nodeArgs: string[] =
   return { url, pid: child.pid!, child, output: state.output, stop };
 }
 
+/**
+ * VACUUM (ANALYZE) of one side's database between steps, outside any measured window: the
+ * autovacuum a step's inserts trigger would otherwise land in the next step, often the other
+ * side's, and be counted as its PostgreSQL CPU (pg CPU is the whole server's).
+ */
+export async function vacuumDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: withDatabase(adminUrl, database) });
+  await client.connect();
+  try {
+    await client.query('VACUUM (ANALYZE)');
+  } finally {
+    await client.end();
+  }
+}
+
 /** Statements PostgreSQL has executed in `database` so far (pg_stat_statements; BEGIN/COMMIT count too). */
 export async function statementsIn(adminUrl: string, database: string): Promise<number> {
   const client = new pg.Client({ connectionString: adminUrl });

@@ -38,7 +38,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
 import { TestClient } from '@brokkr/testkit';
-import { DATABASE, heapOf, memoryOf, PEER_DATABASE, spawnApi, startInfra, type ApiBenchEnv, type ApiProcess } from './api-env.ts';
+import {
+  DATABASE,
+  heapOf,
+  memoryOf,
+  PEER_DATABASE,
+  spawnApi,
+  startInfra,
+  vacuumDatabase,
+  type ApiBenchEnv,
+  type ApiProcess,
+} from './api-env.ts';
 import { ensureK6, runStep, TARGETS, type StepResult, type Target } from './api-k6.ts';
 import { peerStatus, PEER_ADMIN_PAK, spawnPeer, type PeerProcess } from './api-peer.ts';
 import { profileApi } from './api-profile.ts';
@@ -118,6 +128,7 @@ async function step(
     ...(side.netnsPid ? { netnsPid: side.netnsPid } : {}),
   });
   log(stepRow(result, ` ${side.name}`));
+  if (load.target !== 'target-state') await vacuumDatabase(b.env.adminUrl, side.database);
   return result;
 }
 
@@ -135,6 +146,7 @@ async function warmUp(b: Bench, side: Side, target: Target, procs: ApiProcess[])
     adminPak: side.adminPak,
     ...(side.netnsPid ? { netnsPid: side.netnsPid } : {}),
   });
+  if (target !== 'target-state') await vacuumDatabase(b.env.adminUrl, side.database);
 }
 
 async function sanityCheck(url: string, fleet: SeededFleet): Promise<void> {

@@ -27,7 +27,8 @@
  * deployment-objects by default, and the target-state SQL probe; 0 skips them; BENCH_PROFILE_OUT=file keeps the .cpuprofile), BENCH_API_MAIN
  * (another build's main.js, for A/B comparisons), BENCH_API_NODE_ARGS (node flags for our api processes
  * instead of those of the api's npm start script, e.g. V8 heap sizing), BENCH_PG_TRANSPORT (socket: PostgreSQL over its Unix
- * socket like Brokkr's side; tcp: loopback TCP). A quick run:
+ * socket like Brokkr's side; tcp: loopback TCP), BENCH_ROUNDS (1; 2 measures each target twice, ours/Brokkr then
+ * Brokkr/ours, and credits each side with its better round). A quick run:
  *   BENCH_AGENTS=200 BENCH_SECONDS=10 BENCH_SEARCH=0 BENCH_TWO_PROCESSES=0 BENCH_PROFILE=0 npm run bench:api
  */
 import { execFile } from 'node:child_process';
@@ -53,7 +54,7 @@ import { ensureK6, runStep, TARGETS, type StepResult, type Target } from './api-
 import { peerStatus, PEER_ADMIN_PAK, spawnPeer, type PeerProcess } from './api-peer.ts';
 import { profileApi } from './api-profile.ts';
 import { probeTargetStateSql } from './api-sql-probe.ts';
-import { formatReport, machineLine, stepRow, type Report, type TargetFigures } from './api-report.ts';
+import { betterRound, formatReport, machineLine, stepRow, type Report, type SideRound, type TargetFigures } from './api-report.ts';
 import { mintPak, seedFleet, OBJECTS_PER_STACK, STACKS_PER_AGENT, type SeededFleet } from './api-seed.ts';
 import { FIRST_RUNG, LADDER, searchMaxRate, type RateSearch } from './api-steps.ts';
 
@@ -67,6 +68,7 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 const TWO_PROCESSES = process.env.BENCH_TWO_PROCESSES !== '0';
 const SEARCH = process.env.BENCH_SEARCH !== '0';
 const PROFILE = process.env.BENCH_PROFILE !== '0';
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const PROFILE_TARGET = (process.env.BENCH_PROFILE_TARGET ?? 'deployment-objects') as Target;
 const PEER_BROKER = process.env.BROKKR_PEER_BROKER;
 /**
@@ -247,9 +249,15 @@ async function run(b: Bench, ours: Side, k6Version: string, loadBefore: number[]
   await startPeer(b, sides);
   const targets: TargetFigures[] = [];
   for (const target of SELECTED) {
-    const figures: TargetFigures = { target, sides: [] };
-    for (const side of sides) figures.sides.push({ side: side.name, ...(await measure(b, side, target)) });
-    targets.push(figures);
+    // Round 1 ours then Brokkr, round 2 Brokkr then ours (ABBA): neither side always goes first.
+    const rounds = new Map<Side, SideRound[]>(sides.map((side) => [side, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) rounds.get(side)!.push(await measure(b, side, target));
+    }
+    targets.push({
+      target,
+      sides: sides.map((side) => ({ side: side.name, ...betterRound(rounds.get(side)!), rounds: rounds.get(side)! })),
+    });
   }
   const searches = await twoProcesses(b, ours, targets);
   const report: Report = {
@@ -276,6 +284,7 @@ async function run(b: Bench, ours: Side, k6Version: string, loadBefore: number[]
         ? [`Brokkr: ${PEER_BROKER} serve, log level warn, in its own network namespace (k6 joins it), PostgreSQL over the Unix socket`]
         : []),
       `fixed steps: ${SECONDS} s at ${RATE} req/s (target-state) / ${WRITE_RATE} req/s (writes; work-orders: iterations of 3 requests), after a ${WARMUP_SECONDS} s warm-up`,
+      ...(ROUNDS > 1 ? [`${ROUNDS} rounds per target (ours/Brokkr, then Brokkr/ours); the summary takes each side's better round`] : []),
       ...(SEARCH ? [`ladders: ${STEP_SECONDS} s steps on ${LADDER.join(', ')} req/s (from ${FIRST_RUNG} up; down only if it fails)`] : []),
     ],
   };

@@ -42,4 +42,6 @@ COPY --from=build /out/ ./
 # `node` (uid 1000) is the unprivileged user the official Node images provide.
 USER node
 EXPOSE 3000 9101 9102 9103
-CMD ["node", "services/api/dist/main.js"]
+# The api's node flags are its npm start script's (services/api/package.json): a 4 MiB young
+# generation semi-space keeps its RSS under load about 50 MiB lower (ADR 0026).
+CMD ["node", "--max-semi-space-size=4", "services/api/dist/main.js"]

@@ -27,6 +27,15 @@ interface HubService {
   schema: Parameters<typeof parseEnv>[0];
 }
 
+/** The node flags of a service's npm start script (the api's keep its young generation small, ADR 0026). */
+function startFlags(service: string): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(root, 'services', service, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(' ').filter((word) => word.startsWith('--'));
+}
+
+/** How a deployment runs a hub service: node with the start script's flags. */
+const nodeCommand = (service: string) => ['node', ...startFlags(service), `services/${service}/dist/main.js`];
+
 const HUB: HubService[] = [
   { name: 'api', port: 3000, portVar: 'BROKKR__BROKER__PORT', schema: apiConfigSchema },
   { name: 'webhook-dispatcher', port: 9101, portVar: 'BROKKR__HEALTH__PORT', schema: webhookDispatcherConfigSchema },
@@ -148,7 +157,7 @@ describe('compose/docker-compose.yml', () => {
         const { context = '.', dockerfile = 'Dockerfile' } = build as { context?: string; dockerfile?: string };
         expect(path.resolve(path.dirname(composeFile), context)).to.equal(root);
         expect(dockerfile).to.equal('Dockerfile');
-        expect(service().command).to.deep.equal(['node', `services/${hub.name}/dist/main.js`]);
+        expect(service().command).to.deep.equal(nodeCommand(hub.name));
         expect(existsSync(path.join(root, `services/${hub.name}/src/main.ts`)), 'the service entry point').to.equal(true);
       });
 
@@ -334,7 +343,7 @@ describe('Dockerfile', () => {
       .and.not.match(/^(root|0)(:|$)/);
     expect(runtime.some((i) => i.keyword === 'ENV' && /\bNODE_ENV=production\b/.test(i.args))).to.equal(true);
     const cmd = runtime.filter((i) => i.keyword === 'CMD').at(-1)?.args ?? '[]';
-    expect(JSON.parse(cmd)).to.deep.equal(['node', 'services/api/dist/main.js']);
+    expect(JSON.parse(cmd)).to.deep.equal(nodeCommand('api'));
   });
 });
 
@@ -405,7 +414,7 @@ describe('k8s/hub manifests', () => {
       const deployment = find('Deployment', `brokkr-${hub.name}`);
       expect(deployment, `Deployment brokkr-${hub.name}`).to.not.equal(undefined);
       const container = deployment?.spec?.template?.spec?.containers?.[0] ?? {};
-      expect(container.command).to.deep.equal(['node', `services/${hub.name}/dist/main.js`]);
+      expect(container.command).to.deep.equal(nodeCommand(hub.name));
       expect(container).to.have.nested.property('ports[0].containerPort', hub.port);
       expect(container).to.have.nested.property('livenessProbe.httpGet.path', '/healthz');
       expect(container).to.have.nested.property('readinessProbe.httpGet.path', '/readyz');

@@ -98,7 +98,8 @@ function tryParse(schema: (typeof SCHEMAS)[ServiceName], env: Record<string, str
 /** What a Deployment's container would see at start, checked against its service's config schema. */
 export function containerSettings(objects: K8sObject[], deployment: K8sObject): ContainerSettings {
   const container = podSpec(deployment).containers[0]!;
-  const service = /^services\/([a-z-]+)\/dist\/main\.js$/.exec(container.command[1] ?? '')?.[1] as ServiceName;
+  // `node [flags…] services/<name>/dist/main.js` (the api runs with its start script's node flags).
+  const service = /^services\/([a-z-]+)\/dist\/main\.js$/.exec(container.command.at(-1) ?? '')?.[1] as ServiceName;
   const schema = SCHEMAS[service];
   if (!schema) throw new Error(`${deployment.metadata.name}: unknown service command ${container.command.join(' ')}`);
   const { env, secretRefs } = environment(objects, deployment, container);

@@ -94,7 +94,7 @@ spec:
         - name: {{ .component }}
           image: {{ printf "%s:%s" $v.image.repository (default $root.Chart.AppVersion $v.image.tag) | quote }}
           imagePullPolicy: {{ $v.image.pullPolicy }}
-          command: ["node", "services/{{ .component }}/dist/main.js"]
+          command: ["node",{{ range .values.nodeArgs }} {{ . | quote }},{{ end }} "services/{{ .component }}/dist/main.js"]
           envFrom:
             - configMapRef:
                 name: {{ include "brokkr-hub.prefix" $root }}

@@ -45,8 +45,19 @@ export function runRoute(
 ): Promise<Reply | undefined> {
   if (route.access === 'admin' && !identity.admin) throw adminRequired();
   const input = readInput(route, req);
+  // clientIp is a getter: the socket's address is a getpeername() call that most handlers never need.
   return withRequestContext(res, async () =>
-    route.handler({ ...input, identity, ctx, clientIp: clientIp(req), userAgent: userAgent(req), req, res }),
+    route.handler({
+      ...input,
+      identity,
+      ctx,
+      get clientIp() {
+        return clientIp(req);
+      },
+      userAgent: userAgent(req),
+      req,
+      res,
+    }),
   );
 }
 

@@ -36,7 +36,7 @@ function readinessText(result: ReadinessResult): string {
   return result.ok ? 'Ready' : `${Object.keys(result.failed).join(', ')} unavailable`;
 }
 
-function mountRoot(app: Express, ctx: ApiContext, openapi: object): void {
+function mountRoot(app: Express, ctx: ApiContext, openapi: () => object): void {
   // Brokkr's rule: Postgres answers `SELECT 1` within 750 ms; the verdict is reused for 2 s so a
   // probe storm never becomes a query storm. NATS is not a condition: without it writes still
   // commit (the outbox and the audit fallback catch up).
@@ -65,7 +65,7 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   app.use(requestMetrics(ctx.metrics));
   if (ctx.settings.telemetry.enabled) app.use(serverSpans());
   app.use(rejectOversizedBody(ctx.settings.http.bodyLimitBytes));
-  mountRoot(app, ctx, buildOpenApiDocument(options.routes, options.version ?? '0.1.0'));
+  mountRoot(app, ctx, () => buildOpenApiDocument(options.routes, options.version ?? '0.1.0'));
   if (options.webSocketPaths) app.use(options.webSocketPaths);
 
   const failedAuth = createFailedAuthAudit({ audit: ctx.audit, logger: ctx.logger, suppressed: ctx.metrics.authFailedAuditSuppressed });

@@ -41,8 +41,13 @@ const PAGE = `<!doctype html>
 </body></html>`;
 
 /** `/docs` (and Brokkr's `/swagger-ui`), `/docs/openapi.json`, and the page's assets. */
-export function mountApiDocs(app: Express, openapi: object): void {
-  app.get('/docs/openapi.json', endpointLabel('/docs/openapi.json'), (_req, res) => void res.json(openapi));
+export function mountApiDocs(app: Express, openapi: () => object): void {
+  // Built on first request, not at start: the document (~200 KiB of JSON) would otherwise sit in every api's heap.
+  let json: string | undefined;
+  app.get('/docs/openapi.json', endpointLabel('/docs/openapi.json'), (_req, res) => {
+    json ??= JSON.stringify(openapi());
+    res.type('json').send(json);
+  });
   app.get(
     ['/docs', '/swagger-ui'],
     endpointLabel('/docs'),

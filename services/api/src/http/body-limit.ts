@@ -1,4 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+import type { ApiError } from './api-error.ts';
 import { closeAfterAnswer } from './lingering-close.ts';
 import { payloadTooLarge } from './read-body.ts';
 
@@ -11,13 +13,13 @@ import { payloadTooLarge } from './read-body.ts';
  * (Node has already refused a malformed Content-Length with a 400, see client-errors.ts.)
  */
 export function rejectOversizedBody(limitBytes: number): RequestHandler {
-  return (req, res, next) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared <= limitBytes) {
-      next();
-      return;
-    }
-    closeAfterAnswer(res);
-    next(payloadTooLarge({ limit_bytes: limitBytes, content_length: declared }));
-  };
+  return (req, res, next) => next(oversizedBody(req, res, limitBytes));
+}
+
+/** The 413 for a declared Content-Length over the limit (the connection then closes), else undefined. */
+export function oversizedBody(req: IncomingMessage, res: ServerResponse, limitBytes: number): ApiError | undefined {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared <= limitBytes) return undefined;
+  closeAfterAnswer(res);
+  return payloadTooLarge({ limit_bytes: limitBytes, content_length: declared });
 }

@@ -4,9 +4,9 @@ import type { Request, Response } from 'express';
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
 import { errorReply } from './error-handler.ts';
-import { closeAfterAnswer } from './lingering-close.ts';
+import { oversizedBody } from './body-limit.ts';
 import { API_PREFIX, noResponse, runRoute } from './mount-routes.ts';
-import { payloadTooLarge, readBodyWithin } from './read-body.ts';
+import { readBodyWithin } from './read-body.ts';
 import { observeRequest } from './request-metrics.ts';
 import type { AnyRoute, Reply } from './route.ts';
 import { takesBody } from './route-errors.ts';
@@ -52,30 +52,31 @@ function match(lane: LaneRoute, parts: string[]): Record<string, string> | undef
   return params;
 }
 
-function writeJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
-  const text = JSON.stringify(body);
+/** Headers, status and body (already serialised) with its length; no ETag (these are writes). */
+function writeReply(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string> | undefined,
+  body?: { bytes: string | Buffer; type: string },
+) {
   if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
+  if (!body) return void res.end();
+  res.setHeader('Content-Type', body.type);
+  res.setHeader('Content-Length', typeof body.bytes === 'string' ? Buffer.byteLength(body.bytes) : body.bytes.length);
+  res.end(body.bytes);
 }
 
-/** What express's res.json / res.send would write for a Reply, minus the ETag (these are writes). */
+const jsonBody = (value: unknown) => ({ bytes: JSON.stringify(value), type: 'application/json; charset=utf-8' });
+
+/** What express's res.json / res.send would write for a Reply (a string body gets `charset=utf-8`, as there). */
 function sendReply(res: ServerResponse, reply: Reply): void {
-  if (reply.body === undefined) {
-    if (reply.headers) for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
-    res.statusCode = reply.status;
-    res.end();
-    return;
-  }
-  if (!reply.contentType) return writeJson(res, reply.status, reply.body, reply.headers);
-  if (reply.headers) for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
-  const bytes = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : (reply.body as Buffer);
-  res.statusCode = reply.status;
-  res.setHeader('Content-Type', typeof reply.body === 'string' ? `${reply.contentType}; charset=utf-8` : reply.contentType);
-  res.setHeader('Content-Length', bytes.length);
-  res.end(bytes);
+  const { body, contentType } = reply;
+  if (body === undefined) return writeReply(res, reply.status, reply.headers);
+  if (!contentType) return writeReply(res, reply.status, reply.headers, jsonBody(body));
+  const raw =
+    typeof body === 'string' ? { bytes: body, type: `${contentType}; charset=utf-8` } : { bytes: body as Buffer, type: contentType };
+  writeReply(res, reply.status, reply.headers, raw);
 }
 
 function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: number): Promise<void> {
@@ -119,11 +120,8 @@ export function createDirectLane(ctx: ApiContext, routes: readonly AnyRoute[], r
       observeRequest(ctx.metrics, { endpoint: lane.endpoint, method: req.method ?? '', status: res.statusCode, started }),
     );
     try {
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (declared > limitBytes) {
-        closeAfterAnswer(res);
-        throw payloadTooLarge({ limit_bytes: limitBytes, content_length: declared });
-      }
+      const tooLarge = oversizedBody(req, res, limitBytes);
+      if (tooLarge) throw tooLarge;
       const identity = await resolveIdentity(req, path);
       locals.identity = identity;
       if (takesBody(lane.route)) await readBody(req, res, limitBytes);
@@ -133,7 +131,7 @@ export function createDirectLane(ctx: ApiContext, routes: readonly AnyRoute[], r
     } catch (err) {
       const reply = errorReply(err, ctx.logger, req.method, path);
       if (res.headersSent) res.end();
-      else writeJson(res, reply.status, reply.body, reply.headers);
+      else writeReply(res, reply.status, reply.headers, jsonBody(reply.body));
     }
   }
 

@@ -220,6 +220,29 @@ describe('console server side (/ui)', function () {
     }
   });
 
+  it('subscribes while a browser watches: a stream opened after the last one closed still gets hints', async () => {
+    const replica = await api.spawnReplica();
+    const first = openStream(replica.url, api.adminPak);
+    await first.ready;
+    first.close();
+    // The replica drops its subscription when its last stream goes; the next one must bring it back.
+    await eventually(async () => {
+      const res = await fetch(`${replica.url}/metrics`);
+      return /brokkr_console_streams(\{[^}]*\})? 0\b/.test(await res.text());
+    }, { what: 'the first stream to be gone' });
+    const second = openStream(replica.url, api.adminPak);
+    try {
+      await second.ready;
+      const created = await tenant.client.post(`/stacks/${stack.id}/deployment-objects`, { yaml_content: 'kind: ConfigMap\nx: 3\n' });
+      expect(created.status).to.equal(201);
+      await eventually(() => second.messages.some((m) => m.data.data?.deployment_object_id === created.body.id), {
+        what: 'the hint on the second stream',
+      });
+    } finally {
+      second.close();
+    }
+  });
+
   it('ends the stream of a PAK that was rotated, before sending it anything more', async () => {
     const gen = await createGenerator(api.admin);
     const ownStack = await createStack(gen.client, { generator_id: gen.generator.id });

@@ -10,8 +10,9 @@ import { StackOwners } from './stack-owners.ts';
 /**
  * Server-sent events for the console, fed by the NATS traffic the hub already produces: every
  * committed domain event (`brokkr.events.>`, published by whichever replica or the outbox relay)
- * and every audit entry (`brokkr.audit.>`). Each api replica holds one plain subscription to both,
- * so a browser connected to any replica sees changes made through any other. These are hints for
+ * and every audit entry (`brokkr.audit.>`). Each api replica with a browser connected holds one
+ * plain subscription to both, so a browser connected to any replica sees changes made through any
+ * other. These are hints for
  * the page to re-read the API (at most once, like the core subjects): the REST API stays the truth.
  *
  * Who sees what: admins everything; a generator the events about its own stacks; an agent the
@@ -46,6 +47,8 @@ export function createLiveEvents(options: {
   auth: Authenticator;
   logger: Logger;
   shutdownSignal: AbortSignal;
+  /** Set to the number of open streams (brokkr_console_streams). */
+  openStreams: { set(value: number): void };
 }): LiveEvents {
   const { nc, auth, logger } = options;
   const clients = new Set<Client>();
@@ -83,20 +86,31 @@ export function createLiveEvents(options: {
     }
   }
 
-  const subscriptions = (['event', 'audit'] as const).map((kind) =>
-    nc.subscribe(kind === 'event' ? SUBJECTS.eventsAll : SUBJECTS.auditAll, {
-      callback: (err, msg) => {
-        if (err || clients.size === 0) return;
-        let envelope: Envelope;
-        try {
-          envelope = msg.json<Envelope>();
-        } catch {
-          return;
-        }
-        void broadcast(kind, envelope);
-      },
-    }),
-  );
+  // Subscribed only while a browser is connected: a plain subscription to `brokkr.events.>` makes
+  // nats-server send this process a copy of every event it publishes (and every other replica's),
+  // which without a console client is parsed only to be dropped (issue 12: a third of the NATS
+  // traffic of an agent event report).
+  let subscriptions: { unsubscribe(): void }[] = [];
+  function subscribe(): void {
+    subscriptions = (['event', 'audit'] as const).map((kind) =>
+      nc.subscribe(kind === 'event' ? SUBJECTS.eventsAll : SUBJECTS.auditAll, {
+        callback: (err, msg) => {
+          if (err || clients.size === 0) return;
+          let envelope: Envelope;
+          try {
+            envelope = msg.json<Envelope>();
+          } catch {
+            return;
+          }
+          void broadcast(kind, envelope);
+        },
+      }),
+    );
+  }
+  function unsubscribe(): void {
+    for (const sub of subscriptions) sub.unsubscribe();
+    subscriptions = [];
+  }
 
   // A rotated or deleted PAK must not keep watching: it is re-resolved (from the cache, which
   // rotation invalidates on every replica) before each message and on every keep-alive.
@@ -129,13 +143,24 @@ export function createLiveEvents(options: {
       });
       res.flushHeaders();
       const client: Client = { identity, pakHash, res };
+      if (subscriptions.length === 0) subscribe();
       clients.add(client);
-      send(res, 'ready', { admin: identity.admin, generator: identity.generator, agent: identity.agent });
-      res.on('close', () => clients.delete(client));
+      options.openStreams.set(clients.size);
+      res.on('close', () => {
+        clients.delete(client);
+        options.openStreams.set(clients.size);
+        if (clients.size === 0) unsubscribe();
+      });
+      // `ready` promises that changes made from now on reach this stream, whichever replica makes
+      // them: the flush is a round trip to nats-server, so the subscription is in place by then.
+      const ready = () => {
+        if (clients.has(client)) send(res, 'ready', { admin: identity.admin, generator: identity.generator, agent: identity.agent });
+      };
+      nc.flush().then(ready, ready);
     },
     close() {
       clearInterval(keepalive);
-      for (const sub of subscriptions) sub.unsubscribe();
+      unsubscribe();
       closeAll();
     },
   };

@@ -27,6 +27,7 @@ export function mountConsole(app: Express, ctx: ApiContext, auth: RequestHandler
     auth: ctx.auth,
     logger: ctx.logger,
     shutdownSignal: ctx.shutdownSignal,
+    openStreams: ctx.metrics.consoleStreams,
   });
   const sendPage = (_req: Request, res: Response) =>
     void res

@@ -23,6 +23,10 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: 'brokkr_default_admin_pak_hash_in_use',
       help: "1 while the admin PAK is Brokkr's public default",
     }),
+    consoleStreams: m.gauge({
+      name: 'brokkr_console_streams',
+      help: 'Console event streams (/ui/events) open on this replica; while 0 it does not subscribe to events',
+    }),
     authFailedAuditSuppressed: m.counter({
       name: 'brokkr_auth_failed_audit_suppressed_total',
       help: 'auth.failed audit entries not written because of the per-replica rate limit',

@@ -226,10 +226,13 @@ describe('console server side (/ui)', function () {
     await first.ready;
     first.close();
     // The replica drops its subscription when its last stream goes; the next one must bring it back.
-    await eventually(async () => {
-      const res = await fetch(`${replica.url}/metrics`);
-      return /brokkr_console_streams(\{[^}]*\})? 0\b/.test(await res.text());
-    }, { what: 'the first stream to be gone' });
+    await eventually(
+      async () => {
+        const res = await fetch(`${replica.url}/metrics`);
+        return /brokkr_console_streams(\{[^}]*\})? 0\b/.test(await res.text());
+      },
+      { what: 'the first stream to be gone' },
+    );
     const second = openStream(replica.url, api.adminPak);
     try {
       await second.ready;

@@ -92,20 +92,25 @@ export function createLiveEvents(options: {
   // traffic of an agent event report).
   let subscriptions: { unsubscribe(): void }[] = [];
   function subscribe(): void {
-    subscriptions = (['event', 'audit'] as const).map((kind) =>
-      nc.subscribe(kind === 'event' ? SUBJECTS.eventsAll : SUBJECTS.auditAll, {
-        callback: (err, msg) => {
-          if (err || clients.size === 0) return;
-          let envelope: Envelope;
-          try {
-            envelope = msg.json<Envelope>();
-          } catch {
-            return;
-          }
-          void broadcast(kind, envelope);
-        },
-      }),
-    );
+    try {
+      subscriptions = (['event', 'audit'] as const).map((kind) =>
+        nc.subscribe(kind === 'event' ? SUBJECTS.eventsAll : SUBJECTS.auditAll, {
+          callback: (err, msg) => {
+            if (err || clients.size === 0) return;
+            let envelope: Envelope;
+            try {
+              envelope = msg.json<Envelope>();
+            } catch {
+              return;
+            }
+            void broadcast(kind, envelope);
+          },
+        }),
+      );
+    } catch (err) {
+      // A closed or draining connection (shutting down): the stream opens, without hints.
+      logger.warn({ err }, 'console stream opened without live hints');
+    }
   }
   function unsubscribe(): void {
     for (const sub of subscriptions) sub.unsubscribe();

@@ -22,8 +22,8 @@
  * table gets a ratio column (ours / Brokkr: CPU per request below 1 and rates above 1 are better).
  * Environment: BENCH_AGENTS (1000), BENCH_RATE (1000), BENCH_WRITE_RATE (250), BENCH_SECONDS (60),
  * BENCH_STEP_SECONDS (15), BENCH_WARMUP_SECONDS (10), BENCH_TARGETS (comma list), BENCH_SEARCH
- * (1; 0 skips the ladders), BENCH_TWO_PROCESSES (1: target-state's ladder again with 2 api
- * processes; 0 skips it), BENCH_PROFILE (1: a closing --cpu-prof run on BENCH_PROFILE_TARGET,
+ * (1; 0 skips the ladders), BENCH_TWO_PROCESSES (1: the ladder again with 2 api processes for each of
+ * BENCH_TWO_PROCESS_TARGETS, target-state by default; 0 skips it), BENCH_PROFILE (1: a closing --cpu-prof run on BENCH_PROFILE_TARGET,
  * deployment-objects by default, and the target-state SQL probe; 0 skips them; BENCH_PROFILE_OUT=file keeps the .cpuprofile), BENCH_API_MAIN
  * (another build's main.js, for A/B comparisons), BENCH_API_NODE_ARGS (node flags for our api processes
  * instead of those of the api's npm start script, e.g. V8 heap sizing), BENCH_PG_TRANSPORT (socket: PostgreSQL over its Unix
@@ -66,6 +66,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 const TWO_PROCESSES = process.env.BENCH_TWO_PROCESSES !== '0';
+const TWO_PROCESS_TARGETS = (process.env.BENCH_TWO_PROCESS_TARGETS ?? 'target-state').split(',').map((t) => t.trim()) as Target[];
 const SEARCH = process.env.BENCH_SEARCH !== '0';
 const PROFILE = process.env.BENCH_PROFILE !== '0';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
@@ -230,15 +231,17 @@ async function startPeer(b: Bench, sides: Side[]): Promise<void> {
 
 /** Our api processes against target-state, as before Brokkr's side existed: does a second process scale? */
 async function twoProcesses(b: Bench, ours: Side, targets: TargetFigures[]): Promise<Report['searches']> {
-  if (!TWO_PROCESSES || !SEARCH || !SELECTED.includes('target-state')) return [];
+  const chosen = TWO_PROCESS_TARGETS.filter((t) => SELECTED.includes(t));
+  if (!TWO_PROCESSES || !SEARCH || chosen.length === 0) return [];
   ours.procs.push(await spawnApi(b.env.apiEnv, API_NODE_ARGS));
-  await warmUp(b, ours, 'target-state', ours.procs);
-  const single = targets.find((t) => t.target === 'target-state')?.sides[0]?.search?.max;
-  const double = await searchMaxRate(
-    (rate) => step(b, ours, ours.procs, { target: 'target-state', rate, seconds: STEP_SECONDS }),
-    single || FIRST_RUNG,
-  );
-  return [{ label: 'target-state, 2 api processes (round-robin)', search: double }];
+  const searches: Report['searches'] = [];
+  for (const target of chosen) {
+    await warmUp(b, ours, target, ours.procs);
+    const single = targets.find((t) => t.target === target)?.sides[0]?.search?.max;
+    const double = await searchMaxRate((rate) => step(b, ours, ours.procs, { target, rate, seconds: STEP_SECONDS }), single || FIRST_RUNG);
+    searches.push({ label: `${target}, 2 api processes (round-robin)`, search: double });
+  }
+  return searches;
 }
 
 async function run(b: Bench, ours: Side, k6Version: string, loadBefore: number[]): Promise<string> {

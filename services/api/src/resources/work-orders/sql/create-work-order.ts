@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import { prepared, type Queryable } from '@brokkr/db';
 import { WORK_ORDER_COLUMNS, type WorkOrderRow } from './work-order-row.ts';
 
 /** What a create stores: the order and its targeting (already validated, deduplicated). */
@@ -19,6 +19,32 @@ export interface CreatedWorkOrder {
   targetedAgents: string[];
 }
 
+const createStatement = prepared(
+  'brokkr_work_order_create',
+  `WITH wo AS (
+     INSERT INTO work_orders (work_type, yaml_content, max_retries, backoff_seconds, claim_timeout_seconds)
+     VALUES ($1, $2, $3, $4, $5)
+     RETURNING ${WORK_ORDER_COLUMNS}
+   ), targets AS (
+     INSERT INTO work_order_targets (work_order_id, agent_id) SELECT wo.id, a.id FROM wo, unnest($6::uuid[]) AS a(id)
+   ), labels AS (
+     INSERT INTO work_order_labels (work_order_id, label) SELECT wo.id, l.label FROM wo, unnest($7::text[]) AS l(label)
+   ), annotations AS (
+     INSERT INTO work_order_annotations (work_order_id, key, value)
+     SELECT wo.id, x.key, x.value FROM wo, unnest($8::text[], $9::text[]) AS x(key, value)
+   ), targeted AS (
+     SELECT a.id FROM agents a WHERE a.id = ANY($6::uuid[]) AND a.deleted_at IS NULL
+     UNION
+     SELECT al.agent_id FROM agent_labels al JOIN agents a ON a.id = al.agent_id AND a.deleted_at IS NULL
+      WHERE al.label = ANY($7::text[])
+     UNION
+     SELECT aa.agent_id FROM agent_annotations aa
+       JOIN unnest($8::text[], $9::text[]) AS x(key, value) ON aa.key = x.key AND aa.value = x.value
+       JOIN agents a ON a.id = aa.agent_id AND a.deleted_at IS NULL
+   )
+   SELECT wo.*, (SELECT coalesce(array_agg(id::text), '{}') FROM targeted) AS targeted_agents FROM wo`,
+);
+
 /**
  * One statement: the order, its targets, labels and annotations, and the agents it targets
  * (computed from the parameters: data-modifying CTEs do not see each other's rows). An unknown
@@ -28,29 +54,7 @@ export async function insertWorkOrder(db: Queryable, f: NewWorkOrderFields): Pro
   const keys = f.annotations.map(([k]) => k);
   const values = f.annotations.map(([, v]) => v);
   const { rows } = await db.query<WorkOrderRow & { targeted_agents: string[] }>(
-    `WITH wo AS (
-       INSERT INTO work_orders (work_type, yaml_content, max_retries, backoff_seconds, claim_timeout_seconds)
-       VALUES ($1, $2, $3, $4, $5)
-       RETURNING ${WORK_ORDER_COLUMNS}
-     ), targets AS (
-       INSERT INTO work_order_targets (work_order_id, agent_id) SELECT wo.id, a.id FROM wo, unnest($6::uuid[]) AS a(id)
-     ), labels AS (
-       INSERT INTO work_order_labels (work_order_id, label) SELECT wo.id, l.label FROM wo, unnest($7::text[]) AS l(label)
-     ), annotations AS (
-       INSERT INTO work_order_annotations (work_order_id, key, value)
-       SELECT wo.id, x.key, x.value FROM wo, unnest($8::text[], $9::text[]) AS x(key, value)
-     ), targeted AS (
-       SELECT a.id FROM agents a WHERE a.id = ANY($6::uuid[]) AND a.deleted_at IS NULL
-       UNION
-       SELECT al.agent_id FROM agent_labels al JOIN agents a ON a.id = al.agent_id AND a.deleted_at IS NULL
-        WHERE al.label = ANY($7::text[])
-       UNION
-       SELECT aa.agent_id FROM agent_annotations aa
-         JOIN unnest($8::text[], $9::text[]) AS x(key, value) ON aa.key = x.key AND aa.value = x.value
-         JOIN agents a ON a.id = aa.agent_id AND a.deleted_at IS NULL
-     )
-     SELECT wo.*, (SELECT coalesce(array_agg(id::text), '{}') FROM targeted) AS targeted_agents FROM wo`,
-    [f.workType, f.yamlContent, f.maxRetries, f.backoffSeconds, f.claimTimeoutSeconds, f.agentIds, f.labels, keys, values],
+    createStatement([f.workType, f.yamlContent, f.maxRetries, f.backoffSeconds, f.claimTimeoutSeconds, f.agentIds, f.labels, keys, values]),
   );
   const { targeted_agents: targetedAgents, ...order } = rows[0]!;
   return { order, targetedAgents };

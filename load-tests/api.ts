@@ -229,7 +229,7 @@ async function startPeer(b: Bench, sides: Side[]): Promise<void> {
   sides.push(side);
 }
 
-/** Our api processes against target-state, as before Brokkr's side existed: does a second process scale? */
+/** The ladder again with a second api process, for each of BENCH_TWO_PROCESS_TARGETS: does a second process scale? */
 async function twoProcesses(b: Bench, ours: Side, targets: TargetFigures[]): Promise<Report['searches']> {
   const chosen = TWO_PROCESS_TARGETS.filter((t) => SELECTED.includes(t));
   if (!TWO_PROCESSES || !SEARCH || chosen.length === 0) return [];

@@ -12,8 +12,8 @@ import { StackOwners } from './stack-owners.ts';
  * committed domain event (`brokkr.events.>`, published by whichever replica or the outbox relay)
  * and every audit entry (`brokkr.audit.>`). Each api replica with a browser connected holds one
  * plain subscription to both, so a browser connected to any replica sees changes made through any
- * other. These are hints for
- * the page to re-read the API (at most once, like the core subjects): the REST API stays the truth.
+ * other. These are hints for the page to re-read the API (at most once, like the core subjects):
+ * the REST API stays the truth.
  *
  * Who sees what: admins everything; a generator the events about its own stacks; an agent the
  * events naming it; audit entries only admins. The PAK is re-checked before every message and on

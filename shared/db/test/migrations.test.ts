@@ -248,6 +248,34 @@ describe('migrations', () => {
     const defs = rows.map((r) => r.indexdef);
     expect(defs.some((d) => d.includes('(created_at)') && d.includes('WHERE (published_at IS NULL)'))).to.equal(true);
   });
+
+  it('indexes the work-order queue only for the queries it runs (every index is written at each step of an order)', async () => {
+    const indexesOf = async (table: string) =>
+      (
+        await pool.query<{ indexname: string }>(
+          `SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND tablename = $1 ORDER BY indexname`,
+          [table],
+        )
+      ).rows.map((r) => r.indexname);
+    expect(await indexesOf('work_orders')).to.deep.equal([
+      'idx_work_orders_claimed_by',
+      'idx_work_orders_pending_type',
+      'idx_work_orders_retry',
+      'idx_work_orders_stale_claims',
+      'work_orders_pkey',
+    ]);
+    expect(await indexesOf('work_order_targets')).to.deep.equal([
+      'idx_work_order_targets_agent_id',
+      'work_order_targets_pkey',
+      'work_order_targets_work_order_id_agent_id_key',
+    ]);
+    expect(await indexesOf('work_order_log')).to.deep.equal([
+      'idx_work_order_log_claimed_by',
+      'idx_work_order_log_completed_at',
+      'idx_work_order_log_type_completed',
+      'work_order_log_pkey',
+    ]);
+  });
 });
 
 describe('migrateLatest', () => {

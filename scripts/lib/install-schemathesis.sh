@@ -7,7 +7,10 @@ set -euo pipefail
 cache="${BROKKR_CACHE:-$HOME/.cache/brokkr}"
 venv="$cache/venv-schemathesis"
 VERSION="${BROKKR_SCHEMATHESIS_VERSION:-4.32.5}"
-stamp="$venv/.brokkr-schemathesis-$VERSION"
+# Its dependencies are pinned too (a constraints file): the stamp names both, so a change to
+# either reinstalls.
+constraints="$(cd "$(dirname "$0")" && pwd)/schemathesis-constraints.txt"
+stamp="$venv/.brokkr-schemathesis-$VERSION-$(sha256sum "$constraints" | cut -c1-12)"
 if [ -x "$venv/bin/st" ] && [ -f "$stamp" ]; then
   echo "$venv/bin/st"
   exit 0
@@ -35,6 +38,6 @@ fi
 echo "[brokkr] installing schemathesis $VERSION into $venv (once; about a minute)" >&2
 rm -rf "$venv"
 python3 -m venv "$venv" >&2
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$VERSION" >&2
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -c "$constraints" "schemathesis==$VERSION" >&2
 touch "$stamp"
 echo "$venv/bin/st"

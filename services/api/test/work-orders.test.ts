@@ -340,7 +340,8 @@ describe('api work orders', () => {
     it('publishes workorder.created/claimed/completed/failed with the documented data, audits every transition', async () => {
       const a = await agent();
       const ok = await order({ targeting: { agent_ids: [a.id] } });
-      expect((await claim(a, ok.id)).status).to.equal(200);
+      const claimedOk = await claim(a, ok.id);
+      expect(claimedOk.status).to.equal(200);
       expect((await complete(a.client, ok.id, { success: true, message: 'done' })).status).to.equal(200);
       const bad = await order({ max_retries: 1, targeting: { agent_ids: [a.id] } });
       expect((await claim(a, bad.id)).status).to.equal(200);
@@ -355,7 +356,9 @@ describe('api work orders', () => {
       expect(about(ok.id).map((e) => e.event_type)).to.deep.equal(['workorder.created', 'workorder.claimed', 'workorder.completed']);
       const [createdEvt, claimedEvt, completedEvt] = about(ok.id).map((e) => e.data);
       expect(Object.keys(createdEvt!).sort()).to.deep.equal(['created_at', 'status', 'work_order_id', 'work_type']);
-      expect(claimedEvt).to.include({ work_order_id: ok.id, work_type: 'custom', agent_id: a.id });
+      // The timestamps are the stored ones, as the API answered them (the statement builds the data).
+      expect(createdEvt).to.deep.equal({ work_order_id: ok.id, work_type: 'custom', status: 'PENDING', created_at: ok.created_at });
+      expect(claimedEvt).to.include({ work_order_id: ok.id, work_type: 'custom', agent_id: a.id, claimed_at: claimedOk.body.claimed_at });
       expect(Object.keys(claimedEvt!).sort()).to.deep.equal(['agent_id', 'claimed_at', 'work_order_id', 'work_type']);
       expect(completedEvt).to.include({ work_order_log_id: ok.id, success: true, result_message: 'done', agent_id: a.id });
       expect(Object.keys(completedEvt!).sort()).to.deep.equal([

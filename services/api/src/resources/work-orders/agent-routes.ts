@@ -1,10 +1,12 @@
 import type { ApiContext } from '../../context.ts';
+import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
+import { writeOnce } from '../../events/write-once.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
 import { requireAdminOrClaimer, workOrderNotClaimable, workOrderNotFound } from './access.ts';
-import { completeWorkOrder, type Completion } from './complete.ts';
+import { completeOwnClaim, completeWorkOrder, type Completion } from './complete.ts';
 import { replyPendingList } from '../targeting/pending-list.ts';
 import {
   claimWorkOrderSchema,
@@ -14,7 +16,7 @@ import {
   workOrderLogSchema,
   workOrderSchema,
 } from './schemas.ts';
-import { claimWorkOrder } from './sql/claim-work-order.ts';
+import { CLAIMED_DATA_KEYS, claimWorkOrder } from './sql/claim-work-order.ts';
 import { findWorkOrder, listPendingForAgent } from './sql/queries.ts';
 
 const tags = ['work-orders'];
@@ -84,16 +86,12 @@ export const workOrderAgentRoutes: AnyRoute[] = [
     async handler({ params, body, identity, ctx, clientIp, userAgent }) {
       requireAdminOrSelf(identity, body.agent_id);
       const agentId = body.agent_id.toLowerCase();
-      const order = await ctx.transact(async (tx) => {
-        const row = await claimWorkOrder(tx.client, params.id, agentId);
-        if (!row) throw workOrderNotClaimable();
-        tx.emit('workorder.claimed', {
-          work_order_id: row.id,
-          work_type: row.work_type,
-          agent_id: agentId,
-          claimed_at: row.claimed_at?.toISOString() ?? null,
-        });
-        return row;
+      const event = statementEvent('workorder.claimed');
+      const order = await writeOnce(ctx, async (w) => {
+        const claimed = await claimWorkOrder(w.db, params.id, agentId, event);
+        if (!claimed) throw workOrderNotClaimable();
+        w.inserted(statementOutboxRow(event, claimed.eventData, CLAIMED_DATA_KEYS));
+        return claimed.row;
       });
       await ctx.audit({
         actor: identity,
@@ -126,13 +124,18 @@ export const workOrderAgentRoutes: AnyRoute[] = [
     },
     errors: [workOrderNotFound, requireAdminOrClaimer],
     async handler({ params, body, identity, ctx, clientIp, userAgent }) {
-      const done = await ctx.transact(async (tx) => {
-        // Locked: a concurrent completion or stale-claim release waits, then sees the outcome.
-        const order = await findWorkOrder(tx.client, params.id, 'update');
-        if (!order) throw workOrderNotFound();
-        requireAdminOrClaimer(identity, order);
-        return completeWorkOrder(tx, order, body);
-      });
+      // An agent reporting success on its own claim: one statement. Anything else, or a miss, the general path.
+      const claimer = body.success && !identity.admin ? identity.agent : null;
+      const fast = claimer ? await completeOwnClaim(ctx, params.id, claimer, body.message ?? null) : undefined;
+      const done =
+        fast ??
+        (await ctx.transact(async (tx) => {
+          // Locked: a concurrent completion or stale-claim release waits, then sees the outcome.
+          const order = await findWorkOrder(tx.client, params.id, 'update');
+          if (!order) throw workOrderNotFound();
+          requireAdminOrClaimer(identity, order);
+          return completeWorkOrder(tx, order, body);
+        }));
       await auditCompletion(ctx, { identity, clientIp, userAgent }, params.id, done);
       return completionReply(done);
     },

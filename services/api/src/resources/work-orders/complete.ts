@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import type { completeWorkOrderSchema } from '@brokkr/contracts';
+import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
 import type { TxScope } from '../../events/transact.ts';
+import { writeOnce, type WriteOnceDeps } from '../../events/write-once.ts';
+import { finishOwnClaim, FINISHED_DATA_KEYS } from './sql/finish-own-claim.ts';
 import { finishWorkOrder } from './sql/finish-work-order.ts';
 import { scheduleRetry } from './sql/schedule-retry.ts';
 import type { WorkOrderLogRow, WorkOrderRow } from './sql/work-order-row.ts';
@@ -39,4 +42,24 @@ export async function completeWorkOrder(
     completed_at: entry.completed_at.toISOString(),
   });
   return { kind: 'logged', entry, retryable };
+}
+
+/**
+ * The common case in one statement (writeOnce): the agent holding the claim reports success.
+ * Undefined when it does not apply (the order is gone, or not claimed by this agent): the caller
+ * runs the general completion, which answers 404 or 403 as before.
+ */
+export async function completeOwnClaim(
+  ctx: WriteOnceDeps,
+  id: string,
+  agentId: string,
+  message: string | null,
+): Promise<Completion | undefined> {
+  const event = statementEvent('workorder.completed');
+  return writeOnce(ctx, async (w) => {
+    const done = await finishOwnClaim(w.db, { id, agentId, message }, event);
+    if (!done) return undefined;
+    w.inserted(statementOutboxRow(event, done.eventData, FINISHED_DATA_KEYS));
+    return { kind: 'logged', entry: done.entry, retryable: true };
+  });
 }

@@ -1,10 +1,12 @@
+import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
+import { writeOnce } from '../../events/write-once.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { logEntryNotFound, workOrderNotFound } from './access.ts';
 import { workOrderInput } from './input.ts';
 import { newWorkOrderSchema, workOrderListQuery, workOrderLogQuery, workOrderLogSchema, workOrderSchema } from './schemas.ts';
-import { insertWorkOrder } from './sql/create-work-order.ts';
+import { CREATED_DATA_KEYS, insertWorkOrder } from './sql/create-work-order.ts';
 import { deleteWorkOrder } from './sql/delete-work-order.ts';
 import { findLogEntry, findWorkOrder, listLogEntries, listWorkOrders } from './sql/queries.ts';
 import type { WorkOrderLogRow } from './sql/work-order-row.ts';
@@ -63,17 +65,12 @@ export const workOrderRoutes: AnyRoute[] = [
     errors: [workOrderInput, foreignKeyViolation],
     async handler({ body, identity, ctx, clientIp, userAgent }) {
       const fields = workOrderInput(body);
-      const order = await ctx.transact(async (tx) => {
-        const created = await insertWorkOrder(tx.client, fields);
-        const row = created.order;
-        tx.emit('workorder.created', {
-          work_order_id: row.id,
-          work_type: row.work_type,
-          status: row.status,
-          created_at: row.created_at.toISOString(),
-        });
-        tx.notifyAgents(created.targetedAgents);
-        return row;
+      const event = statementEvent('workorder.created');
+      const order = await writeOnce(ctx, async (w) => {
+        const created = await insertWorkOrder(w.db, fields, event);
+        w.inserted(statementOutboxRow(event, created.eventData, CREATED_DATA_KEYS));
+        w.notifyAgents(created.targetedAgents);
+        return created.order;
       });
       await ctx.audit({
         actor: identity,

@@ -1,5 +1,9 @@
 import { prepared, type Queryable } from '@brokkr/db';
+import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
 import { WORK_ORDER_COLUMNS, type WorkOrderRow } from './work-order-row.ts';
+
+/** The `workorder.created` payload's data, in Brokkr's key order. */
+export const CREATED_DATA_KEYS = ['work_order_id', 'work_type', 'status', 'created_at'] as const;
 
 /** What a create stores: the order and its targeting (already validated, deduplicated). */
 export interface NewWorkOrderFields {
@@ -17,6 +21,8 @@ export interface CreatedWorkOrder {
   order: WorkOrderRow;
   /** The live agents the order targets (explicit ids, label and annotation matches): woken after commit. */
   targetedAgents: string[];
+  /** The `workorder.created` data its outbox row holds. */
+  eventData: Record<string, unknown>;
 }
 
 const createStatement = prepared(
@@ -41,21 +47,40 @@ const createStatement = prepared(
      SELECT aa.agent_id FROM agent_annotations aa
        JOIN unnest($8::text[], $9::text[]) AS x(key, value) ON aa.key = x.key AND aa.value = x.value
        JOIN agents a ON a.id = aa.agent_id AND a.deleted_at IS NULL
+   ), event AS (
+     ${outboxInsertSql({
+       event: '$10::jsonb',
+       from: 'wo',
+       data: `jsonb_build_object('work_order_id', wo.id, 'work_type', wo.work_type, 'status', wo.status,
+                                 'created_at', ${isoTimestampSql('wo.created_at')})`,
+     })}
    )
-   SELECT wo.*, (SELECT coalesce(array_agg(id::text), '{}') FROM targeted) AS targeted_agents FROM wo`,
+   SELECT wo.*, (SELECT coalesce(array_agg(id::text), '{}') FROM targeted) AS targeted_agents, event.event_data FROM wo, event`,
 );
 
 /**
- * One statement: the order, its targets, labels and annotations, and the agents it targets
+ * One statement (its own transaction: no BEGIN/COMMIT round trips): the order, its targets,
+ * labels and annotations, its `workorder.created` outbox row (`event`), and the agents it targets
  * (computed from the parameters: data-modifying CTEs do not see each other's rows). An unknown
  * agent id fails the whole statement with a foreign-key violation.
  */
-export async function insertWorkOrder(db: Queryable, f: NewWorkOrderFields): Promise<CreatedWorkOrder> {
+export async function insertWorkOrder(db: Queryable, f: NewWorkOrderFields, event: StatementEvent): Promise<CreatedWorkOrder> {
   const keys = f.annotations.map(([k]) => k);
   const values = f.annotations.map(([, v]) => v);
-  const { rows } = await db.query<WorkOrderRow & { targeted_agents: string[] }>(
-    createStatement([f.workType, f.yamlContent, f.maxRetries, f.backoffSeconds, f.claimTimeoutSeconds, f.agentIds, f.labels, keys, values]),
+  const { rows } = await db.query<WorkOrderRow & { targeted_agents: string[]; event_data: Record<string, unknown> }>(
+    createStatement([
+      f.workType,
+      f.yamlContent,
+      f.maxRetries,
+      f.backoffSeconds,
+      f.claimTimeoutSeconds,
+      f.agentIds,
+      f.labels,
+      keys,
+      values,
+      JSON.stringify(event),
+    ]),
   );
-  const { targeted_agents: targetedAgents, ...order } = rows[0]!;
-  return { order, targetedAgents };
+  const { targeted_agents: targetedAgents, event_data: eventData, ...order } = rows[0]!;
+  return { order, targetedAgents, eventData };
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { useTestInfra } from '@brokkr/testkit';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import {
   ApiClient,
   auditMessages,
@@ -348,11 +348,19 @@ describe('api work orders', () => {
       expect((await complete(a.client, bad.id, { success: false, message: 'e1' })).status).to.equal(202);
       expect((await complete(api.admin, bad.id, { success: false, retryable: false, message: 'e2' })).status).to.equal(200);
 
-      const events = (await readStream<EventEnvelope>(api.natsUrl, 'BROKKR_EVENTS')).map((m) => m.data);
-      const about = (id: string) =>
-        events.filter(
-          (e) => (e.data as Record<string, unknown>).work_order_id === id || (e.data as Record<string, unknown>).work_order_log_id === id,
-        );
+      // The publish follows the commit and is acked after the response (ADR 0028): wait for the
+      // last transition's event rather than read the stream once.
+      const isAbout = (e: EventEnvelope, id: string) =>
+        (e.data as Record<string, unknown>).work_order_id === id || (e.data as Record<string, unknown>).work_order_log_id === id;
+      const events = await eventually(
+        async () => {
+          const read = (await readStream<EventEnvelope>(api.natsUrl, 'BROKKR_EVENTS')).map((m) => m.data);
+          const done = [ok.id, bad.id].every((id) => read.filter((e) => isAbout(e, id)).length >= 3);
+          return done ? read : undefined;
+        },
+        { what: 'three events about each order on BROKKR_EVENTS' },
+      );
+      const about = (id: string) => events.filter((e) => isAbout(e, id));
       expect(about(ok.id).map((e) => e.event_type)).to.deep.equal(['workorder.created', 'workorder.claimed', 'workorder.completed']);
       const [createdEvt, claimedEvt, completedEvt] = about(ok.id).map((e) => e.data);
       expect(Object.keys(createdEvt!).sort()).to.deep.equal(['created_at', 'status', 'work_order_id', 'work_type']);

@@ -1,6 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
-import { WORK_ORDER_LOG_COLUMNS, type WorkOrderLogRow } from './work-order-row.ts';
+import { moveToLogSql, type WorkOrderLogRow } from './work-order-row.ts';
 
 /** The `workorder.completed` / `workorder.failed` payload's data, in Brokkr's key order. */
 export const FINISHED_DATA_KEYS = ['work_order_log_id', 'work_type', 'success', 'result_message', 'agent_id', 'completed_at'] as const;
@@ -11,12 +11,8 @@ export const FINISHED_DATA_KEYS = ['work_order_log_id', 'work_type', 'success', 
 // stale-claim release that commits first leaves nothing to delete.
 const finishOwnClaimStatement = prepared(
   'brokkr_work_order_finish_own_claim',
-  `WITH gone AS (DELETE FROM work_orders WHERE id = $1 AND claimed_by = $2 RETURNING *),
-   logged AS (
-     INSERT INTO work_order_log (id, work_type, created_at, claimed_at, claimed_by, success, retries_attempted, result_message, yaml_content)
-     SELECT id, work_type, created_at, claimed_at, claimed_by, true, retry_count, $3, yaml_content FROM gone
-     RETURNING ${WORK_ORDER_LOG_COLUMNS}
-   ), event AS (
+  `WITH ${moveToLogSql({ where: 'id = $1 AND claimed_by = $2', success: 'true', message: '$3' })},
+   event AS (
      ${outboxInsertSql({
        event: '$4::jsonb',
        from: 'logged',

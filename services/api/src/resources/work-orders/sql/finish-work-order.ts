@@ -1,12 +1,10 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import { WORK_ORDER_LOG_COLUMNS, type WorkOrderLogRow } from './work-order-row.ts';
+import { moveToLogSql, type WorkOrderLogRow } from './work-order-row.ts';
 
 const finishStatement = prepared(
   'brokkr_work_order_finish',
-  `WITH gone AS (DELETE FROM work_orders WHERE id = $1 RETURNING *)
-   INSERT INTO work_order_log (id, work_type, created_at, claimed_at, claimed_by, success, retries_attempted, result_message, yaml_content)
-   SELECT id, work_type, created_at, claimed_at, claimed_by, $2, retry_count, $3, yaml_content FROM gone
-   RETURNING ${WORK_ORDER_LOG_COLUMNS}`,
+  `WITH ${moveToLogSql({ where: 'id = $1', success: '$2::boolean', message: '$3' })}
+   SELECT * FROM logged`,
 );
 
 /**

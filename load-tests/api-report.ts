@@ -36,7 +36,9 @@ export interface Report {
   targets: TargetFigures[];
   /** Extra ladders (two api processes). */
   searches: { label: string; search: RateSearch }[];
-  memory: { label: string; rssMiB: number; peakMiB: number; heap?: string }[];
+  /** RSS when the load ended, again SETTLE seconds later (idle), and the peak (VmHWM). */
+  memory: { label: string; endMiB: number; rssMiB: number; peakMiB: number; heap?: string }[];
+  settleSeconds: number;
   notes: string[];
 }
 
@@ -176,7 +178,12 @@ export function formatReport(r: Report): string {
     ...comparisonTable(r.targets),
     ...r.searches.map(({ label, search }) => `${label}: ${search.max > 0 ? `${search.max} req/s` : 'none of the rungs held'}`),
     ...r.targets.map((t) => cpuBound(t.sides[0]!.fixed)),
-    `memory at the end: ${r.memory.map((m) => `${m.label} RSS ${m.rssMiB.toFixed(0)} MiB (peak ${m.peakMiB.toFixed(0)} MiB${m.heap ? `; ${m.heap}` : ''})`).join(', ')}`,
+    `memory ${r.settleSeconds} s after the load (idle): ${r.memory
+      .map(
+        (m) =>
+          `${m.label} RSS ${m.rssMiB.toFixed(0)} MiB (${m.endMiB.toFixed(0)} when the load ended, peak ${m.peakMiB.toFixed(0)} MiB${m.heap ? `; ${m.heap}` : ''})`,
+      )
+      .join(', ')}`,
     '',
   ];
   return lines.join('\n');

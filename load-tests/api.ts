@@ -16,12 +16,12 @@
  *     work-orders iterations of three requests) for BENCH_SECONDS: latency, CPU per request split
  *     by process (api / PostgreSQL), PostgreSQL statements per request (BEGIN/COMMIT included);
  *  2. (BENCH_SEARCH) its highest arrival rate with p99 < 50 ms: BENCH_STEP_SECONDS steps up a ladder;
- *  3. RSS of the api process(es) at the end (after all the load).
+ *  3. RSS of the api process(es) when the load ends, BENCH_SETTLE_SECONDS (30) later, and at the peak.
  * With BROKKR_PEER_BROKER = Brokkr's broker binary, the same steps run against it in the same
  * run (its own database on the same server, its own network namespace: api-peer.ts) and the
  * table gets a ratio column (ours / Brokkr: CPU per request below 1 and rates above 1 are better).
  * Environment: BENCH_AGENTS (1000), BENCH_RATE (1000), BENCH_WRITE_RATE (250), BENCH_SECONDS (60),
- * BENCH_STEP_SECONDS (15), BENCH_WARMUP_SECONDS (10), BENCH_TARGETS (comma list), BENCH_SEARCH
+ * BENCH_STEP_SECONDS (15), BENCH_WARMUP_SECONDS (10), BENCH_SETTLE_SECONDS (30), BENCH_TARGETS (comma list), BENCH_SEARCH
  * (1; 0 skips the ladders), BENCH_TWO_PROCESSES (1: the ladder again with 2 api processes for each of
  * BENCH_TWO_PROCESS_TARGETS, target-state by default; 0 skips it), BENCH_PROFILE (1: a closing --cpu-prof run on BENCH_PROFILE_TARGET,
  * deployment-objects by default, and the target-state SQL probe; 0 skips them; BENCH_PROFILE_OUT=file keeps the .cpuprofile), BENCH_API_MAIN
@@ -65,6 +65,7 @@ const WRITE_RATE = Number(process.env.BENCH_WRITE_RATE ?? 250);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30);
 const TWO_PROCESSES = process.env.BENCH_TWO_PROCESSES !== '0';
 const TWO_PROCESS_TARGETS = (process.env.BENCH_TWO_PROCESS_TARGETS ?? 'target-state').split(',').map((t) => t.trim()) as Target[];
 const SEARCH = process.env.BENCH_SEARCH !== '0';
@@ -244,6 +245,23 @@ async function twoProcesses(b: Bench, ours: Side, targets: TargetFigures[]): Pro
   return searches;
 }
 
+/**
+ * RSS when the load ends and again after SETTLE_SECONDS of idleness, for every process of every
+ * side: what a process keeps after a peak is the figure an operator lives with (ADR 0030).
+ */
+async function memoryAfterSettling(sides: Side[], ours: Side): Promise<Report['memory']> {
+  const procs = sides.flatMap((side) => side.procs.map((p, i) => ({ side, p, label: `${side.name}#${i + 1}` })));
+  const atEnd = procs.map(({ p }) => memoryOf(p.pid).rssMiB);
+  log(`load over: reading RSS again after ${SETTLE_SECONDS} s idle`);
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
+  return Promise.all(
+    procs.map(async ({ side, p, label }, i) => {
+      const heap = side === ours ? await heapOf(p.url) : undefined;
+      return { label, endMiB: atEnd[i]!, ...memoryOf(p.pid), ...(heap ? { heap } : {}) };
+    }),
+  );
+}
+
 async function run(b: Bench, ours: Side, k6Version: string, loadBefore: number[]): Promise<string> {
   log(`seeding ${AGENTS} agents with SQL`);
   const fleet = await seedSide(b.env.databaseUrl, ours.dataFile);
@@ -273,14 +291,8 @@ async function run(b: Bench, ours: Side, k6Version: string, loadBefore: number[]
       (sides.length > 1 ? '; Brokkr gets the same fleet in its own database on the same server' : ''),
     targets,
     searches,
-    memory: await Promise.all(
-      sides.flatMap((side) =>
-        side.procs.map(async (p, i) => {
-          const heap = side === ours ? await heapOf(p.url) : undefined;
-          return { label: `${side.name}#${i + 1}`, ...memoryOf(p.pid), ...(heap ? { heap } : {}) };
-        }),
-      ),
-    ),
+    memory: await memoryAfterSettling(sides, ours),
+    settleSeconds: SETTLE_SECONDS,
     notes: [
       `ours: node ${[...API_NODE_ARGS, process.env.BENCH_API_MAIN ?? 'services/api/dist/main.js'].join(' ')}, default pool (20 connections) per process, log level warn, PostgreSQL over ${process.env.BENCH_PG_TRANSPORT === 'tcp' ? 'loopback TCP' : 'the Unix socket'}; target-state answers are incremental`,
       ...(PEER_BROKER

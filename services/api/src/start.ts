@@ -2,6 +2,7 @@ import { connectBus, ensureStreams } from '@brokkr/bus';
 import { loadWebhookKey } from '@brokkr/crypto';
 import { createDb, migrateLatest } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
+import { startMemoryRelease } from '@brokkr/runtime';
 import { startTelemetry } from '@brokkr/telemetry';
 import { bootstrap } from './bootstrap/first-start.ts';
 import { createContext } from './create-context.ts';
@@ -63,11 +64,24 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const port = typeof address === 'object' && address ? address.port : configuredPort;
   const url = `http://${host}:${port}`;
   logger.info({ url }, `api listening on ${url}`);
+  const memory = startMemoryRelease({
+    thresholdBytes: settings.memoryReleaseAboveBytes,
+    onRelease: ({ rssBeforeBytes, rssAfterBytes, pauseMs }) => {
+      ctx.metrics.memoryReleases.inc();
+      const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+      logger.info(
+        { rssBeforeMiB: mib(rssBeforeBytes), rssAfterMiB: mib(rssAfterBytes), pauseMs: Math.round(pauseMs) },
+        'quiet after a load peak: gave pooled memory back to the OS',
+      );
+    },
+    onUnavailable: (reason) => logger.warn({ reason }, 'memory release after load peaks is off'),
+  });
 
   return {
     url,
     async stop() {
       clearInterval(warnTimer);
+      memory.stop();
       shutdown.abort();
       // Upgraded sockets are no longer requests: close them, or the server would wait for them.
       webSockets.close();

@@ -23,6 +23,10 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: 'brokkr_default_admin_pak_hash_in_use',
       help: "1 while the admin PAK is Brokkr's public default",
     }),
+    memoryReleases: m.counter({
+      name: 'brokkr_memory_releases_total',
+      help: 'Times this api process, quiet after a load peak, gave the memory V8 had pooled back to the OS (ADR 0030)',
+    }),
     consoleStreams: m.gauge({
       name: 'brokkr_console_streams',
       help: 'Console event streams (/ui/events) open on this replica; while 0 it does not subscribe to events',

@@ -28,6 +28,8 @@ export interface ApiSettings {
   authCacheTtlSeconds: number;
   /** The longest a target-state long-poll is held. */
   longPollMaxSeconds: number;
+  /** RSS above which the api, once quiet, gives memory back to the OS; 0 = never (ADR 0030). */
+  memoryReleaseAboveBytes: number;
   webhooks: {
     /** 64 hex characters; absent or '' = a random per-process key (refused while subscriptions exist). */
     encryptionKey: string | undefined;
@@ -64,6 +66,7 @@ export function settingsFrom(config: ApiConfig): ApiSettings {
     adminPak: { configuredHash: config.BROKKR__BROKER__PAK_HASH, file: config.BROKKR__BROKER__PAK_FILE },
     authCacheTtlSeconds: config.BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS,
     longPollMaxSeconds: config.BROKKR__BROKER__LONG_POLL_MAX_SECONDS,
+    memoryReleaseAboveBytes: config.BROKKR__BROKER__MEMORY_RELEASE_ABOVE_MIB * 1024 * 1024,
     webhooks: {
       encryptionKey: config.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY,
       allowPrivateNetworks: config.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS,

@@ -29,6 +29,8 @@ export const apiConfigSchema = z.object({
   BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS: int(3600, 1, 86400),
   BROKKR__BROKER__LONG_POLL_MAX_SECONDS: int(60, 0, 300),
   BROKKR__BROKER__TRUST_PROXY: bool(false),
+  /** RSS (MiB) above which a quiet api gives a load peak's memory back to the OS (ADR 0030); 0 = never. */
+  BROKKR__BROKER__MEMORY_RELEASE_ABOVE_MIB: int(128, 0, 1024 * 1024),
   BROKKR__CORS__ALLOWED_ORIGINS: z.string().default('http://localhost:3001'),
   BROKKR__CORS__ALLOWED_METHODS: z.string().default('GET,POST,PUT,PATCH,DELETE,OPTIONS'),
   BROKKR__CORS__ALLOWED_HEADERS: z.string().default('Authorization,Content-Type'),

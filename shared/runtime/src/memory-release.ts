@@ -9,7 +9,7 @@ import vm from 'node:vm';
  * to reuse them. Its own idle-time GCs shrink the heap but not the pool: after bench:api's
  * overloaded ladders the api held 110 MiB of such pages with a 38 MiB heap, and kept them for
  * good (RSS 200 MiB, 30 MiB live). Only a "last resort" full GC returns them. That GC stops the
- * event loop for 10–40 ms, so it runs only when the last interval was mostly idle, RSS is above a
+ * event loop for 40–80 ms, so it runs only when the last interval was mostly idle, RSS is above a
  * threshold, and RSS has grown since the previous release (a process whose live data is simply
  * large is not collected again and again). V8's memory-saver mode returns the pages too, but
  * costs 30–50 % more api CPU at 500–1,000 req/s: measured, rejected.

@@ -84,10 +84,12 @@ export interface MemoryRelease {
 
 /** Starts the periodic check (its timer never keeps the process alive). */
 export function startMemoryRelease(options: MemoryReleaseOptions): MemoryRelease {
-  const gc = options.thresholdBytes > 0 ? gcExtension() : 'turned off';
+  const off: MemoryRelease = { releaseNow: () => undefined, stop: () => undefined };
+  if (options.thresholdBytes <= 0) return off;
+  const gc = gcExtension();
   if (typeof gc === 'string') {
-    if (options.thresholdBytes > 0) options.onUnavailable?.(gc);
-    return { releaseNow: () => undefined, stop: () => undefined };
+    options.onUnavailable?.(gc);
+    return off;
   }
   let rssAfterLastRelease = 0;
   let mark: EventLoopUtilization = performance.eventLoopUtilization();

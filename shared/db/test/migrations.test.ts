@@ -129,6 +129,21 @@ describe('migrations', () => {
     expect(rows.map((r) => r.name)).to.include.members(REPORTED_NAMES);
   });
 
+  // Every row written pays for every index of its table (migrations 0017-0019, issue 12).
+  it('has no index that another index of its table already covers', async () => {
+    const { rows } = await pool.query<{ redundant: string; covered_by: string }>(
+      `SELECT a.indexrelid::regclass::text AS redundant, b.indexrelid::regclass::text AS covered_by
+         FROM pg_index a
+         JOIN pg_index b ON b.indrelid = a.indrelid AND b.indexrelid <> a.indexrelid
+         JOIN pg_class t ON t.oid = a.indrelid
+         JOIN pg_namespace n ON n.oid = t.relnamespace
+        WHERE n.nspname = 'public' AND NOT a.indisunique
+          AND a.indpred IS NULL AND b.indpred IS NULL AND a.indexprs IS NULL AND b.indexprs IS NULL
+          AND (b.indkey::text || ' ') LIKE (a.indkey::text || ' %')`,
+    );
+    expect(rows).to.deep.equal([]);
+  });
+
   it('rejects any change to a deployment object but a soft delete', async () => {
     const g = await generator('immutability-gen');
     const s = await stack(g.id, 'immutability-stack');

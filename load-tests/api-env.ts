@@ -27,6 +27,8 @@ export interface ApiBenchEnv {
   peerSocketUrl: string;
   /** The postmaster's pid: its CPU plus its backends' is the database's share of the machine. */
   postgresPid: number;
+  /** nats-server's pid: our side's third process (Brokkr's broker uses no NATS). */
+  natsPid: number;
   /** Environment shared by every api process (database, NATS, admin PAK hash). */
   apiEnv: Record<string, string>;
   stop(): Promise<void>;
@@ -71,6 +73,7 @@ export async function startInfra(adminPakHash: string): Promise<ApiBenchEnv> {
     // Brokkr parses the URL before libpq sees it and wants a host; libpq's `host` parameter wins.
     peerSocketUrl: `postgres://postgres@localhost:${port}/${PEER_DATABASE}?host=${pgHandle.dir}`,
     postgresPid: Number(postmasterPid),
+    natsPid: natsServerPid(natsHandle.port),
     apiEnv: {
       // Over the Unix socket, as Brokkr's side is (BENCH_PG_TRANSPORT=tcp for loopback TCP): on
       // loopback every TCP write also runs the receiver's network stack, a few µs per statement.
@@ -184,6 +187,39 @@ export async function heapOf(url: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** The nats-server listening on `port` (it runs under a guard script, whose pid the handle does not give). */
+function natsServerPid(port: number): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (path.basename(argv[0] ?? '') === 'nats-server' && argv[argv.indexOf('-p') + 1] === String(port)) return Number(entry);
+  }
+  throw new Error(`no nats-server process listens on port ${port}`);
+}
+
+/**
+ * Times the process's threads (all of them) went to sleep waiting for something: voluntary
+ * context switches. Per request, the number of wake-ups a request costs; unlike CPU time it does
+ * not move with the machine's other load.
+ */
+export function sleepsOf(pid: number): number {
+  let total = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      total += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    }
+  } catch {
+    return NaN;
+  }
+  return total;
 }
 
 /** /proc/<pid>/stat fields after the command name (which may contain spaces); undefined once gone. */

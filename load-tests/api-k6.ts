@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
-import { cpuSecondsOf, runQueueWaitSecondsOf, statementsIn, treeCpuSecondsOf } from './api-env.ts';
+import { cpuSecondsOf, runQueueWaitSecondsOf, sleepsOf, statementsIn, treeCpuSecondsOf } from './api-env.ts';
 
 const exec = promisify(execFile);
 
@@ -25,6 +25,8 @@ export interface StepSpec {
   apiPids: number[];
   /** The postmaster, whose tree's CPU use is reported for the step. */
   postgresPid?: number;
+  /** nats-server, whose CPU use is reported for the step (our side only: Brokkr's broker uses no NATS). */
+  natsPid?: number;
   /** Counts the statements run in `database` over the step (pg_stat_statements, queried at `adminUrl`). */
   statements?: { adminUrl: string; database: string };
   /** k6 joins this process's network namespace (Brokkr's broker, api-peer.ts). */
@@ -46,13 +48,17 @@ export interface StepResult {
   max: number;
   errorRate: number;
   dropped: number;
-  /** CPU of the api process(es) (summed), PostgreSQL and k6 over the load window, in % of ONE core. */
+  /** CPU of the api process(es) (summed), PostgreSQL, nats-server (NaN when not ours) and k6 over the load window, in % of ONE core. */
   apiCpu: number;
   pgCpu: number;
+  natsCpu: number;
   k6Cpu: number;
   /** CPU milliseconds per completed request: robust to other load on the machine. */
   apiMsPerRequest: number;
   pgMsPerRequest: number;
+  natsMsPerRequest: number;
+  /** Times an api thread went to sleep (voluntary context switches, all threads) per completed request. */
+  apiSleepsPerRequest: number;
   /** PostgreSQL statements per completed request (NaN when not counted). */
   statementsPerRequest: number;
   /** Time the api main thread(s) waited for a CPU while runnable, in % of the step (summed). */
@@ -73,8 +79,10 @@ interface Summary {
 interface CpuSeconds {
   api: number;
   pg: number;
+  nats: number;
   k6: number;
   apiWait: number;
+  apiSleeps: number;
 }
 
 function toResult(spec: StepSpec, summary: Summary, cpu: CpuSeconds & { seconds: number }, statements: number): StepResult {
@@ -96,9 +104,12 @@ function toResult(spec: StepSpec, summary: Summary, cpu: CpuSeconds & { seconds:
     dropped: m('dropped_iterations', 'count'),
     apiCpu: percent(cpu.api),
     pgCpu: percent(cpu.pg),
+    natsCpu: percent(cpu.nats),
     k6Cpu: percent(cpu.k6),
     apiMsPerRequest: (cpu.api * 1000) / requests,
     pgMsPerRequest: (cpu.pg * 1000) / requests,
+    natsMsPerRequest: (cpu.nats * 1000) / requests,
+    apiSleepsPerRequest: cpu.apiSleeps / requests,
     statementsPerRequest: statements / requests,
     apiStarved: percent(cpu.apiWait),
   };
@@ -108,7 +119,9 @@ interface Counters {
   at: number;
   api: number;
   apiWait: number;
+  apiSleeps: number;
   pg: number;
+  nats: number;
   k6: number;
 }
 
@@ -118,7 +131,9 @@ function snapshot(spec: StepSpec, k6Pid: number): Counters {
     at: performance.now(),
     api: sum(cpuSecondsOf),
     apiWait: sum(runQueueWaitSecondsOf),
+    apiSleeps: sum(sleepsOf),
     pg: spec.postgresPid ? treeCpuSecondsOf(spec.postgresPid) : NaN,
+    nats: spec.natsPid ? cpuSecondsOf(spec.natsPid) : NaN,
     k6: cpuSecondsOf(k6Pid),
   };
 }
@@ -127,7 +142,9 @@ const diff = (a: Counters, b: Counters): CpuSeconds & { seconds: number } => ({
   seconds: (b.at - a.at) / 1000,
   api: b.api - a.api,
   apiWait: b.apiWait - a.apiWait,
+  apiSleeps: b.apiSleeps - a.apiSleeps,
   pg: b.pg - a.pg,
+  nats: b.nats - a.nats,
   k6: b.k6 - a.k6,
 });
 

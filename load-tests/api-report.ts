@@ -15,13 +15,16 @@ export interface TargetFigures {
   sides: (SideRound & { side: string; rounds: SideRound[] })[];
 }
 
+/** CPU milliseconds per request of every process a side needs: api, PostgreSQL and (ours) nats-server. */
+export const cpuMs = (s: StepResult) => s.apiMsPerRequest + s.pgMsPerRequest + (Number.isNaN(s.natsMsPerRequest) ? 0 : s.natsMsPerRequest);
+
 /**
  * A side's figures over its rounds. Contention from the rest of the machine only ever makes a
  * round look worse, so each side is credited with its better round: the fixed step with the
  * lowest CPU per request and the highest rate it held in any round.
  */
 export function betterRound(rounds: SideRound[]): SideRound {
-  const cpu = (r: SideRound) => r.fixed.apiMsPerRequest + r.fixed.pgMsPerRequest;
+  const cpu = (r: SideRound) => cpuMs(r.fixed);
   const fixed = rounds.reduce((a, b) => (cpu(b) < cpu(a) ? b : a)).fixed;
   const searches = rounds.flatMap((r) => (r.search ? [r.search] : []));
   const search = searches.length > 0 ? searches.reduce((a, b) => (b.max > a.max ? b : a)) : undefined;
@@ -71,6 +74,9 @@ const COLUMNS: [string, number, (s: StepResult, label: string) => string][] = [
   ['pg CPU', 7, (s) => cpu(s.pgCpu)],
   ['ms/req', 7, (s) => s.pgMsPerRequest.toFixed(2)],
   ['stmts', 6, (s) => s.statementsPerRequest.toFixed(1)],
+  ['nats', 5, (s) => (Number.isNaN(s.natsCpu) ? '—' : cpu(s.natsCpu))],
+  ['ms/req', 7, (s) => (Number.isNaN(s.natsMsPerRequest) ? '—' : s.natsMsPerRequest.toFixed(2))],
+  ['sleeps', 7, (s) => s.apiSleepsPerRequest.toFixed(1)],
   ['k6 CPU', 7, (s) => cpu(s.k6Cpu)],
   [`p99<${P99_LIMIT_MS}`, 8, (s) => ok(s)],
 ];
@@ -86,15 +92,16 @@ const LEGEND = [
   'done/s: completed requests per second; dropped: iterations k6 could not start on time (no free VU: the api was too slow).',
   'api CPU / pg CPU / k6 CPU: % of ONE core over the step (api summed over its processes, pg = postmaster and all backends);',
   'ms/req: CPU milliseconds per completed request; starved: time the api main thread(s) were runnable but waiting for a core.',
-  'stmts: PostgreSQL statements per completed request (pg_stat_statements, BEGIN/COMMIT and background work included).',
+  'stmts: PostgreSQL statements per completed request (pg_stat_statements, BEGIN/COMMIT and background work included);',
+  'nats: nats-server CPU (ours only: Brokkr uses no NATS); sleeps: times an api thread went to sleep per request (voluntary context switches, all threads).',
 ];
 
 /** The contention-free bound: all cores busy with nothing but the api and PostgreSQL. */
 function cpuBound(s: StepResult): string {
-  const total = s.apiMsPerRequest + s.pgMsPerRequest;
+  const total = cpuMs(s);
   const cores = os.cpus().length;
   return (
-    `   CPU per ${s.target} request: api ${s.apiMsPerRequest.toFixed(2)} ms + PostgreSQL ${s.pgMsPerRequest.toFixed(2)} ms; ` +
+    `   CPU per ${s.target} request: api ${s.apiMsPerRequest.toFixed(2)} ms + PostgreSQL ${s.pgMsPerRequest.toFixed(2)} ms + NATS ${s.natsMsPerRequest.toFixed(2)} ms; ` +
     `with ${cores} cores for nothing else, ≈ ${Math.round((cores * 1000) / total)} req/s at most ` +
     `(one api process alone caps at ≈ ${Math.round(1000 / s.apiMsPerRequest)} req/s)`
   );
@@ -116,7 +123,9 @@ const SUMMARY: [
   ['p99', 9, (s) => ms(s.p99), (s) => s.p99],
   ['api ms', 7, (s) => s.apiMsPerRequest.toFixed(2), (s) => s.apiMsPerRequest],
   ['pg ms', 7, (s) => s.pgMsPerRequest.toFixed(2), (s) => s.pgMsPerRequest],
-  ['CPU ms', 7, (s) => (s.apiMsPerRequest + s.pgMsPerRequest).toFixed(2), (s) => s.apiMsPerRequest + s.pgMsPerRequest],
+  ['nats ms', 7, (s) => (Number.isNaN(s.natsMsPerRequest) ? '—' : s.natsMsPerRequest.toFixed(2))],
+  ['CPU ms', 7, (s) => cpuMs(s).toFixed(2), cpuMs],
+  ['sleeps', 6, (s) => s.apiSleepsPerRequest.toFixed(1), (s) => s.apiSleepsPerRequest],
   ['stmts', 6, (s) => s.statementsPerRequest.toFixed(1), (s) => s.statementsPerRequest],
   ['errors', 7, (s) => pct(s.errorRate)],
   ['max/s', 7, (_, x) => (x ? String(x.max) : '—'), (_, x) => x?.max ?? NaN],
@@ -173,7 +182,7 @@ export function formatReport(r: Report): string {
     ),
     ...r.searches.flatMap((s) => s.search.steps.map((x) => stepRow(x, ' ours ×2'))),
     '',
-    `at the fixed rates (CPU ms = api + PostgreSQL CPU per request; max/s = highest ladder rung with p99 < ${P99_LIMIT_MS} ms, errors and drops < 1%;`,
+    `at the fixed rates (CPU ms = api + PostgreSQL + NATS CPU per request; sleeps = api thread sleeps per request; max/s = highest ladder rung with p99 < ${P99_LIMIT_MS} ms, errors and drops < 1%;`,
     'ratio = ours / Brokkr: below 1 is better for latency, CPU and statements, above 1 for max/s):',
     ...comparisonTable(r.targets),
     ...r.searches.map(({ label, search }) => `${label}: ${search.max > 0 ? `${search.max} req/s` : 'none of the rungs held'}`),

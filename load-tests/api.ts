@@ -102,6 +102,8 @@ interface Side {
   database: string;
   adminPak: string;
   netnsPid?: number;
+  /** Our side's nats-server: its CPU is part of what a request costs us. */
+  natsPid?: number;
 }
 
 interface Bench {
@@ -127,6 +129,7 @@ async function step(
     dataFile: side.dataFile,
     apiPids: procs.map((p) => p.pid),
     postgresPid: b.postgresPid,
+    ...(side.natsPid ? { natsPid: side.natsPid } : {}),
     statements: { adminUrl: b.env.adminUrl, database: side.database },
     adminPak: side.adminPak,
     ...(side.netnsPid ? { netnsPid: side.netnsPid } : {}),
@@ -316,7 +319,14 @@ async function main(): Promise<void> {
   const env = await startInfra(admin.hash);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'brokkr-bench-api-'));
   const b: Bench = { k6: k6.bin, env, postgresPid: env.postgresPid, dir, stops: [] };
-  const ours: Side = { name: 'ours', procs: [], dataFile: path.join(dir, 'fleet.json'), database: DATABASE, adminPak: admin.pak };
+  const ours: Side = {
+    name: 'ours',
+    procs: [],
+    dataFile: path.join(dir, 'fleet.json'),
+    database: DATABASE,
+    adminPak: admin.pak,
+    natsPid: env.natsPid,
+  };
   try {
     ours.procs.push(await spawnApi(env.apiEnv, API_NODE_ARGS));
     process.stdout.write(await run(b, ours, k6.version, loadBefore));

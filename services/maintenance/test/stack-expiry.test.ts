@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { useTestInfra } from '@brokkr/testkit';
+import type { Msg } from '@brokkr/bus';
+import { eventually, useTestInfra } from '@brokkr/testkit';
 import { stackExpiryTask, type Maintenance } from '../src/index.ts';
 import { createReplica, manual, type Replica } from './support.ts';
 
@@ -95,6 +96,35 @@ describe('maintenance stack expiry', () => {
     const { rows } = await sql('SELECT deleted_at FROM stacks WHERE id = $1', [forever]);
     expect(rows[0]!.deleted_at).to.equal(null);
     expect(await eventsOf(forever)).to.deep.equal([]);
+  });
+
+  async function agent(stackId?: string): Promise<string> {
+    const { rows } = await sql("INSERT INTO agents (name, cluster_name, status) VALUES ($1, 'c', 'ACTIVE') RETURNING id", [
+      `a-${randomUUID().slice(0, 8)}`,
+    ]);
+    const id = rows[0]!.id as string;
+    if (stackId) await sql('INSERT INTO agent_targets (agent_id, stack_id) VALUES ($1, $2)', [id, stackId]);
+    return id;
+  }
+
+  it('wakes the agents of an expired stack (they serve its deletion marker now), and only them', async () => {
+    const expired = await stack('-1 second');
+    const expiring = await stack('5 minutes');
+    const target = await agent(expired);
+    const notYet = await agent(expiring);
+    const bystander = await agent();
+    const woken: string[] = [];
+    const nc = replicas[0]!.bus.nc;
+    const subscription = nc.subscribe('brokkr.notify.agent.*', {
+      callback: (_err, msg: Msg) => void woken.push((msg.json() as { agent_id: string }).agent_id),
+    });
+    await nc.flush();
+    await instances[0]!.tick(stackExpiryTask);
+    await eventually(() => woken.includes(target), { what: "the expired stack's agent woken" });
+    await nc.flush();
+    subscription.unsubscribe();
+    expect(woken).to.not.include(notYet);
+    expect(woken).to.not.include(bystander);
   });
 
   it('publishes the events on the stream with the envelope the api uses', async () => {

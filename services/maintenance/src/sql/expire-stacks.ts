@@ -1,11 +1,15 @@
 import type { AuditRecord, OutboxRow } from '@brokkr/contracts';
 import type { TaskClient } from './queryable.ts';
 
-/** What a stack-expiry statement wrote: the outbox rows (to publish now) and the audit entries. */
+/**
+ * What a stack-expiry statement wrote: the outbox rows (to publish now), the audit entries, and
+ * the agents to wake (those associated with a deleted stack, which now serve its deletion marker).
+ */
 export interface ExpiryChange {
   count: number;
   events: OutboxRow[];
   audit: AuditRecord[];
+  agentIds: string[];
 }
 
 // Event envelopes are built in SQL so that the outbox row is written by the statement that
@@ -22,10 +26,14 @@ const outboxInsert = (events: string) => `
    ORDER BY e.ord
   RETURNING id, event_type, subject, payload, headers`;
 
-const resultSelect = `
+// brokkr_stack_agents (migration 0014) is the association rule read from the stack side. Called
+// in the deleting statement, it sees the statement's snapshot: the stacks' labels, annotations
+// and targets as they were, which the soft delete does not touch anyway.
+const resultSelect = (wake: boolean) => `
   SELECT (SELECT count(*) FROM changed)::int AS count,
          (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]') FROM outboxed o) AS events,
-         (SELECT coalesce(jsonb_agg(to_jsonb(a)), '[]') FROM audited a) AS audit`;
+         (SELECT coalesce(jsonb_agg(to_jsonb(a)), '[]') FROM audited a) AS audit,
+         ${wake ? `ARRAY(SELECT DISTINCT sa.agent_id::text FROM changed c CROSS JOIN LATERAL brokkr_stack_agents(c.id) sa)` : `'{}'::text[]`} AS "agentIds"`;
 
 const expiringData = `jsonb_build_object('stack_id', c.id, 'name', c.name, 'expires_at', ${iso('c.expires_at')})`;
 
@@ -51,7 +59,7 @@ export async function announceExpiringStacks(db: TaskClient, warningSeconds: num
        SELECT gen_random_uuid() AS id, 'stack.expiring'::text AS event_type, ${expiringData} AS data, 1 AS ord FROM changed c
      ), outboxed AS (${outboxInsert('events')}),
      audited AS (SELECT NULL::int WHERE false)
-     ${resultSelect}`,
+     ${resultSelect(false)}`,
     [warningSeconds, limit],
   );
   return rows[0]!;
@@ -94,7 +102,7 @@ export async function expireDueStacks(db: TaskClient, limit: number): Promise<Ex
          FROM changed c
        RETURNING id, timestamp, actor_type, actor_id, action, resource_type, resource_id, details, ip_address, user_agent
      )
-     ${resultSelect}`,
+     ${resultSelect(true)}`,
     [limit],
   );
   return rows[0]!;

@@ -1,11 +1,12 @@
-import { publishCore, publishOutboxRows, SUBJECTS } from '@brokkr/bus';
-import { buildEvent, type AgentNotice, type OutboxRow } from '@brokkr/contracts';
+import { publishOutboxRows, SUBJECTS } from '@brokkr/bus';
+import { buildEvent, type OutboxRow } from '@brokkr/contracts';
 import { stepRollout } from '../rollouts/step.ts';
 import { insertOutboxRows } from '../sql/insert-outbox-rows.ts';
 import { recordRelayAttempt } from '../sql/record-relay-attempt.ts';
 import { lockActiveRollouts } from '../sql/rollouts/queries.ts';
 import { updateRollout } from '../sql/rollouts/update-rollout.ts';
 import type { MaintenanceTask, TaskContext } from './task.ts';
+import { wakeAgents } from './wake-agents.ts';
 
 const outboxRow = (type: Parameters<typeof buildEvent>[0], data: Record<string, unknown>): OutboxRow => {
   const event = buildEvent(type, data);
@@ -23,13 +24,7 @@ async function announce(ctx: TaskContext, rows: readonly OutboxRow[], wake: Read
     );
     if (firstError !== undefined) ctx.logger.warn({ err: firstError }, 'rollout events left to the outbox relay');
   }
-  for (const agentId of wake) {
-    try {
-      publishCore(ctx.nc, SUBJECTS.notifyAgent(agentId), { agent_id: agentId } satisfies AgentNotice);
-    } catch (err) {
-      ctx.logger.debug({ err, agentId }, 'agent wake-up not sent');
-    }
-  }
+  wakeAgents(ctx.nc, wake, ctx.logger);
 }
 
 /**

@@ -5,6 +5,7 @@ import { announceExpiringStacks, expireDueStacks, type ExpiryChange } from '../s
 import { recordRelayAttempt } from '../sql/record-relay-attempt.ts';
 import { publishAuditFeed } from './audit-feed.ts';
 import type { MaintenanceTask, TaskContext } from './task.ts';
+import { wakeAgents } from './wake-agents.ts';
 
 // A stack's events in the order they happened (one statement writes all three).
 const ORDER: Record<string, number> = { 'stack.expiring': 1, 'stack.expired': 2, 'stack.deleted': 3 };
@@ -26,13 +27,15 @@ async function publishNow(ctx: TaskContext, change: ExpiryChange): Promise<void>
     if (firstError !== undefined) ctx.logger.warn({ err: firstError }, 'stack expiry events left to the outbox relay');
   }
   await publishAuditFeed(ctx.js, change.audit, ctx.logger);
+  // As DELETE /stacks/{id} does: the agents prune the stack now, not at their next poll.
+  wakeAgents(ctx.nc, change.agentIds, ctx.logger);
 }
 
 /**
  * Expiring stacks (preview environments): announce (`stack.expiring`) those expiring within the
  * warning window, then delete those past expires_at (`stack.expired`, `stack.deleted`). The
- * agents drop the stack's resources when their next target-state poll returns the deletion
- * marker.
+ * agents associated with a deleted stack are woken, and drop its resources when their
+ * target state returns the deletion marker.
  */
 export const stackExpiryTask: MaintenanceTask = {
   name: 'stack-expiry',

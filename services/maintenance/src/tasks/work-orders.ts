@@ -1,22 +1,9 @@
-import { publishCore, SUBJECTS, type NatsConnection } from '@brokkr/bus';
-import type { AgentNotice } from '@brokkr/contracts';
-import type { Logger } from '@brokkr/logger';
 import { repeatWhileFull } from '../runner/batches.ts';
 import { promoteDueWorkOrderRetries } from '../sql/promote-due-work-order-retries.ts';
 import { releaseStaleWorkOrderClaims } from '../sql/release-stale-work-order-claims.ts';
 import { publishAuditFeed } from './audit-feed.ts';
 import type { MaintenanceTask } from './task.ts';
-
-/** The agents the orders target claim them now instead of at their next poll (a lost hint only costs that delay). */
-function wakeAgents(nc: NatsConnection, agentIds: Iterable<string>, logger: Logger): void {
-  for (const agentId of agentIds) {
-    try {
-      publishCore(nc, SUBJECTS.notifyAgent(agentId), { agent_id: agentId } satisfies AgentNotice);
-    } catch (err) {
-      logger.debug({ err, agentId }, 'agent wake-up not sent');
-    }
-  }
-}
+import { wakeAgents } from './wake-agents.ts';
 
 /**
  * Brokkr's work-order maintenance (every 10 s): due retries and stale claims become PENDING.

@@ -16,7 +16,7 @@ export interface TargetFigures {
 }
 
 /** CPU milliseconds per request of every process a side needs: api, PostgreSQL and (ours) nats-server. */
-export const cpuMs = (s: StepResult) => s.apiMsPerRequest + s.pgMsPerRequest + (Number.isNaN(s.natsMsPerRequest) ? 0 : s.natsMsPerRequest);
+const cpuMs = (s: StepResult) => s.apiMsPerRequest + s.pgMsPerRequest + (Number.isNaN(s.natsMsPerRequest) ? 0 : s.natsMsPerRequest);
 
 /**
  * A side's figures over its rounds. Contention from the rest of the machine only ever makes a
@@ -24,8 +24,7 @@ export const cpuMs = (s: StepResult) => s.apiMsPerRequest + s.pgMsPerRequest + (
  * lowest CPU per request and the highest rate it held in any round.
  */
 export function betterRound(rounds: SideRound[]): SideRound {
-  const cpu = (r: SideRound) => cpuMs(r.fixed);
-  const fixed = rounds.reduce((a, b) => (cpu(b) < cpu(a) ? b : a)).fixed;
+  const fixed = rounds.reduce((a, b) => (cpuMs(b.fixed) < cpuMs(a.fixed) ? b : a)).fixed;
   const searches = rounds.flatMap((r) => (r.search ? [r.search] : []));
   const search = searches.length > 0 ? searches.reduce((a, b) => (b.max > a.max ? b : a)) : undefined;
   return search ? { fixed, search } : { fixed };
@@ -55,6 +54,8 @@ export function machineLine(): string {
 
 const ok = (s: StepResult) => (holds(s) ? 'yes' : 'NO');
 const cpu = (v: number) => `${v.toFixed(0)}%`;
+/** nats-server's figures are NaN on Brokkr's side (it has no NATS). */
+const orDash = (v: number, format: (v: number) => string) => (Number.isNaN(v) ? '—' : format(v));
 
 /** Table columns: header, width, cell. */
 const COLUMNS: [string, number, (s: StepResult, label: string) => string][] = [
@@ -74,8 +75,8 @@ const COLUMNS: [string, number, (s: StepResult, label: string) => string][] = [
   ['pg CPU', 7, (s) => cpu(s.pgCpu)],
   ['ms/req', 7, (s) => s.pgMsPerRequest.toFixed(2)],
   ['stmts', 6, (s) => s.statementsPerRequest.toFixed(1)],
-  ['nats', 5, (s) => (Number.isNaN(s.natsCpu) ? '—' : cpu(s.natsCpu))],
-  ['ms/req', 7, (s) => (Number.isNaN(s.natsMsPerRequest) ? '—' : s.natsMsPerRequest.toFixed(2))],
+  ['nats', 5, (s) => orDash(s.natsCpu, cpu)],
+  ['ms/req', 7, (s) => orDash(s.natsMsPerRequest, (v) => v.toFixed(2))],
   ['sleeps', 7, (s) => s.apiSleepsPerRequest.toFixed(1)],
   ['k6 CPU', 7, (s) => cpu(s.k6Cpu)],
   [`p99<${P99_LIMIT_MS}`, 8, (s) => ok(s)],
@@ -123,7 +124,7 @@ const SUMMARY: [
   ['p99', 9, (s) => ms(s.p99), (s) => s.p99],
   ['api ms', 7, (s) => s.apiMsPerRequest.toFixed(2), (s) => s.apiMsPerRequest],
   ['pg ms', 7, (s) => s.pgMsPerRequest.toFixed(2), (s) => s.pgMsPerRequest],
-  ['nats ms', 7, (s) => (Number.isNaN(s.natsMsPerRequest) ? '—' : s.natsMsPerRequest.toFixed(2))],
+  ['nats ms', 7, (s) => orDash(s.natsMsPerRequest, (v) => v.toFixed(2))],
   ['CPU ms', 7, (s) => cpuMs(s).toFixed(2), cpuMs],
   ['sleeps', 6, (s) => s.apiSleepsPerRequest.toFixed(1), (s) => s.apiSleepsPerRequest],
   ['stmts', 6, (s) => s.statementsPerRequest.toFixed(1), (s) => s.statementsPerRequest],

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 //
 // - copies of primary keys: agents (id), stacks (id), admin_role (id);
 // - (parent id) beside UNIQUE (parent id, …): agent_labels, agent_annotations, agent_targets,
-//   agent_generator_registrations, deployment_health (written by every health report),
+//   agent_generator_registrations, deployment_health (a row per agent and object reported),
 //   stack_labels, stack_annotations, template_labels, template_annotations, template_targets,
 //   rendered_deployment_objects (its UNIQUE is on the same single column);
 // - stack_annotations (key) beside (key, value).

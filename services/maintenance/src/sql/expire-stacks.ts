@@ -29,11 +29,14 @@ const outboxInsert = (events: string) => `
 // brokkr_stack_agents (migration 0014) is the association rule read from the stack side. Called
 // in the deleting statement, it sees the statement's snapshot: the stacks' labels, annotations
 // and targets as they were, which the soft delete does not touch anyway.
-const resultSelect = (wake: boolean) => `
+const CHANGED_STACKS_AGENTS = `ARRAY(SELECT DISTINCT sa.agent_id::text FROM changed c CROSS JOIN LATERAL brokkr_stack_agents(c.id) sa)`;
+const NO_AGENTS = `'{}'::text[]`;
+
+const resultSelect = (agentIds: string) => `
   SELECT (SELECT count(*) FROM changed)::int AS count,
          (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]') FROM outboxed o) AS events,
          (SELECT coalesce(jsonb_agg(to_jsonb(a)), '[]') FROM audited a) AS audit,
-         ${wake ? `ARRAY(SELECT DISTINCT sa.agent_id::text FROM changed c CROSS JOIN LATERAL brokkr_stack_agents(c.id) sa)` : `'{}'::text[]`} AS "agentIds"`;
+         ${agentIds} AS "agentIds"`;
 
 const expiringData = `jsonb_build_object('stack_id', c.id, 'name', c.name, 'expires_at', ${iso('c.expires_at')})`;
 
@@ -59,7 +62,7 @@ export async function announceExpiringStacks(db: TaskClient, warningSeconds: num
        SELECT gen_random_uuid() AS id, 'stack.expiring'::text AS event_type, ${expiringData} AS data, 1 AS ord FROM changed c
      ), outboxed AS (${outboxInsert('events')}),
      audited AS (SELECT NULL::int WHERE false)
-     ${resultSelect(false)}`,
+     ${resultSelect(NO_AGENTS)}`,
     [warningSeconds, limit],
   );
   return rows[0]!;
@@ -102,7 +105,7 @@ export async function expireDueStacks(db: TaskClient, limit: number): Promise<Ex
          FROM changed c
        RETURNING id, timestamp, actor_type, actor_id, action, resource_type, resource_id, details, ip_address, user_agent
      )
-     ${resultSelect(true)}`,
+     ${resultSelect(CHANGED_STACKS_AGENTS)}`,
     [limit],
   );
   return rows[0]!;

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import type { Preview } from '@brokkr/contracts';
 import { eventually, startKubeApiServer, useTestInfra, type KubeApiServer } from '@brokkr/testkit';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import {
@@ -274,29 +276,143 @@ describe('agent reconciliation (end to end)', function () {
     });
   });
 
-  describe('ownership', () => {
-    it("takes over the fields it applies on someone else's object of the same name, but never deletes it", async () => {
-      await kubectl.create('/api/v1/namespaces/default/configmaps', {
-        metadata: { name: 'shared', labels: { team: 'ops' } },
-        data: { color: 'theirs', note: 'kept' },
-      });
+  describe('ownership (shared clusters)', () => {
+    const STACK = 'k8s.brokkr.io/stack';
+    const OWNER = 'brokkr.io/owner-id';
+    /** A document of the manifest that opts in to adopting the live object of its name. */
+    const adopting = (doc: string) =>
+      doc.replace('  labels: {app: demo}', '  labels: {app: demo}\n  annotations: {brokkr.io/adopt-existing: "true"}');
+    const secret = (name: string, labels: Record<string, string>, password: string) =>
+      `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\n  namespace: default\n  labels: ${JSON.stringify(labels)}\nstringData:\n  password: ${password}\n`;
+
+    async function newStack(): Promise<string> {
       const stack = await createStack(broker.admin);
       await target(broker.admin, agent.id, stack);
+      return stack;
+    }
+
+    it("refuses an object another stack's label claims (a FAILURE naming that stack), leaves it untouched, never prunes or deletes it", async () => {
+      const [a, b] = [await newStack(), await newStack()];
+      const dA = await deploy(broker.admin, a, stream(configMap('default', 'held-by-a', { who: 'a' })));
+      await eventFor(dA, 'SUCCESS');
+      const held = await kubectl.get(cm('default', 'held-by-a'));
+
+      const takeover = await deploy(
+        broker.admin,
+        b,
+        stream(configMap('default', 'held-by-a', { who: 'b' }), configMap('default', 'held-by-b', { who: 'b' })),
+      );
+      const failure = await eventFor(takeover, 'FAILURE', 'APPLIED');
+      expect(failure.message).to.include(`ConfigMap 'default/held-by-a' belongs to stack ${a} (label ${STACK})`);
+      expect(await kubectl.get(cm('default', 'held-by-b')), 'nothing of the refused pass is written').to.equal(undefined);
+
+      // Stack B drops the object, then is deleted: neither its prune nor its deletion reaches A's object.
+      const dropped = await deploy(broker.admin, b, stream(configMap('default', 'held-by-b', { who: 'b' })));
+      await eventFor(dropped, 'SUCCESS');
+      const marker = await deploy(broker.admin, b, '', true);
+      await eventFor(marker, 'SUCCESS', 'DELETED');
+      expect(await kubectl.get(cm('default', 'held-by-b'))).to.equal(undefined);
+      const after = await kubectl.get(cm('default', 'held-by-a'));
+      expect(after.metadata.resourceVersion, 'never written').to.equal(held.metadata.resourceVersion);
+      expect(after.data).to.deep.equal({ who: 'a' });
+      expect(after.metadata.labels).to.include({ [STACK]: a, [OWNER]: agent.id });
+    });
+
+    it("refuses an object no stack manages unless the manifest adopts it; an adopted object is the stack's to prune", async () => {
+      for (const name of ['shared', 'found']) {
+        await kubectl.create('/api/v1/namespaces/default/configmaps', {
+          metadata: { name, labels: { team: 'ops' } },
+          data: { color: 'theirs', note: 'kept' },
+        });
+      }
+      const [shared, found] = [await kubectl.get(cm('default', 'shared')), await kubectl.get(cm('default', 'found'))];
+      const stack = await newStack();
       const d1 = await deploy(
         broker.admin,
         stack,
-        stream(configMap('default', 'shared', { color: 'ours' }), configMap('default', 'mine', { a: '1' })),
+        stream(
+          configMap('default', 'shared', { color: 'ours' }),
+          configMap('default', 'found', { color: 'ours' }),
+          configMap('default', 'mine', { a: '1' }),
+        ),
       );
-      await eventFor(d1, 'SUCCESS');
-      const shared = await kubectl.get(cm('default', 'shared'));
-      expect(shared.data).to.deep.equal({ color: 'ours', note: 'kept' });
-      expect(shared.metadata.labels).to.include({ team: 'ops', 'k8s.brokkr.io/stack': stack });
-      expect(shared.metadata.labels).to.not.have.property('brokkr.io/owner-id');
-      expect((await kubectl.get(cm('default', 'mine'))).metadata.labels).to.have.property('brokkr.io/owner-id', agent.id);
-      const d2 = await deploy(broker.admin, stack, stream(configMap('default', 'mine', { a: '2' })));
+      const failure = await eventFor(d1, 'FAILURE');
+      for (const name of ['shared', 'found']) {
+        expect(failure.message).to.include(`ConfigMap 'default/${name}' already exists and no stack manages it`);
+      }
+      expect(failure.message).to.include('brokkr.io/adopt-existing: "true"');
+      expect((await kubectl.get(cm('default', 'found'))).metadata.resourceVersion).to.equal(found.metadata.resourceVersion);
+      expect(await kubectl.get(cm('default', 'mine'))).to.equal(undefined);
+
+      const d2 = await deploy(
+        broker.admin,
+        stack,
+        stream(adopting(configMap('default', 'found', { color: 'ours' })), configMap('default', 'mine', { a: '1' })),
+      );
       await eventFor(d2, 'SUCCESS');
-      expect((await kubectl.get(cm('default', 'mine'))).data.a).to.equal('2');
-      expect(await kubectl.get(cm('default', 'shared')), 'not ours: not pruned').to.not.equal(undefined);
+      const adopted = await kubectl.get(cm('default', 'found'));
+      expect(adopted.data).to.deep.equal({ color: 'ours', note: 'kept' });
+      expect(adopted.metadata.labels).to.include({ team: 'ops', [STACK]: stack, [OWNER]: agent.id });
+
+      const d3 = await deploy(broker.admin, stack, stream(configMap('default', 'mine', { a: '2' })));
+      await eventFor(d3, 'SUCCESS');
+      await eventually(async () => !(await kubectl.get(cm('default', 'found'))), { timeoutMs: 60_000, what: 'the adopted object pruned' });
+      const untouched = await kubectl.get(cm('default', 'shared'));
+      expect(untouched.metadata.resourceVersion, 'never adopted, never written').to.equal(shared.metadata.resourceVersion);
+      expect(untouched.metadata.labels).to.deep.equal({ team: 'ops' });
+    });
+
+    it("previews an object the stack may not apply over as a conflict, with none of the live object's values", async () => {
+      const other = randomUUID();
+      const live = [
+        { name: 'db-creds', labels: { [STACK]: other, team: 'payments' }, password: 'hunter2' },
+        { name: 'legacy-creds', labels: { team: 'treasury' }, password: 'swordfish' },
+        { name: 'adopt-creds', labels: { team: 'finance' }, password: 'opensesame' },
+      ];
+      for (const s of live) {
+        await kubectl.create('/api/v1/namespaces/default/secrets', {
+          metadata: { name: s.name, labels: s.labels, annotations: { rotated: `by-vault-${s.name}` } },
+          stringData: { password: s.password },
+        });
+      }
+      const stack = await newStack();
+      const yaml = stream(
+        secret('db-creds', { team: 'web' }, 'mine'),
+        secret('legacy-creds', { team: 'web' }, 'mine'),
+        secret('adopt-creds', { team: 'web' }, 'mine').replace('  labels:', '  annotations: {brokkr.io/adopt-existing: "true"}\n  labels:'),
+      );
+      const created = await broker.admin.post<Preview>(`/stacks/${stack}/previews`, { yaml_content: yaml });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const preview = await eventually(
+        async () => {
+          const p = (await broker.admin.get<Preview>(`/previews/${created.body.id}`)).body;
+          return p.status === 'completed' ? p : undefined;
+        },
+        { timeoutMs: 60_000, what: 'the preview result' },
+      );
+      const result = preview.agents.find((r) => r.agent_id === agent.id)!;
+      const byName = (name: string) => result.objects.find((o) => o.name === name)!;
+      expect(byName('db-creds')).to.deep.include({ action: null, diff: [] });
+      expect(byName('db-creds').error).to.equal(
+        `conflict: Secret 'default/db-creds' belongs to stack ${other} (label ${STACK}): a stack never applies over another stack's object`,
+      );
+      expect(byName('legacy-creds')).to.deep.include({ action: null, diff: [] });
+      expect(byName('legacy-creds').error).to.match(/^conflict: Secret 'default\/legacy-creds' already exists and no stack manages it/);
+      const adopt = byName('adopt-creds');
+      expect(adopt.action).to.equal('changed');
+      expect(adopt.note).to.match(/adopted into this stack/);
+      expect(adopt.diff.map((c) => c.path)).to.include.members(['data.password', 'metadata.labels.team']);
+      expect(adopt.diff.every((c) => c.before === null)).to.equal(true);
+      const text = JSON.stringify(result);
+      for (const s of live) {
+        for (const value of [s.password, Buffer.from(s.password).toString('base64'), s.labels.team, `by-vault-${s.name}`]) {
+          expect(text, 'a live value in the preview').to.not.include(value);
+        }
+      }
+      expect(await kubectl.get('/api/v1/namespaces/default/secrets/adopt-creds')).to.have.nested.property(
+        'metadata.labels.team',
+        'finance',
+      );
     });
   });
 

@@ -13,6 +13,8 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
   deletionTimestamp?: string;
+  /** Who wrote which fields; an ownership refusal names these managers. */
+  managedFields?: { manager?: string }[];
 }
 
 export interface LiveResource {
@@ -29,6 +31,7 @@ interface ListPage<T> {
 
 /** Only metadata travels: the inventory never needs specs, and a list of Secrets stays small. */
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const OBJECT_METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 const PAGE_SIZE = '500';
 
 /** Object-level verbs over any resource type: server-side apply, get, delete, list. */
@@ -60,6 +63,19 @@ export class KubeObjects {
   async get(resource: ApiResource, namespace: string | undefined, name: string): Promise<LiveResource | undefined> {
     try {
       return await this.kube.request<LiveResource>('GET', objectPath(resource, namespace, name));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** The object's metadata only (a Secret's data never travels), or undefined when it does not exist. */
+  async getMetadata(resource: ApiResource, namespace: string | undefined, name: string): Promise<ObjectMeta | undefined> {
+    try {
+      const res = await this.kube.request<{ metadata: ObjectMeta }>('GET', objectPath(resource, namespace, name), {
+        accept: OBJECT_METADATA_ONLY,
+      });
+      return res.metadata;
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;

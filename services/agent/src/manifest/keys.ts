@@ -14,5 +14,11 @@ export const OWNER_ANNOTATION = OWNER_LABEL;
 
 /** The one field manager for every apply, so each apply owns exactly the fields of the last one. */
 export const FIELD_MANAGER = 'brokkr-agent';
+/**
+ * Set to "true" on an object in a stack's manifest, it lets the stack adopt a live object of the
+ * same name that no stack manages (docs/security.md, "Agents in shared clusters"). Objects another
+ * stack's label claims are never adopted.
+ */
+export const ADOPT_ANNOTATION = 'brokkr.io/adopt-existing';
 /** On every object a work order applies or creates (never a stack label: reconciliation leaves them alone). */
 export const WORK_ORDER_LABEL = 'brokkr.io/work-order-id';

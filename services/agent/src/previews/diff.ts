@@ -74,8 +74,13 @@ export interface FieldDiff {
   truncated: boolean;
 }
 
+export interface DiffOptions {
+  /** The live object is not the stack's yet (it is being adopted): its current values are not shown, only the paths and the new values. */
+  withholdBefore?: boolean;
+}
+
 /** A compact diff of the live object against the dry-run result: at most PREVIEW_LIMITS.diffPaths paths, values cut short. */
-export function fieldDiff(live: Record<string, Json>, dryRun: Record<string, Json>): FieldDiff {
+export function fieldDiff(live: Record<string, Json>, dryRun: Record<string, Json>, options: DiffOptions = {}): FieldDiff {
   const before = comparable(live);
   const after = comparable(dryRun);
   const paths: string[] = [];
@@ -86,7 +91,7 @@ export function fieldDiff(live: Record<string, Json>, dryRun: Record<string, Jso
     .map((path) =>
       withheld(kind, path)
         ? { path, before: null, after: null }
-        : { path, before: shown(valueAt(before, path)), after: shown(valueAt(after, path)) },
+        : { path, before: options.withholdBefore ? null : shown(valueAt(before, path)), after: shown(valueAt(after, path)) },
     );
   return { changes, truncated: paths.length > PREVIEW_LIMITS.diffPaths };
 }

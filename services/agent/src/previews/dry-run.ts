@@ -3,10 +3,12 @@ import { PREVIEW_LIMITS, type PendingPreview, type PreviewObjectResult } from '@
 import type { ApiResource } from '../kube/discovery.ts';
 import { isNotFound } from '../kube/errors.ts';
 import type { LiveResource } from '../kube/objects.ts';
-import { OWNER_LABEL } from '../manifest/keys.ts';
+import { ADOPT_ANNOTATION } from '../manifest/keys.ts';
 import { parseManifests, type KubeObject } from '../manifest/parse.ts';
 import { takeInventory, objectKey, type InventoryScope, type LiveObject } from '../reconcile/inventory.ts';
 import { stamp } from '../manifest/stamp.ts';
+import { ownedAfterApply, stackClaim, type ClaimRule } from '../reconcile/ownership.ts';
+import { describe } from '../reconcile/plan.ts';
 import { mapLimit } from '../util/async.ts';
 import { fieldDiff } from './diff.ts';
 
@@ -77,32 +79,56 @@ function refused(scope: DryRunScope, shown: Shown, err: unknown, isNew: boolean)
   return { ...shown, action: null, error: messageOf(err) };
 }
 
+/** How one stack's preview treats live objects: its stamp, and the reconciler's claim rule. */
+interface StackRules {
+  stampOf: Stamp;
+  claim: ClaimRule;
+}
+
+/**
+ * An object the stack may not apply over: the refusal the reconciler would report, and nothing of
+ * the live object (whose values belong to someone else).
+ */
+const conflict = (shown: Shown, doc: KubeObject, reason: string): PreviewObjectResult => ({
+  ...shown,
+  action: null,
+  error: cut(`conflict: ${describe(doc)} ${reason}`),
+});
+
 /** The dry-run apply of one resolved object, compared with the live one. */
-async function dryRunOne(scope: DryRunScope, doc: KubeObject, resource: ApiResource, stampOf: Stamp): Promise<PreviewObjectResult> {
+async function dryRunOne(scope: DryRunScope, doc: KubeObject, resource: ApiResource, rules: StackRules): Promise<PreviewObjectResult> {
   const namespace = namespaceOf(scope, doc, resource);
   const shown = shownOf(doc, namespace ?? null);
   if (namespace !== undefined && scope.watchNamespace && namespace !== scope.watchNamespace) {
     return { ...shown, action: null, error: `in namespace ${namespace}, but this agent only manages namespace ${scope.watchNamespace}` };
   }
   const live = await scope.objects.get(resource, namespace, doc.metadata.name);
-  const owned = !live || live.metadata.labels?.[OWNER_LABEL] === scope.agentId;
+  const claim = rules.claim(doc, live?.metadata);
+  if (claim.verdict === 'refused') return conflict(shown, doc, claim.reason);
   let after: LiveResource;
   try {
-    after = await scope.objects.apply(resource, stampOf(doc, owned, namespace), true);
+    after = await scope.objects.apply(resource, rules.stampOf(doc, ownedAfterApply(live?.metadata, scope.agentId, claim), namespace), true);
   } catch (err) {
     return refused(scope, shown, err, !live);
   }
   if (!live) return { ...shown, action: 'created' };
-  const { changes, truncated } = fieldDiff(live as Record<string, unknown>, after as Record<string, unknown>);
-  return { ...shown, action: changes.length ? 'changed' : 'unchanged', diff: changes, diff_truncated: truncated };
+  const adopted = claim.verdict === 'adopt';
+  const { changes, truncated } = fieldDiff(live as Record<string, unknown>, after as Record<string, unknown>, { withholdBefore: adopted });
+  return {
+    ...shown,
+    action: changes.length ? 'changed' : 'unchanged',
+    diff: changes,
+    diff_truncated: truncated,
+    note: adopted ? `adopted into this stack (${ADOPT_ANNOTATION}): its current values are not shown` : null,
+  };
 }
 
 /** One document: resolve, read the live object, dry-run apply exactly as the reconciler applies, compare. */
-async function previewOne(scope: DryRunScope, doc: KubeObject, stampOf: Stamp, defined: Set<string>): Promise<OneResult> {
+async function previewOne(scope: DryRunScope, doc: KubeObject, rules: StackRules, defined: Set<string>): Promise<OneResult> {
   const resource = await scope.discovery.resolve(doc.apiVersion, doc.kind);
   if (!resource) return unresolved(doc, defined);
   const namespace = namespaceOf(scope, doc, resource);
-  return { key: objectKey(resource, namespace, doc.metadata.name), result: await dryRunOne(scope, doc, resource, stampOf) };
+  return { key: objectKey(resource, namespace, doc.metadata.name), result: await dryRunOne(scope, doc, resource, rules) };
 }
 
 function pruned(live: LiveObject): PreviewObjectResult {
@@ -124,6 +150,8 @@ function pruned(live: LiveObject): PreviewObjectResult {
  * server-side applied with `dryRun=All` (same field manager, force and strict field validation
  * as the reconciler, same stamp), the answer compared with the live object; the stack's live
  * objects (the reconciler's inventory) that the preview does not contain are listed as pruned.
+ * An object the reconciler would refuse to apply over (reconcile/ownership.ts) is reported as a
+ * conflict, without a dry run and without any of its values.
  */
 export async function previewOnCluster(scope: DryRunScope, preview: PendingPreview): Promise<PreviewOutcome> {
   let docs: KubeObject[];
@@ -140,10 +168,10 @@ export async function previewOnCluster(scope: DryRunScope, preview: PendingPrevi
   }
   const checksum = createHash('sha256').update(preview.yaml_content).digest('hex');
   const stampCtx = { stackId: preview.stack_id, checksum, objectId: preview.id, agentId: scope.agentId };
-  const stampOf: Stamp = (o, isOwned, ns) => stamp(o, stampCtx, isOwned, ns);
+  const rules: StackRules = { stampOf: (o, isOwned, ns) => stamp(o, stampCtx, isOwned, ns), claim: stackClaim(preview.stack_id) };
   const newNamespaces = new Set(docs.filter((d) => d.kind === 'Namespace' && d.apiVersion === 'v1').map((d) => d.metadata.name));
   const defined = kindsDefinedBy(docs);
-  const settled = await mapLimit(docs, scope.concurrency, (doc) => previewOne({ ...scope, newNamespaces }, doc, stampOf, defined));
+  const settled = await mapLimit(docs, scope.concurrency, (doc) => previewOne({ ...scope, newNamespaces }, doc, rules, defined));
   const keys = new Set<string>();
   const objects = settled.map((s, i) => {
     if (s.status === 'fulfilled') {

@@ -5,6 +5,7 @@ import { parseManifests, type KubeObject } from '../manifest/parse.ts';
 import { mapLimit } from '../util/async.ts';
 import { waitForCrds } from './crds.ts';
 import { ReconcileError } from './errors.ts';
+import { stackClaim, type ClaimRule } from './ownership.ts';
 import { describe, planObjects, stackStamper, type PlanContext, type PlannedObject, type Stamper } from './plan.ts';
 
 export interface ApplyContext extends PlanContext {
@@ -69,7 +70,9 @@ async function rollbackNamespaces(ctx: ApplyContext, created: PlannedObject[]): 
  * One deployment object onto the cluster: CRDs (then wait until they are served), Namespaces,
  * other cluster-scoped objects, namespaced objects. Every phase is dry-run first, so an invalid
  * object fails the pass before anything of its phase is written. On failure, namespaces this pass
- * created are deleted again; nothing is pruned (the caller prunes only after success).
+ * created are deleted again; nothing is pruned (the caller prunes only after success). An object
+ * of the same name that another stack holds, or that no stack holds and the manifest does not
+ * adopt, fails the pass (reconcile/ownership.ts).
  */
 export function applyStack(ctx: ApplyContext, dobj: DeploymentObject): Promise<AppliedStack> {
   const docs = parseManifests(dobj.yaml_content);
@@ -77,16 +80,20 @@ export function applyStack(ctx: ApplyContext, dobj: DeploymentObject): Promise<A
     ctx,
     docs,
     stackStamper({ stackId: dobj.stack_id, checksum: dobj.yaml_checksum, objectId: dobj.id, agentId: ctx.agentId }),
+    stackClaim(dobj.stack_id),
   );
 }
 
-/** The ordered, dry-run-first apply of `applyStack` for any parsed objects and stamp (work orders use it too). */
-export async function applyObjects(ctx: ApplyContext, docs: KubeObject[], stamper: Stamper): Promise<AppliedStack> {
+/**
+ * The ordered, dry-run-first apply of `applyStack` for any parsed objects and stamp (work orders
+ * use it too, without a claim rule: an admin's order applies over whatever is there).
+ */
+export async function applyObjects(ctx: ApplyContext, docs: KubeObject[], stamper: Stamper, claim?: ClaimRule): Promise<AppliedStack> {
   const applied: AppliedStack = { planned: [], uids: new Set(), namespaces: new Set(), changed: [] };
   const createdNamespaces: PlannedObject[] = [];
   try {
-    const crds = await planObjects(ctx, docs.filter(isCrd), stamper);
-    const namespaces = await planObjects(ctx, docs.filter(isNamespace), stamper);
+    const crds = await planObjects(ctx, docs.filter(isCrd), stamper, claim);
+    const namespaces = await planObjects(ctx, docs.filter(isNamespace), stamper, claim);
     await runPhase(ctx, [...crds, ...namespaces], 'dry-run');
     await runPhase(ctx, crds, 'apply', applied);
     if (crds.length) await waitForCrds(ctx.objects, ctx.discovery, crds, ctx.crdEstablishedTimeoutMs);
@@ -96,6 +103,7 @@ export async function applyObjects(ctx: ApplyContext, docs: KubeObject[], stampe
       ctx,
       docs.filter((d) => !isCrd(d) && !isNamespace(d)),
       stamper,
+      claim,
     );
     const clusterScoped = rest.filter((p) => !p.resource.namespaced);
     const namespaced = rest.filter((p) => p.resource.namespaced);

@@ -1,11 +1,11 @@
 import type { Discovery, ApiResource } from '../kube/discovery.ts';
 import type { KubeObjects } from '../kube/objects.ts';
-import { OWNER_LABEL } from '../manifest/keys.ts';
 import type { KubeObject } from '../manifest/parse.ts';
 import { stamp, type StampContext } from '../manifest/stamp.ts';
 import { mapLimit } from '../util/async.ts';
 import { ReconcileError } from './errors.ts';
 import { objectKey, type Inventory } from './inventory.ts';
+import { ownedAfterApply, type ClaimRule } from './ownership.ts';
 
 /** One manifest object, resolved to its resource type and namespace and stamped, ready to apply. */
 export interface PlannedObject {
@@ -35,29 +35,35 @@ export const describe = (o: { kind: string; metadata: { name: string; namespace?
 /** Stamps an object for apply: a deployment object's labels and annotations, or a work order's. */
 export type Stamper = (object: KubeObject, owned: boolean, namespace: string | undefined) => KubeObject;
 
-async function planOne(ctx: PlanContext, doc: KubeObject, stamper: Stamper): Promise<PlannedObject> {
-  const resource = await ctx.discovery.resolve(doc.apiVersion, doc.kind);
-  if (!resource)
-    throw new Error(`Unable to resolve ${doc.apiVersion}, Kind=${doc.kind} for ${describe(doc)}: no such resource type in the cluster`);
+/** Where a namespaced object goes (its own, else the watched one, else default); refused outside the watched one. */
+function namespaceOf(ctx: PlanContext, doc: KubeObject, resource: ApiResource): string | undefined {
   const namespace = resource.namespaced ? (doc.metadata.namespace ?? ctx.watchNamespace ?? 'default') : undefined;
   if (namespace !== undefined && ctx.watchNamespace && namespace !== ctx.watchNamespace) {
     throw new Error(`${describe(doc)} is in namespace ${namespace}, but this agent only manages namespace ${ctx.watchNamespace}`);
   }
+  return namespace;
+}
+
+async function planOne(ctx: PlanContext, doc: KubeObject, stamper: Stamper, claim: ClaimRule | undefined): Promise<PlannedObject> {
+  const resource = await ctx.discovery.resolve(doc.apiVersion, doc.kind);
+  if (!resource)
+    throw new Error(`Unable to resolve ${doc.apiVersion}, Kind=${doc.kind} for ${describe(doc)}: no such resource type in the cluster`);
+  const namespace = namespaceOf(ctx, doc, resource);
   const key = objectKey(resource, namespace, doc.metadata.name);
-  const known = ctx.inventory.byKey.get(key);
-  let existed = known !== undefined;
-  let owned = true;
-  let previousVersion = known?.meta.resourceVersion;
-  if (!known) {
-    // Not in our inventory: new, or someone else's object of the same name.
-    const live = await ctx.objects.get(resource, namespace, doc.metadata.name);
-    if (live) {
-      existed = true;
-      owned = live.metadata.labels?.[OWNER_LABEL] === ctx.agentId;
-      previousVersion = live.metadata.resourceVersion;
-    }
-  }
-  return { object: stamper(doc, owned, namespace), resource, namespace, key, existed, owned, previousVersion };
+  // Not in our inventory: new, or someone else's object of the same name (its metadata says whose).
+  const live = ctx.inventory.byKey.get(key)?.meta ?? (await ctx.objects.getMetadata(resource, namespace, doc.metadata.name));
+  const verdict = claim?.(doc, live);
+  if (verdict?.verdict === 'refused') throw new Error(`${describe(doc)} ${verdict.reason}`);
+  const owned = ownedAfterApply(live, ctx.agentId, verdict);
+  return {
+    object: stamper(doc, owned, namespace),
+    resource,
+    namespace,
+    key,
+    existed: live !== undefined,
+    owned,
+    previousVersion: live?.resourceVersion,
+  };
 }
 
 /** A deployment object's stamp (stack, owner, checksum, object id). */
@@ -66,9 +72,12 @@ export const stackStamper =
   (object, owned, namespace) =>
     stamp(object, stampCtx, owned, namespace);
 
-/** Plans every document; all resolution problems are reported together. */
-export async function planObjects(ctx: PlanContext, docs: KubeObject[], stamper: Stamper): Promise<PlannedObject[]> {
-  const results = await mapLimit(docs, ctx.concurrency, (doc) => planOne(ctx, doc, stamper));
+/**
+ * Plans every document; all resolution problems (and ownership refusals, when a claim rule is
+ * given) are reported together, before anything of the phase is written.
+ */
+export async function planObjects(ctx: PlanContext, docs: KubeObject[], stamper: Stamper, claim?: ClaimRule): Promise<PlannedObject[]> {
+  const results = await mapLimit(docs, ctx.concurrency, (doc) => planOne(ctx, doc, stamper, claim));
   const rejected = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
   if (rejected.length) throw ReconcileError.from(rejected, (err) => (err as Error).message);
   return results.map((r) => (r as PromiseFulfilledResult<PlannedObject>).value);

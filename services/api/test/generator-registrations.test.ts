@@ -22,8 +22,8 @@ describe('api generator registrations', () => {
     try {
       const res = await api.admin.post(`/generators/${generator.id}/register`, { agent_id: agent.id });
       expect(res.status).to.equal(201);
-      expect(res.body).to.include({ agent_id: agent.id, generator_id: generator.id });
-      expect(res.body).to.have.all.keys('id', 'agent_id', 'generator_id', 'registered_at');
+      expect(res.body).to.include({ agent_id: agent.id, generator_id: generator.id, status: 'approved' });
+      expect(res.body).to.have.all.keys('id', 'agent_id', 'generator_id', 'registered_at', 'status');
       await eventually(() => notifications.messages.length > 0, { what: 'agent notification' });
       const again = await api.admin.post(`/generators/${generator.id}/register`, { agent_id: agent.id });
       expect(again.status).to.equal(409);
@@ -38,17 +38,17 @@ describe('api generator registrations', () => {
     expect(entry.details).to.deep.equal({ generator_id: generator.id });
   });
 
-  it('lets an agent register itself with `{}` (body ignored) and audits the agent as actor', async () => {
+  it('lets an agent ask to register itself with `{}` (body ignored) and audits the agent as actor', async () => {
     const { generator } = await createGenerator(api.admin);
     const agent = await insertAgentRow(api.sql);
     const other = await insertAgentRow(api.sql);
     const res = await api.admin.as(agent.pak).post(`/generators/${generator.id}/register`, { agent_id: other.id });
     expect(res.status).to.equal(201);
-    expect(res.body.agent_id).to.equal(agent.id);
+    expect(res.body).to.include({ agent_id: agent.id, status: 'pending' });
     const empty = await api.admin.as(other.pak).request('POST', `/generators/${generator.id}/register`);
     expect(empty.status).to.equal(201);
     const entry = await eventually(async () =>
-      (await auditMessages(api.natsUrl, 'agent.registered')).find((e) => e.resource_id === agent.id),
+      (await auditMessages(api.natsUrl, 'agent.registration_requested')).find((e) => e.resource_id === agent.id),
     );
     expect(entry).to.include({ actor_type: 'agent', actor_id: agent.id });
   });

@@ -1,18 +1,23 @@
 import type { Queryable } from '@brokkr/db';
 import { isAdminOrGenerator } from '../../auth/guards.ts';
+import type { Identity } from '../../auth/identity.ts';
+import type { TxScope } from '../../events/transact.ts';
 import { errorKind, raising } from '../../http/api-error.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
 import { agentToRegister } from './access.ts';
-import { registrationBodySchema, registrationSchema } from './schemas.ts';
+import { registrationBodySchema, registrationOutcomeSchema, registrationSchema } from './schemas.ts';
 import { deleteRegistration } from './sql/deregister-agent.ts';
-import { findLiveGenerator, listAgentRegistrations, listRegistrations, liveAgentExists } from './sql/queries.ts';
+import { findLiveGenerator, listAgentRegistrations, listRegistrations, liveAgentExists, type RegistrationRow } from './sql/queries.ts';
 import { insertRegistration } from './sql/register-agent.ts';
+import { deleteRegistrationRequest, insertRegistrationRequest, isRegistered } from './sql/registration-requests.ts';
 
 /**
- * Agent ↔ generator registrations: the agent's consent to a generator's label/annotation
- * targeting. Changing one wakes the agent (its target state may differ).
+ * Agent ↔ generator registrations: consent on both sides to the generator's label/annotation
+ * targeting (docs/security.md). An admin's registration is in effect at once; an agent's own is
+ * a request the generator or an admin approves (registration-request-routes.ts). Changing a
+ * registration wakes the agent (its target state may differ).
  */
 
 const tags = ['generators'];
@@ -21,6 +26,31 @@ const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 const alreadyRegistered = errorKind(409, 'already_registered', 'The agent is already registered with this generator');
 const notAuthorized = errorKind(403, 'not_authorized', 'Access denied to this generator');
 const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator is not a tenant');
+const alreadyRequested = errorKind(
+  409,
+  'registration_pending',
+  'The agent already asked to register with this generator; the generator or an admin must approve it',
+);
+
+type RegistrationOutcome = RegistrationRow & { status: 'approved' | 'pending' };
+
+/** The admin's side of the consent is given by the call itself; the agent's creates a request. */
+const registerOrRequest = raising(
+  async (tx: TxScope, identity: Identity, agentId: string, generatorId: string): Promise<RegistrationOutcome> => {
+    if (identity.admin) {
+      const row = await insertRegistration(tx.client, agentId, generatorId);
+      if (!row) throw alreadyRegistered();
+      tx.notifyAgents([agentId]);
+      return { ...row, status: 'approved' };
+    }
+    const request = await insertRegistrationRequest(tx.client, agentId, generatorId);
+    if (!request) throw (await isRegistered(tx.client, agentId, generatorId)) ? alreadyRegistered() : alreadyRequested();
+    const { requested_at: registeredAt, ...ids } = request;
+    return { ...ids, registered_at: registeredAt, status: 'pending' };
+  },
+  alreadyRegistered,
+  alreadyRequested,
+);
 
 const requireLive = raising(
   async (db: Queryable, generatorId: string, agentId: string): Promise<void> => {
@@ -36,37 +66,38 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
     method: 'post',
     path: '/generators/:id/register',
     summary: 'Register an agent with a generator (its stacks then match the agent by label/annotation)',
+    description:
+      "An admin's registration is in effect at once (`status: approved`). An agent registering itself only asks " +
+      "(`status: pending`): it gets none of the generator's stacks until the generator or an admin approves " +
+      'the request (`POST /generators/{id}/registration-requests/{agent_id}/approve`).',
     tags,
     access: 'any',
     params: idParams,
     body: registrationBodySchema,
     bodyMode: 'optional-json',
-    responses: { 201: { description: 'The registration', schema: registrationSchema } },
-    errors: [agentToRegister, requireLive, alreadyRegistered],
+    responses: { 201: { description: 'The registration, or the pending request', schema: registrationOutcomeSchema } },
+    errors: [agentToRegister, requireLive, registerOrRequest],
     async handler({ params, body, identity, ctx }) {
       const agentId = agentToRegister(identity, body);
-      const registration = await ctx.transact(async (tx) => {
+      const outcome = await ctx.transact(async (tx) => {
         await requireLive(tx.client, params.id, agentId);
-        const row = await insertRegistration(tx.client, agentId, params.id);
-        if (!row) throw alreadyRegistered();
-        tx.notifyAgents([agentId]);
-        return row;
+        return registerOrRequest(tx, identity, agentId, params.id);
       });
       await ctx.audit({
         actor: identity,
-        action: 'agent.registered',
+        action: outcome.status === 'approved' ? 'agent.registered' : 'agent.registration_requested',
         resourceType: 'agent',
         resourceId: agentId,
         details: { generator_id: params.id },
       });
-      return json(201, registration);
+      return json(201, outcome);
     },
   }),
 
   defineRoute({
     method: 'delete',
     path: '/generators/:id/register',
-    summary: "Deregister an agent from a generator (also removes the agent's targets on its stacks)",
+    summary: "Deregister an agent from a generator (also removes the agent's targets on its stacks and its pending request)",
     tags,
     access: 'any',
     params: idParams,
@@ -78,6 +109,7 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
       const agentId = agentToRegister(identity, body);
       const removed = await ctx.transact(async (tx) => {
         if (!(await findLiveGenerator(tx.client, params.id))) throw generatorNotFound();
+        await deleteRegistrationRequest(tx.client, agentId, params.id);
         const existed = await deleteRegistration(tx.client, agentId, params.id);
         if (existed) tx.notifyAgents([agentId]);
         return existed;

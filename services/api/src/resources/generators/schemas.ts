@@ -35,4 +35,30 @@ export const registrationSchema = z
   .object({ id: uuid(), agent_id: uuid(), generator_id: uuid(), registered_at: timestamp() })
   .meta({ id: 'AgentGeneratorRegistration' });
 
+/** POST /generators/{id}/register: Brokkr's registration plus whether it is in effect yet (docs/security.md). */
+export const registrationOutcomeSchema = z
+  .object({
+    id: uuid(),
+    agent_id: uuid(),
+    generator_id: uuid(),
+    registered_at: timestamp(),
+    status: z.enum(['approved', 'pending']).meta({
+      description: "`pending`: the agent asked; it gets none of the generator's stacks until the generator or an admin approves",
+    }),
+  })
+  .meta({ id: 'AgentRegistrationOutcome' });
+
+export const registrationRequestSchema = z
+  .object({
+    id: uuid(),
+    agent_id: uuid(),
+    generator_id: uuid(),
+    requested_at: timestamp(),
+    agent_name: z.string(),
+    cluster_name: z.string(),
+  })
+  .meta({ id: 'AgentRegistrationRequest' });
+
+export const registrationRequestParams = z.object({ id: uuid(), agent_id: uuid() });
+
 export const registrationBodySchema = z.object({ agent_id: uuid().nullish() }).optional().meta({ id: 'AgentRegistrationBody' });

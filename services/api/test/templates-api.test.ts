@@ -420,7 +420,7 @@ describe('api templates: endpoints, versions, access, labels and annotations', (
       }
       const r2 = await instantiate(owner.client, stack.id, huge.id, {});
       expect([r2.status, r2.body.code]).to.deep.equal([400, 'template_render_failed']);
-      expect(r2.body.message).to.contain('exceeds the limit');
+      expect(r2.body.message, r2.body.message).to.contain('exceeds the limit');
       const ok = await instantiate(owner.client, stack.id, (await createTemplate(owner.client)).id, { name: 'after' });
       expect(ok.status, ok.text).to.equal(201);
     });

@@ -34,7 +34,7 @@ export const deploymentObjectFromTemplateRoutes: AnyRoute[] = [
       await fetchOwnedStack(ctx.db.pool, identity, params.id);
       const template = await fetchReadableTemplate(ctx.db.pool, identity, body.template_id);
       await requireStackMatch(ctx.db.pool, template, params.id);
-      const yamlContent = await renderForStack(ctx, template, body.parameters);
+      const yamlContent = await renderForStack(ctx, identity, template, body.parameters);
       const created = await ctx.transact(async (tx) => {
         // Again under lock: the stack and the template version must still be live (and match) at commit.
         await fetchOwnedStack(tx.client, identity, params.id, 'share');

@@ -1,3 +1,4 @@
+import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../http/api-error.ts';
 import { runTemplateJob, templateRendererBusy } from './rendering.ts';
@@ -19,15 +20,19 @@ interface TemplateText {
 /**
  * What a new version must pass before it is stored: a name, description and content that are
  * not blank (Brokkr answers those with a 500), Tera syntax that parses with known filters,
- * tests and functions, and a JSON Schema that compiles. The checks run on the renderer's
- * worker threads: they read client text.
+ * tests and functions, and a JSON Schema that compiles. The checks run in the sandboxed
+ * renderer processes: they read client text.
  */
-export async function checkTemplateText(ctx: ApiContext, t: TemplateText): Promise<void> {
+export async function checkTemplateText(ctx: ApiContext, identity: Identity, t: TemplateText): Promise<void> {
   if (t.name !== undefined && t.name.trim() === '') throw invalidTemplate.with('Template name cannot be empty');
   if (t.description !== undefined && t.description !== null && t.description.trim() === '')
     throw invalidTemplate.with('Template description cannot be empty (omit it instead)');
   if (t.templateContent.trim() === '') throw invalidTemplate.with('Template content cannot be empty');
-  const result = await runTemplateJob(ctx, { kind: 'check', templateContent: t.templateContent, parametersSchema: t.parametersSchema });
+  const result = await runTemplateJob(ctx, identity, {
+    kind: 'check',
+    templateContent: t.templateContent,
+    parametersSchema: t.parametersSchema,
+  });
   if (result.ok) return;
   if (result.code === 'invalid_parameters_schema') throw invalidParametersSchema.with(result.message);
   throw invalidTemplateSyntax.with(result.code === 'invalid_template_syntax' ? `Invalid Tera syntax: ${result.message}` : result.message);

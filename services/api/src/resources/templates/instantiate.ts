@@ -1,3 +1,4 @@
+import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../http/api-error.ts';
 import { YamlValidatorBusy } from '../../yaml/index.ts';
@@ -37,15 +38,15 @@ export async function requireStackMatch(db: Queryable, template: TemplateRow, st
 }
 
 /**
- * Validates the parameters against the template's schema and renders it (worker threads, with
- * a deadline and an output cap: the rendered YAML may not be larger than a deployment object a
+ * Validates the parameters against the template's schema and renders it (sandboxed renderer
+ * processes, with a deadline and an output cap: the rendered YAML may not be larger than a deployment object a
  * client could send), then checks the result as any deployment object's YAML is checked.
  * Brokkr stores whatever Tera produced; here YAML that is not a valid deployment object is a
  * 400 `invalid_deployment_object` (docs/compatibility.md).
  */
-export async function renderForStack(ctx: ApiContext, template: TemplateRow, parameters: unknown): Promise<string> {
+export async function renderForStack(ctx: ApiContext, identity: Identity, template: TemplateRow, parameters: unknown): Promise<string> {
   const limit = ctx.settings.http.bodyLimitBytes;
-  const result = await runTemplateJob(ctx, {
+  const result = await runTemplateJob(ctx, identity, {
     kind: 'render',
     templateContent: template.template_content,
     parametersSchema: template.parameters_schema,

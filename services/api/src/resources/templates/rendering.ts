@@ -1,12 +1,13 @@
+import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../http/api-error.ts';
 import type { CheckJob, JobResult, RenderJob } from './engine/jobs.ts';
 import { TemplateRendererBusy, createTemplateRenderer, type TemplateRenderer } from './engine/renderer.ts';
 
-// Every worker busy and the queue full: the server is overloaded, the template may be fine.
+// The tenant's share of the renderer queue is full: it may retry later; other tenants are unaffected.
 export const templateRendererBusy = errorKind(503, 'template_renderer_busy', 'Too many templates are being rendered; retry later');
 
-// One renderer (worker pool) per api context, created on first use and closed at shutdown. Kept
+// One renderer (process pool) per api context, created on first use and closed at shutdown. Kept
 // beside the context rather than in it: templates are the only users.
 const renderers = new WeakMap<ApiContext, TemplateRenderer>();
 
@@ -21,10 +22,17 @@ function rendererFor(ctx: ApiContext): TemplateRenderer {
   return renderer;
 }
 
-/** Checks (create, PUT) or renders (instantiate) on the renderer's worker threads. */
-export async function runTemplateJob(ctx: ApiContext, job: CheckJob | RenderJob): Promise<JobResult> {
+/** Whose turn a job takes in the renderer's fair queue, and whose processes may run it. */
+function tenantOf(identity: Identity): string {
+  if (identity.generator) return `generator:${identity.generator}`;
+  if (identity.agent) return `agent:${identity.agent}`;
+  return 'admin';
+}
+
+/** Checks (create, PUT) or renders (instantiate) in the renderer's sandboxed processes. */
+export async function runTemplateJob(ctx: ApiContext, identity: Identity, job: CheckJob | RenderJob): Promise<JobResult> {
   try {
-    return await rendererFor(ctx).run(job);
+    return await rendererFor(ctx).run(job, tenantOf(identity));
   } catch (err) {
     if (err instanceof TemplateRendererBusy) throw templateRendererBusy();
     throw err;

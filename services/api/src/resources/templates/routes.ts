@@ -63,7 +63,7 @@ export const templateRoutes: AnyRoute[] = [
     async handler({ body, identity, ctx, clientIp, userAgent }) {
       requireTemplateUser(identity);
       const fields = { templateContent: body.template_content, parametersSchema: body.parameters_schema };
-      await checkTemplateText(ctx, { name: body.name, description: body.description, ...fields });
+      await checkTemplateText(ctx, identity, { name: body.name, description: body.description, ...fields });
       const generatorId = identity.admin ? null : identity.generator;
       const created = await storeVersion(ctx, { generatorId, name: body.name, description: body.description ?? null, ...fields });
       await auditTemplate(ctx, { identity, clientIp, userAgent }, 'template.created', created);
@@ -98,7 +98,7 @@ export const templateRoutes: AnyRoute[] = [
     async handler({ params, body, identity, ctx, clientIp, userAgent }) {
       const existing = await fetchModifiableTemplate(ctx.db.pool, identity, params.id);
       const fields = { templateContent: body.template_content, parametersSchema: body.parameters_schema };
-      await checkTemplateText(ctx, { description: body.description, ...fields });
+      await checkTemplateText(ctx, identity, { description: body.description, ...fields });
       const created = await ctx.transact(async (tx) => {
         // Still live (a concurrent DELETE of this version wins).
         await fetchModifiableTemplate(tx.client, identity, params.id, 'share');

@@ -2,31 +2,25 @@ import { Missing, TemplateRenderError, isPlainObject, present } from './values.t
 
 /**
  * Arguments of a filter, test or function call. Tera passes them by keyword
- * (`default(value="x")`, `range(end=3)`); nunjucks hands keywords over as a trailing object
- * marked `__keywords`. Positional arguments are accepted too (nunjucks habit), in the order
- * Tera's documentation lists the keywords.
+ * (`default(value="x")`, `range(end=3)`); positional arguments are accepted too (a Jinja
+ * habit), in the order Tera's documentation lists the keywords.
  */
 export class CallArgs {
   private constructor(
     private readonly callee: string,
     private readonly positional: unknown[],
-    private readonly keywords: Record<string, unknown>,
+    private readonly keywords: ReadonlyMap<string, unknown>,
   ) {}
 
-  static from(callee: string, raw: unknown[]): CallArgs {
-    const last = raw.at(-1);
-    const hasKeywords = isPlainObject(last) && Object.hasOwn(last, '__keywords');
-    const keywords: Record<string, unknown> = hasKeywords ? { ...last } : {};
-    delete keywords.__keywords;
-    const positional = hasKeywords ? raw.slice(0, -1) : raw;
+  static of(callee: string, positional: unknown[], keywords: ReadonlyMap<string, unknown> = new Map()): CallArgs {
     // An argument that names a missing variable is Tera's "not found" error.
-    for (const value of [...positional, ...Object.values(keywords)]) present(value);
+    for (const value of [...positional, ...keywords.values()]) present(value);
     return new CallArgs(callee, positional, keywords);
   }
 
   /** The argument called `name` (keyword) or at `index` (positional); undefined when absent. */
   get(name: string, index: number): unknown {
-    return Object.hasOwn(this.keywords, name) ? this.keywords[name] : this.positional[index];
+    return this.keywords.has(name) ? this.keywords.get(name) : this.positional[index];
   }
 
   has(name: string, index: number): boolean {

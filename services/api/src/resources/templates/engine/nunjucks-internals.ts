@@ -1,9 +1,9 @@
 import nunjucks from 'nunjucks';
 
 /**
- * The parts of nunjucks the Tera engine builds on that its type definitions leave out: the
- * parser, the AST node classes and the compiler class (all exported by nunjucks itself; they
- * are how its own precompiler works). Typed here once, loosely, so the rest stays typed.
+ * The one part of nunjucks the Tera engine uses: its parser, which turns template text into a
+ * tree of plain nodes (exported by nunjucks itself, untyped). nunjucks' compiler and runtime are
+ * not used: they generate JavaScript from the tree, and the engine evaluates the tree instead.
  */
 export interface AstNode {
   typename: string;
@@ -14,28 +14,13 @@ export interface AstNode {
   [field: string]: unknown;
 }
 
-export type NodeClass = new (lineno: number, colno: number, ...fields: unknown[]) => AstNode;
-
-export interface CompileFrame {
-  lookup(name: string): string | undefined | null;
+interface Parser {
+  parse(src: string, extensions: unknown[], opts: Record<string, unknown>): AstNode;
 }
 
-export interface CompilerBase {
-  _emit(code: string): void;
-  _compileExpression(node: AstNode, frame: CompileFrame): void;
-  compile(node: AstNode, frame: CompileFrame | null): void;
-  getCode(): string;
-}
+const parser = (nunjucks as unknown as { parser: Parser }).parser;
 
-interface Internals {
-  parser: { parse(src: string, extensions: unknown[], opts: Record<string, unknown>): AstNode };
-  nodes: Record<string, NodeClass>;
-  compiler: { Compiler: new (name: string, throwOnUndefined: boolean) => CompilerBase };
+/** The template's tree; throws nunjucks' own error (with line and column) on a syntax error. */
+export function parseTemplate(source: string): AstNode {
+  return parser.parse(source, [], {});
 }
-
-export const internals = nunjucks as unknown as Internals;
-export const nodeClass = (name: string): NodeClass => {
-  const cls = internals.nodes[name];
-  if (!cls) throw new Error(`nunjucks has no AST node ${name}`);
-  return cls;
-};

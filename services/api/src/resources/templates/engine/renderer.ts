@@ -1,160 +1,113 @@
-import { Worker } from 'node:worker_threads';
+import { FairQueue } from './fair-queue.ts';
 import type { Job, JobResult } from './jobs.ts';
+import { RendererProcess } from './renderer-process.ts';
 
-/** Runs template checks and renders off the event loop, each with a deadline and a heap cap. */
+/** Runs template checks and renders in sandboxed processes, fairly between tenants. */
 export interface TemplateRenderer {
-  /** The result; rejects with TemplateRendererBusy when too many jobs are waiting. */
-  run(job: Job): Promise<JobResult>;
+  /** The result; rejects with TemplateRendererBusy when the tenant's share of the queue is full. */
+  run(job: Job, tenant: string): Promise<JobResult>;
   close(): Promise<void>;
 }
 
 export interface TemplateRendererOptions {
-  /** Worker threads, started on first use (default 2). */
-  workers?: number;
-  /** Jobs waiting for a worker beyond which new ones are refused (default 32). */
+  /** Renderer processes at most (default 2). */
+  processes?: number;
+  /** Jobs one tenant may have waiting (default 8). */
+  maxQueuedPerTenant?: number;
+  /** Jobs waiting in all (default 32). */
   maxQueued?: number;
-  /** Time one job may take; past it the worker is ended and the job fails (default 5 s). */
+  /** Time one job may take; past it the process is killed and the job fails (default 5 s). */
   deadlineMs?: number;
-  /** Heap of one worker (default 128 MB); a template that needs more fails, the api does not. */
+  /** Heap of one process (default 128 MB); a template that needs more fails, the api does not. */
   memoryMb?: number;
+  /** An idle process exits after this long (default 30 s). */
+  idleMs?: number;
 }
 
 export class TemplateRendererBusy extends Error {
   override name = 'TemplateRendererBusy';
 }
 
-// The worker runs the same kind of file as this module: .ts under tsx (tests), .js once built.
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-
-interface Pending {
+export interface Pending {
   job: Job;
   resolve(result: JobResult): void;
   reject(err: Error): void;
 }
 
-interface Slot {
-  worker: Worker;
-  /** The thread has loaded the engine (its first message); jobs wait for it. */
-  ready: boolean;
-  current?: { pending: Pending; timer: NodeJS.Timeout };
-}
-
-const failed = (message: string): JobResult => ({ ok: false, code: 'template_render_failed', message });
-
 /**
- * A small pool of worker threads. A job that passes its deadline or runs out of heap ends its
- * worker (a runaway template is stopped, not waited for) and fails with `template_render_failed`;
- * the next job gets a fresh worker.
+ * A few renderer processes, each serving one tenant for its whole life: a process that has run
+ * one tenant's template never runs another's, so even a hole in the engine could not reach into
+ * another tenant's render. When every process is taken, the next free one is handed to the
+ * tenant whose turn it is (FairQueue), replaced by a fresh process for that tenant.
  */
 class RendererPool implements TemplateRenderer {
-  private readonly slots = new Set<Slot>();
-  private readonly idle: Slot[] = [];
-  private readonly queue: Pending[] = [];
+  private readonly processes = new Set<RendererProcess>();
+  private readonly queue: FairQueue<Pending>;
   private closed = false;
-  private starting = 0;
 
-  constructor(private readonly options: Required<TemplateRendererOptions>) {}
+  constructor(private readonly options: Required<TemplateRendererOptions>) {
+    this.queue = new FairQueue(options.maxQueuedPerTenant, options.maxQueued);
+  }
 
-  run(job: Job): Promise<JobResult> {
+  run(job: Job, tenant: string): Promise<JobResult> {
     if (this.closed) return Promise.reject(new Error('the template renderer is closed'));
-    if (this.queue.length >= this.options.maxQueued)
-      return Promise.reject(new TemplateRendererBusy('too many templates waiting to render'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
+      if (!this.queue.push(tenant, { job, resolve, reject }))
+        return reject(new TemplateRendererBusy('too many templates waiting to render'));
       this.dispatch();
     });
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const pending of this.queue.splice(0)) pending.reject(new Error('the template renderer is closed'));
-    const slots = [...this.slots];
-    for (const slot of slots) this.settle(slot, (p) => p.reject(new Error('the template renderer is closed')));
-    await Promise.all(slots.map((slot) => this.retire(slot)));
+    for (const pending of this.queue.drain()) pending.reject(new Error('the template renderer is closed'));
+    await Promise.all([...this.processes].map((p) => p.stop('the template renderer is closed')));
   }
 
+  /** Gives every waiting tenant, in turn, a process of its own if one is free or can be made. */
   private dispatch(): void {
-    while (this.queue.length > 0) {
-      const slot = this.idle.pop();
-      if (!slot) {
-        // A new thread takes the next job once it is ready (its start-up is not the job's time).
-        if (this.starting === 0) this.spawn();
-        return;
-      }
-      this.start(slot, this.queue.shift()!);
+    for (const tenant of this.queue.waiting()) {
+      const own = [...this.processes].filter((p) => p.tenant === tenant);
+      const idle = own.find((p) => p.idle);
+      if (idle) idle.start(this.queue.take(tenant)!);
+      else if (own.filter((p) => p.starting).length < this.queue.count(tenant)) this.makeRoomFor(tenant);
     }
   }
 
-  private spawn(): Slot | undefined {
-    if (this.closed || this.slots.size >= this.options.workers) return undefined;
-    // env: {} — the thread sees no environment variables (no credentials within reach of a template).
-    const worker = new Worker(WORKER_URL, { env: {}, resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb } });
-    worker.unref();
-    const slot: Slot = { worker, ready: false };
-    this.slots.add(slot);
-    this.starting++;
-    worker.on('message', (message: JobResult | { ready: true }) => {
-      if ('ready' in message) this.becameReady(slot);
-      else this.done(slot, message);
-    });
-    worker.on('error', (err: Error & { code?: string }) => {
-      const message =
-        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `Template rendering failed: it needed more than ${this.options.memoryMb} MB`
-          : `Template rendering failed: ${err.message}`;
-      this.settle(slot, (p) => p.resolve(failed(message)));
-      // A thread that cannot even start would be replaced for ever: fail what waits instead.
-      if (!slot.ready) for (const pending of this.queue.splice(0)) pending.reject(err);
-      void this.retire(slot);
-    });
-    worker.on('exit', () => {
-      this.settle(slot, (p) => p.reject(new Error('template worker exited unexpectedly')));
-      void this.retire(slot);
-    });
-    return slot;
+  private makeRoomFor(tenant: string): void {
+    if (this.closed) return;
+    if (this.processes.size >= this.options.processes) {
+      const spare = [...this.processes].find((p) => p.idle && p.tenant !== tenant);
+      if (!spare) return;
+      this.processes.delete(spare);
+      void spare.stop();
+    }
+    this.processes.add(new RendererProcess(tenant, this.options, this.hooks()));
   }
 
-  private becameReady(slot: Slot): void {
-    slot.ready = true;
-    this.starting--;
-    this.idle.push(slot);
-    this.dispatch();
-  }
-
-  private start(slot: Slot, pending: Pending): void {
-    const timer = setTimeout(() => {
-      this.settle(slot, (p) => p.resolve(failed(`Template rendering failed: it took longer than ${this.options.deadlineMs} ms`)));
-      void this.retire(slot);
-    }, this.options.deadlineMs);
-    slot.current = { pending, timer };
-    slot.worker.postMessage(pending.job);
-  }
-
-  private done(slot: Slot, result: JobResult): void {
-    this.settle(slot, (p) => p.resolve(result));
-    if (!this.slots.has(slot)) return;
-    this.idle.push(slot);
-    this.dispatch();
-  }
-
-  private settle(slot: Slot, answer: (pending: Pending) => void): void {
-    const current = slot.current;
-    if (!current) return;
-    slot.current = undefined;
-    clearTimeout(current.timer);
-    answer(current.pending);
-  }
-
-  private async retire(slot: Slot): Promise<void> {
-    if (!this.slots.delete(slot)) return;
-    if (!slot.ready) this.starting--;
-    const index = this.idle.indexOf(slot);
-    if (index >= 0) this.idle.splice(index, 1);
-    this.dispatch();
-    await slot.worker.terminate();
+  private hooks() {
+    return {
+      onFree: () => this.dispatch(),
+      onExit: (p: RendererProcess) => {
+        this.processes.delete(p);
+        this.dispatch();
+      },
+      onStartFailed: (p: RendererProcess, err: Error) => {
+        // A process that cannot even start would be replaced for ever: fail what waits instead.
+        for (const pending of this.queue.drain(p.tenant)) pending.reject(err);
+      },
+    };
   }
 }
 
 export function createTemplateRenderer(options: TemplateRendererOptions = {}): TemplateRenderer {
-  return new RendererPool({ workers: 2, maxQueued: 32, deadlineMs: 5_000, memoryMb: 128, ...options });
+  return new RendererPool({
+    processes: 2,
+    maxQueuedPerTenant: 8,
+    maxQueued: 32,
+    deadlineMs: 5_000,
+    memoryMb: 128,
+    idleMs: 30_000,
+    ...options,
+  });
 }

@@ -1,0 +1,40 @@
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * How a renderer process is started: a Node process under the permission model, so that a
+ * hole in the template engine or in ajv (which compiles a tenant's JSON Schema to JavaScript)
+ * still cannot touch the host. The process may read only code (the api package and the
+ * node_modules trees its engine loads from); it may not write files, start processes or
+ * threads, load addons, use WASI or the inspector. It starts with no environment variables
+ * and a capped heap. Node 24's permission model has no network switch, so the process also
+ * locks itself down (lockdown.ts) before it takes a job. docs/adr/0032 says why.
+ */
+
+const here = dirname(fileURLToPath(import.meta.url));
+// The api package: src/ under tsx (tests, npm start) or dist/ once built; five levels up from engine/.
+const apiPackage = join(here, '..', '..', '..', '..');
+
+/** Every node_modules directory from the api package up to the filesystem root (npm hoists). */
+function nodeModulesTrees(from: string): string[] {
+  const trees: string[] = [];
+  for (let dir = from; ; dir = dirname(dir)) {
+    trees.push(join(dir, 'node_modules'));
+    if (dirname(dir) === dir) return trees;
+  }
+}
+
+/** The node arguments that start `entry` (a .ts file under tests, .js once built) sandboxed. */
+export function sandboxedNodeArgs(entry: URL, heapMb: number): string[] {
+  const file = fileURLToPath(entry);
+  const typescript = file.endsWith('.ts') ? ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'] : [];
+  const readable = [apiPackage + sep, ...nodeModulesTrees(apiPackage).map((dir) => dir + sep)];
+  return [
+    '--permission',
+    ...readable.map((dir) => `--allow-fs-read=${dir}`),
+    `--max-old-space-size=${heapMb}`,
+    '--max-semi-space-size=2',
+    ...typescript,
+    file,
+  ];
+}

@@ -58,7 +58,12 @@ const CASES: Case[] = [
     allowed: SELF_OR_ADMIN(200),
   },
   { name: 'GET /agents/{id}', call: (c, w) => c.get(`/agents/${w.subject.id}`), allowed: SELF_OR_ADMIN(200) },
-  { name: 'PUT /agents/{id}', call: (c, w) => c.put(`/agents/${w.subject.id}`, { status: 'ACTIVE' }), allowed: SELF_OR_ADMIN(200) },
+  // Only an admin changes the status (deactivation.test.ts); this case is about who may update at all.
+  {
+    name: 'PUT /agents/{id}',
+    call: (c, w) => c.put(`/agents/${w.subject.id}`, { cluster_name: w.subject.cluster }),
+    allowed: SELF_OR_ADMIN(200),
+  },
   { name: 'DELETE /agents/{id}', call: (c, w) => c.delete(`/agents/${w.subject.id}`), allowed: { admin: 204 } },
   { name: 'GET labels', call: (c, w) => c.get(`/agents/${w.subject.id}/labels`), allowed: SELF_OR_ADMIN(200) },
   {

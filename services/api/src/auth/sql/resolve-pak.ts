@@ -5,14 +5,16 @@ import { adminIdentity, agentIdentity, generatorIdentity, type Identity } from '
 /**
  * One round trip for the whole middleware order (admin → agent → generator). The first
  * admin_role row's hash is returned as is and compared in constant time in JS; agent and
- * generator rows are found by their (partial) pak_hash indexes.
+ * generator rows are found by their (partial) pak_hash indexes. A generator an admin deactivated
+ * (is_active = false) does not authenticate (docs/security.md, "Deactivation"); an INACTIVE agent
+ * does, so it can heartbeat, and gets an empty target state.
  */
 const RESOLVE_SQL = `
 (SELECT 'admin' AS kind, NULL::uuid AS id, pak_hash FROM admin_role ORDER BY created_at, id LIMIT 1)
 UNION ALL
 (SELECT 'agent', id, NULL FROM agents WHERE pak_hash = $1 AND deleted_at IS NULL LIMIT 1)
 UNION ALL
-(SELECT 'generator', id, NULL FROM generators WHERE pak_hash = $1 AND deleted_at IS NULL LIMIT 1)`;
+(SELECT 'generator', id, NULL FROM generators WHERE pak_hash = $1 AND deleted_at IS NULL AND is_active LIMIT 1)`;
 
 // Prepared: it runs on every authenticated request.
 const resolveStatement = prepared('brokkr_resolve_pak', RESOLVE_SQL);

@@ -1,6 +1,8 @@
 import { agentSchema } from '@brokkr/contracts';
+import type { Queryable } from '@brokkr/db';
 import { generatePak } from '@brokkr/pak';
-import { errorKind } from '../../http/api-error.ts';
+import type { Identity } from '../../auth/identity.ts';
+import { errorKind, raising } from '../../http/api-error.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -9,6 +11,7 @@ import { agentSearchQuery, agentUpdateSchema, createAgentResponseSchema, newAgen
 import { createAgent } from './sql/create-agent.ts';
 import { softDeleteAgent } from './sql/delete-agent.ts';
 import { findAgent, findAgentByName, unknownGeneratorIds } from './sql/queries.ts';
+import type { AgentRow } from './sql/agent-row.ts';
 import { rotateAgentPak } from './sql/rotate-agent-pak.ts';
 import { updateAgent, type AgentChanges } from './sql/update-agent.ts';
 
@@ -17,6 +20,7 @@ const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 const invalidAgent = errorKind(400, 'invalid_agent', 'name and cluster_name must not be blank');
 const invalidGeneratorId = errorKind(400, 'invalid_generator_id', 'A generator does not exist');
 const nameAndClusterRequired = errorKind(400, 'name_and_cluster_required', 'Both name and cluster_name query parameters are required');
+const statusChangeForbidden = errorKind(403, 'status_change_forbidden', "Only an admin can change an agent's status");
 
 /** Brokkr applies only string values of the fields it knows; anything else counts as absent. */
 const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -38,6 +42,18 @@ function changesFrom(body: Record<string, unknown>): AgentChanges {
   if (name?.trim() === '' || clusterName?.trim() === '') throw invalidAgent();
   return changes;
 }
+
+/**
+ * Only an admin activates or deactivates an agent (docs/security.md, "Deactivation"): the agent
+ * itself may send its current status back, never another one.
+ */
+const writeUpdate = raising(async (db: Queryable, identity: Identity, id: string, changes: AgentChanges): Promise<AgentRow | undefined> => {
+  if (identity.admin || changes.status === undefined) return updateAgent(db, id, changes);
+  const { status, ...others } = changes;
+  const row = await updateAgent(db, id, others, status);
+  if (!row && (await findAgent(db, id))) throw statusChangeForbidden({ status });
+  return row;
+}, statusChangeForbidden);
 
 export const agentRoutes: AnyRoute[] = [
   defineRoute({
@@ -142,18 +158,20 @@ export const agentRoutes: AnyRoute[] = [
     method: 'put',
     path: '/agents/:id',
     summary: 'Update an agent (string name, cluster_name and status; other fields are ignored)',
-    description: 'Setting `status` to `ACTIVE` lets the agent work; the agent may update itself.',
+    description:
+      'Setting `status` to `ACTIVE` lets the agent work. Only an admin may change `status`; the agent may change ' +
+      'its own name and cluster_name (and send its current status back).',
     tags,
     access: 'any',
     params: idParams,
     body: agentUpdateSchema,
     responses: { 200: { description: 'The updated agent', schema: agentSchema } },
-    errors: [requireAdminOrSelf, invalidAgent, agentNotFound, uniqueViolation],
+    errors: [requireAdminOrSelf, invalidAgent, writeUpdate, agentNotFound, uniqueViolation],
     async handler({ params, body, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       const changes = changesFrom(body);
       const agent = await ctx.transact(async (tx) => {
-        const row = await updateAgent(tx.client, params.id, changes);
+        const row = await writeUpdate(tx.client, identity, params.id, changes);
         // Activation (or deactivation) changes what target-state returns.
         if (row) tx.notifyAgents([row.id]);
         return row;

@@ -1,6 +1,8 @@
+import type { Queryable } from '@brokkr/db';
 import { generatePak } from '@brokkr/pak';
 import { requireAdminOrGenerator } from '../../auth/guards.ts';
-import { errorKind } from '../../http/api-error.ts';
+import type { Identity } from '../../auth/identity.ts';
+import { errorKind, raising } from '../../http/api-error.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -9,13 +11,24 @@ import { insertGenerator } from './sql/create-generator.ts';
 import { softDeleteGenerator } from './sql/delete-generator.ts';
 import { agentsAffectedByGenerator, findLiveGenerator, listTenantGenerators } from './sql/queries.ts';
 import { rotateGeneratorPak } from './sql/rotate-generator-pak.ts';
-import { updateGenerator } from './sql/update-generator.ts';
+import { updateGenerator, type GeneratorUpdate } from './sql/update-generator.ts';
 
 const tags = ['generators'];
 const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
 // Brokkr's update answers a missing generator with the generic diesel NotFound code.
 const updateNotFound = errorKind(404, 'not_found', 'Generator not found');
 const cannotDeleteSystem = errorKind(403, 'cannot_delete_system_generator', 'The system generator cannot be deleted');
+const activeChangeForbidden = errorKind(403, 'is_active_change_forbidden', 'Only an admin can activate or deactivate a generator');
+
+/**
+ * Only an admin changes is_active (docs/security.md, "Deactivation"); the generator may send its
+ * current value back.
+ */
+const writeUpdate = raising(async (db: Queryable, identity: Identity, id: string, update: GeneratorUpdate) => {
+  const result = await updateGenerator(db, id, update, identity.admin ? undefined : update.is_active);
+  if (!result && !identity.admin && (await findLiveGenerator(db, id))) throw activeChangeForbidden({ is_active: update.is_active });
+  return result;
+}, activeChangeForbidden);
 
 export const generatorRoutes: AnyRoute[] = [
   defineRoute({
@@ -82,22 +95,30 @@ export const generatorRoutes: AnyRoute[] = [
     method: 'put',
     path: '/generators/:id',
     summary: 'Update a generator (full object; name, description, is_active, last_active_at are written)',
+    description:
+      'Only an admin may change `is_active`; a generator sends its current value back. A generator with ' +
+      '`is_active: false` fails authentication (401) until an admin reactivates it.',
     tags,
     access: 'any',
     params: idParams,
     body: generatorUpdateSchema,
     responses: { 200: { description: 'The updated generator', schema: generatorSchema } },
-    errors: [requireAdminOrGenerator, updateNotFound, uniqueViolation],
+    errors: [requireAdminOrGenerator, writeUpdate, updateNotFound, uniqueViolation],
     async handler({ params, body, identity, ctx }) {
       requireAdminOrGenerator(identity, params.id);
-      const generator = await ctx.transact(({ client }) =>
-        updateGenerator(client, params.id, {
+      const generator = await ctx.transact(async (tx) => {
+        const result = await writeUpdate(tx.client, identity, params.id, {
           name: body.name,
           description: body.description ?? null,
           is_active: body.is_active,
           last_active_at: body.last_active_at ?? null,
-        }),
-      );
+        });
+        // An admin may have flipped is_active: what every replica remembers of this PAK (its identity,
+        // or that it matched nobody) goes, so deactivation (auth/sql/resolve-pak.ts) and reactivation apply at once.
+        const pakHash = result?.pakHash;
+        if (pakHash && identity.admin) tx.afterCommit(() => ctx.auth.invalidate([pakHash]));
+        return result?.generator;
+      });
       if (!generator) throw updateNotFound();
       await ctx.audit({
         actor: identity,

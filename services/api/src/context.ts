@@ -4,6 +4,7 @@ import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import type { Auditor } from './audit/auditor.ts';
 import type { Authenticator } from './auth/authenticator.ts';
+import type { ClientAddress } from './http/client-info.ts';
 import type { NotifyAgents } from './events/notify.ts';
 import type { AgentConnections } from './live/agent-channel/registry.ts';
 import type { OutboxPublisher } from './events/outbox-publisher.ts';
@@ -22,6 +23,8 @@ export interface ApiContext {
   db: Db;
   bus: Bus;
   metrics: ApiMetrics;
+  /** Who sent a request, as audit entries record it: behind a trusted proxy only (http/client-info.ts). */
+  clientAddress: ClientAddress;
   /** PAK → identity, with the cross-replica cache; `auth.invalidate(hashes)` after rotation/deletion. */
   auth: Authenticator;
   /** Records an audit entry (JetStream, falling back to Postgres). Await it; it never throws. */

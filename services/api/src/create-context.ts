@@ -5,6 +5,7 @@ import type { Logger } from '@brokkr/logger';
 import { createAuditor } from './audit/auditor.ts';
 import { createAuthenticator } from './auth/authenticator.ts';
 import type { ApiContext } from './context.ts';
+import { clientAddress } from './http/client-info.ts';
 import { createNotifyAgents } from './events/notify.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
 import { createPublishWindow } from './events/publish-window.ts';
@@ -44,6 +45,7 @@ export function createContext(deps: ContextDeps): ApiContext {
     wakeups: deps.wakeups,
     logger,
     registry: metrics.registry,
+    agentRegistry: metrics.agentRegistry,
     agentConnections,
     signal: deps.shutdownSignal,
   });
@@ -53,6 +55,7 @@ export function createContext(deps: ContextDeps): ApiContext {
     db,
     bus,
     metrics,
+    clientAddress: clientAddress(settings.http.proxyTrust),
     auth: createAuthenticator({ db: db.pool, nc: bus.nc, ttlSeconds: settings.authCacheTtlSeconds, logger }),
     audit: createAuditor({ js: bus.js, db: db.pool, logger, fallbackWrites: metrics.auditFallbackWrites }),
     transact: createTransact({ db, outbox, notifyAgents }),

@@ -1,6 +1,7 @@
 import { connectBus, ensureStreams } from '@brokkr/bus';
 import { loadWebhookKey } from '@brokkr/crypto';
 import { createDb, migrateLatest } from '@brokkr/db';
+import { pgCheck, startHealthServer, type HealthServer } from '@brokkr/health';
 import type { Logger } from '@brokkr/logger';
 import { startMemoryRelease } from '@brokkr/runtime';
 import { startTelemetry } from '@brokkr/telemetry';
@@ -39,7 +40,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const db = createDb({ ...dbSettings, poolSize: settings.database.poolSize, applicationName: 'brokkr-api' });
   const webhookKey = loadWebhookKey(settings.webhooks.encryptionKey);
   await requireWebhookKey(db.pool, webhookKey, logger);
-  const bus = await connectBus({ url: settings.natsUrl, name: 'brokkr-api', logger });
+  const bus = await connectBus({ ...settings.nats, name: 'brokkr-api', logger });
   await ensureStreams(bus.jsm);
 
   const shutdown = new AbortController();
@@ -64,6 +65,16 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const port = typeof address === 'object' && address ? address.port : configuredPort;
   const url = `http://${host}:${port}`;
   logger.info({ url }, `api listening on ${url}`);
+  // Agent names are on this port only: the chart's Service and Ingress never route to it (docs/security.md).
+  const metricsServer: HealthServer | undefined = settings.http.metricsPort
+    ? await startHealthServer({
+        port: settings.http.metricsPort,
+        host,
+        registry: api.allMetrics,
+        checks: { database: pgCheck(db.pool) },
+        logger,
+      })
+    : undefined;
   const memory = startMemoryRelease({
     thresholdBytes: settings.memoryReleaseAboveBytes,
     onRelease: ({ rssBeforeBytes, rssAfterBytes, pauseMs }) => {
@@ -86,6 +97,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       // Upgraded sockets are no longer requests: close them, or the server would wait for them.
       webSockets.close();
       await closeServer(server, SERVER_DRAIN_MS);
+      await metricsServer?.close();
       await ctx.outbox.drain();
       api.close();
       ctx.auth.close();

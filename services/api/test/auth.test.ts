@@ -64,7 +64,8 @@ describe('api auth (PAK)', () => {
       headers: { authorization: 'Bearer nope', 'x-forwarded-for': '203.0.113.7, 10.0.0.1', 'user-agent': 'probe/1.0' },
     });
     const entry = await eventually(async () => (await auditMessages(api.natsUrl, 'auth.failed')).find((e) => e.user_agent === 'probe/1.0'));
-    expect(entry).to.include({ actor_type: 'system', actor_id: null, resource_type: 'system', ip_address: '203.0.113.7' });
+    // No trusted proxy here: the socket's address, not the header (hub-plumbing.test.ts covers the proxies).
+    expect(entry).to.include({ actor_type: 'system', actor_id: null, resource_type: 'system', ip_address: '127.0.0.1' });
     expect(entry.details).to.deep.equal({ reason: 'invalid_pak', path: '/generators' });
     const all = await auditMessages(api.natsUrl, 'auth.failed');
     expect(all.filter((e) => e.user_agent === 'probe-missing/1.0')).to.have.length(0);

@@ -176,7 +176,7 @@ describe('fleet (GET /fleet, /agents/{id}/fleet-status, /paks)', function () {
     const { agent } = await targetedStack(api.admin);
     const silent = await createAgent(api.admin);
     expect((await agent.client.post(`/agents/${agent.id}/heartbeat`, {})).status).to.equal(204);
-    const metrics = await (await fetch(`${api.url}/metrics`)).text();
+    const metrics = await (await fetch(api.metricsUrl)).text();
     const series = metrics.split('\n').filter((l) => l.startsWith('brokkr_agent_heartbeat_age_seconds{'));
     const mine = series.find((l) => l.includes(`agent_id="${agent.id}"`));
     expect(mine, metrics.slice(0, 200)).to.match(/ \d+$/);

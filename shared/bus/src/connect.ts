@@ -1,11 +1,19 @@
-import { connect, type NatsConnection, type Status } from '@nats-io/transport-node';
+import { readFileSync } from 'node:fs';
+import {
+  connect,
+  credsAuthenticator,
+  nkeyAuthenticator,
+  type NatsConnection,
+  type NodeConnectionOptions,
+  type Status,
+} from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsAuth, NatsSettings } from '@brokkr/config';
 import { DependencyError } from '@brokkr/errors';
 import type { Logger } from '@brokkr/logger';
 
-export interface BusSettings {
-  /** One URL or a comma-separated list (`nats://a:4222,nats://b:4222`). */
-  url: string;
+/** The server (one URL or a comma-separated list), credentials and TLS (@brokkr/config's natsSettingsFrom). */
+export interface BusSettings extends NatsSettings {
   /** Connection name shown by the server (`nats server report connections`). */
   name: string;
   logger: Logger;
@@ -63,6 +71,26 @@ function withoutCredentials(url: string): string {
   return url.replace(/\/\/[^/@]*@/g, '//');
 }
 
+function readSecretFile(what: string, file: string): Uint8Array {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new DependencyError(`cannot read the NATS ${what} file ${file}`, { cause: err });
+  }
+}
+
+/** The client options that prove who we are; files are read here, so a rotated file counts at the next start. */
+function authOptions(auth: NatsAuth | undefined): Partial<NodeConnectionOptions> {
+  if (!auth) return {};
+  if ('user' in auth) return { user: auth.user, pass: auth.password };
+  if ('token' in auth) return { token: auth.token };
+  if ('nkeySeedFile' in auth) {
+    const seed = new TextDecoder().decode(readSecretFile('NKey seed', auth.nkeySeedFile)).trim();
+    return { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) };
+  }
+  return { authenticator: credsAuthenticator(readSecretFile('credentials', auth.credsFile)) };
+}
+
 async function drain(nc: NatsConnection, timeoutMs: number): Promise<void> {
   if (nc.isClosed()) return;
   let timer: NodeJS.Timeout | undefined;
@@ -97,9 +125,15 @@ export async function connectBus(settings: BusSettings): Promise<Bus> {
       // trace, for a trace that points into the client anyway. JetStream publishes no longer go
       // through requests (AckPublisher, ADR 0024); JetStream API calls still do.
       noAsyncTraces: true,
+      ...authOptions(settings.auth),
+      // An object (even empty) makes the client refuse a server that does not speak TLS.
+      ...(settings.tls ? { tls: settings.tls } : {}),
     });
   } catch (err) {
-    throw new DependencyError(`cannot connect to NATS at ${withoutCredentials(settings.url)}`, { cause: err });
+    if (err instanceof DependencyError) throw err;
+    // The server's reason ("Authorization Violation", a certificate error) is what the operator needs.
+    const reason = err instanceof Error ? `: ${withoutCredentials(err.message)}` : '';
+    throw new DependencyError(`cannot connect to NATS at ${withoutCredentials(settings.url)}${reason}`, { cause: err });
   }
   logStatus(nc, logger).catch((err: unknown) => logger.error({ err }, 'nats status watcher failed'));
   let jsm: JetStreamManager;

@@ -31,8 +31,22 @@ export const log = {
   BROKKR__LOG__FORMAT: z.enum(['json', 'text']).default('json'),
 };
 
+const path = z.string().min(1);
+
+/** The NATS server and how to prove who we are to it (nats.ts turns these into one NatsSettings). */
 export const nats = {
   BROKKR__NATS__URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  BROKKR__NATS__USER: z.string().min(1).optional(),
+  BROKKR__NATS__PASSWORD: z.string().min(1).optional(),
+  BROKKR__NATS__TOKEN: z.string().min(1).optional(),
+  /** A file holding the user's NKey seed (`SU…`). */
+  BROKKR__NATS__NKEY_SEED_FILE: path.optional(),
+  /** A `.creds` file (user JWT and NKey seed, decentralised auth). */
+  BROKKR__NATS__CREDS_FILE: path.optional(),
+  /** Any TLS_* set: TLS is required; the CA verifies the server, the cert and key prove the client. */
+  BROKKR__NATS__TLS_CA_FILE: path.optional(),
+  BROKKR__NATS__TLS_CERT_FILE: path.optional(),
+  BROKKR__NATS__TLS_KEY_FILE: path.optional(),
 };
 
 export const telemetry = {

@@ -1,4 +1,5 @@
 export { parseEnv } from './parse.ts';
+export { natsSettingsFrom, type NatsAuth, type NatsConfig, type NatsSettings, type NatsTls } from './nats.ts';
 export * as fields from './fields.ts';
 export { apiConfigSchema, DEFAULT_ADMIN_PAK_HASH, type ApiConfig } from './services/api.ts';
 export {

@@ -8,7 +8,8 @@ export interface HealthServerSettings {
   /** 0 picks a free port; the real one is reported back. */
   port: number;
   host?: string;
-  registry: Registry;
+  /** What /metrics serves: a registry, or anything that writes an exposition the same way. */
+  registry: Pick<Registry, 'contentType' | 'metrics'>;
   /** Named dependency checks, e.g. `{ postgres: pgCheck(pool), nats: natsCheck(nc) }`. */
   checks: Record<string, ReadinessCheck>;
   logger: Logger;

@@ -1,6 +1,7 @@
 export { startPostgres, findPostgresBin, type PostgresHandle, type StartPostgresOptions } from './postgres.ts';
 export { startNats, findNatsServer, type NatsHandle, type StartNatsOptions } from './nats.ts';
 export { freePort, waitForPort } from './ports.ts';
+export { createTestCa, type TestCa } from './test-ca.ts';
 export { startGuarded, type GuardedProcess, type GuardOptions } from './guarded-process.ts';
 export { repoRoot, scriptsDir, cacheDir } from './paths.ts';
 export { findKubeAssets, ensureKubeAssets, type EnsureKubeAssetsOptions } from './kube-assets.ts';

@@ -26,6 +26,20 @@ export interface StartNatsOptions {
   /** Reuse a JetStream store directory (kept on stop when given). */
   storeDir?: string;
   log?: (line: string) => void;
+  /** Require this user and password from every client. */
+  auth?: { user: string; password: string };
+  /** Serve TLS only; with `clientCaFile` every client must present a certificate that CA signed. */
+  tls?: { certFile: string; keyFile: string; clientCaFile?: string };
+}
+
+function securityArgs(options: StartNatsOptions): string[] {
+  const args: string[] = [];
+  if (options.auth) args.push('--user', options.auth.user, '--pass', options.auth.password);
+  if (options.tls) {
+    args.push('--tlscert', options.tls.certFile, '--tlskey', options.tls.keyFile);
+    args.push(...(options.tls.clientCaFile ? ['--tlsverify', '--tlscacert', options.tls.clientCaFile] : ['--tls']));
+  }
+  return args;
 }
 
 /** Uses the given server, or starts nats-server with JetStream on a free port and a temporary store. */
@@ -36,7 +50,7 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsHan
   const dir = options.storeDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'brokkr-nats-')));
   const server = startGuarded({
     command: bin,
-    args: ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir],
+    args: ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir, ...securityArgs(options)],
     ...(options.storeDir ? {} : { dir }),
     ...(options.log ? { onOutput: options.log } : {}),
   });
@@ -51,7 +65,8 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsHan
     await server.stop();
     throw err;
   }
-  return { url: `nats://127.0.0.1:${port}`, port, external: false, dir, stop: () => server.stop() };
+  const scheme = options.tls ? 'tls' : 'nats';
+  return { url: `${scheme}://127.0.0.1:${port}`, port, external: false, dir, stop: () => server.stop() };
 }
 
 export async function findNatsServer(): Promise<string> {

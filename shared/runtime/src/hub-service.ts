@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { parseEnv } from '@brokkr/config';
+import { natsSettingsFrom, parseEnv, type NatsConfig, type NatsSettings } from '@brokkr/config';
 import type { Logger } from '@brokkr/logger';
 import { createDb, ensureSchema, type Db } from '@brokkr/db';
 import { connectBus, ensureStreams, type Bus } from '@brokkr/bus';
@@ -9,13 +9,12 @@ import type { Registry } from 'prom-client';
 import { runService, type RunningWork } from './service.ts';
 
 /** The settings every hub service without an HTTP API shares (see shared/config fields). */
-export interface HubConfig {
+export interface HubConfig extends NatsConfig {
   BROKKR__DATABASE__URL: string;
   BROKKR__DATABASE__SCHEMA?: string | undefined;
   BROKKR__DATABASE__POOL_SIZE: number;
   BROKKR__LOG__LEVEL: string;
   BROKKR__LOG__FORMAT: 'json' | 'text';
-  BROKKR__NATS__URL: string;
   BROKKR__HEALTH__PORT: number;
   BROKKR__TELEMETRY__ENABLED: boolean;
   BROKKR__TELEMETRY__OTLP_ENDPOINT: string;
@@ -45,15 +44,20 @@ export interface HubServiceDefinition<S extends z.ZodType> {
 export async function runHubService<S extends z.ZodType>(definition: HubServiceDefinition<S>): Promise<void> {
   await runService({
     name: definition.name,
-    loadConfig: () => parseEnv(definition.schema) as z.output<S> & HubConfig,
-    log: (config) => ({ level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT }),
-    start: (config, logger) => startHub(definition, config, logger),
+    loadConfig: () => {
+      const config = parseEnv(definition.schema) as z.output<S> & HubConfig;
+      // Half-given NATS credentials are a configuration error, reported before anything starts.
+      return { config, nats: natsSettingsFrom(config) };
+    },
+    log: ({ config }) => ({ level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT }),
+    start: ({ config, nats }, logger) => startHub(definition, config, nats, logger),
   });
 }
 
 async function startHub<S extends z.ZodType>(
   definition: HubServiceDefinition<S>,
   config: z.output<S> & HubConfig,
+  nats: NatsSettings,
   logger: Logger,
 ): Promise<RunningWork> {
   const telemetry = startTelemetry({
@@ -70,7 +74,7 @@ async function startHub<S extends z.ZodType>(
     applicationName: `brokkr-${definition.name}`,
   });
   await ensureSchema(db);
-  const bus = await connectBus({ url: config.BROKKR__NATS__URL, name: `brokkr-${definition.name}`, logger });
+  const bus = await connectBus({ ...nats, name: `brokkr-${definition.name}`, logger });
   await ensureStreams(bus.jsm);
   const metrics = createMetricsRegistry({ service: definition.name });
   const work = await definition.start({ name: definition.name, config, logger, db, bus, metrics });

@@ -1,9 +1,10 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { createReadiness, pgCheck, type ReadinessResult } from '@brokkr/health';
-import { createFailedAuthAudit, type FailedAuth } from '../auth/failed-auth-audit.ts';
+import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
 import type { ApiContext } from '../context.ts';
-import { inventoryRefresher } from '../metrics/inventory-gauges.ts';
-import { authenticate, resolveIdentity } from './authenticate.ts';
+import { createExpositions, type Exposition } from '../metrics/expositions.ts';
+import { authenticate, resolveIdentity, type OnFailedAuth } from './authenticate.ts';
+import { proxyTrust, userAgent } from './client-info.ts';
 import { createDirectLane, type DirectLane } from './direct-lane.ts';
 import { rejectOversizedBody } from './body-limit.ts';
 import { cors } from './cors.ts';
@@ -27,6 +28,8 @@ export interface ApiApp {
   app: Express;
   /** The hot writes, served before express (direct-lane.ts); listen() tries it first. */
   direct: DirectLane;
+  /** The metrics port's /metrics (start.ts serves it when BROKKR__BROKER__METRICS_PORT is set). */
+  allMetrics: Exposition;
   /** Flushes pending summaries (suppressed auth-failure audits) at shutdown. */
   close(): void;
 }
@@ -36,12 +39,11 @@ function readinessText(result: ReadinessResult): string {
   return result.ok ? 'Ready' : `${Object.keys(result.failed).join(', ')} unavailable`;
 }
 
-function mountRoot(app: Express, ctx: ApiContext, openapi: () => object): void {
+function mountRoot(app: Express, ctx: ApiContext, publicMetrics: Exposition, openapi: () => object): void {
   // Brokkr's rule: Postgres answers `SELECT 1` within 750 ms; the verdict is reused for 2 s so a
   // probe storm never becomes a query storm. NATS is not a condition: without it writes still
   // commit (the outbox and the audit fallback catch up).
   const readiness = createReadiness({ database: pgCheck(ctx.db.pool) }, { timeoutMs: 750, cacheMs: 2000 });
-  const refreshInventory = inventoryRefresher(ctx.db.pool, ctx.metrics, ctx.logger);
   app.get('/healthz', endpointLabel('/healthz'), (_req, res) => void res.type('text/plain').send('OK'));
   app.get('/readyz', endpointLabel('/readyz'), async (_req, res) => {
     const result = await readiness();
@@ -51,8 +53,7 @@ function mountRoot(app: Express, ctx: ApiContext, openapi: () => object): void {
       .send(readinessText(result));
   });
   app.get('/metrics', endpointLabel('/metrics'), async (_req, res) => {
-    await refreshInventory();
-    res.set('Content-Type', ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+    res.set('Content-Type', publicMetrics.contentType).send(await publicMetrics.metrics());
   });
   mountApiDocs(app, openapi);
 }
@@ -61,15 +62,19 @@ function mountRoot(app: Express, ctx: ApiContext, openapi: () => object): void {
 export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', ctx.settings.http.trustProxy);
+  // req.ip / req.protocol follow the same trusted proxies as the audited client address.
+  const trusted = proxyTrust(ctx.settings.http.proxyTrust);
+  app.set('trust proxy', (address: string) => trusted(address));
   app.use(requestMetrics(ctx.metrics));
   if (ctx.settings.telemetry.enabled) app.use(serverSpans());
   app.use(rejectOversizedBody(ctx.settings.http.bodyLimitBytes));
-  mountRoot(app, ctx, () => buildOpenApiDocument(options.routes, options.version ?? '0.1.0'));
+  const expositions = createExpositions(ctx.db.pool, ctx.metrics, ctx.logger);
+  mountRoot(app, ctx, expositions.public, () => buildOpenApiDocument(options.routes, options.version ?? '0.1.0'));
   if (options.webSocketPaths) app.use(options.webSocketPaths);
 
   const failedAuth = createFailedAuthAudit({ audit: ctx.audit, logger: ctx.logger, suppressed: ctx.metrics.authFailedAuditSuppressed });
-  const onFailedAuth = (f: FailedAuth) => failedAuth.record(f);
+  const onFailedAuth: OnFailedAuth = (req, path) =>
+    failedAuth.record({ path, ipAddress: ctx.clientAddress(req), userAgent: userAgent(req) });
   const auth = authenticate(ctx.auth, onFailedAuth);
   const direct = createDirectLane(ctx, options.routes, (req, path) => resolveIdentity(ctx.auth, onFailedAuth, req, path));
   // Strict and case-sensitive like Brokkr's router: `/agents/` (search) is not `/agents` (list).
@@ -88,6 +93,7 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   return {
     app,
     direct,
+    allMetrics: expositions.all,
     close: () => {
       failedAuth.flush();
       liveConsole.close();

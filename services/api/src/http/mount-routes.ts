@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { adminRequired, errorBody } from './api-error.ts';
 import { jsonBody, rawBody, readBody } from './body.ts';
-import { clientIp, userAgent } from './client-info.ts';
+import { userAgent } from './client-info.ts';
 import type { AnyRoute, Reply } from './route.ts';
 import { takesBody } from './route-errors.ts';
 import { validatePart } from './validate.ts';
@@ -52,7 +52,7 @@ export function runRoute(
       identity,
       ctx,
       get clientIp() {
-        return clientIp(req);
+        return ctx.clientAddress(req);
       },
       userAgent: userAgent(req),
       req,

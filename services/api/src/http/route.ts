@@ -29,7 +29,7 @@ export interface RouteInput<P, Q, B> {
   raw: RawBody | undefined;
   identity: Identity;
   ctx: ApiContext;
-  /** First X-Forwarded-For entry, else the socket address. */
+  /** The socket's address, or behind a trusted proxy the hop it forwarded for (http/client-info.ts). */
   clientIp: string | null;
   userAgent: string | null;
   req: Request;

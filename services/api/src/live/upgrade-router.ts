@@ -54,12 +54,6 @@ function presentedCredential(req: IncomingMessage, subprotocolAuth: boolean): st
   return entry === undefined ? undefined : `Bearer ${entry.slice(PAK_SUBPROTOCOL_PREFIX.length)}`;
 }
 
-function clientIp(req: IncomingMessage): string | null {
-  const forwarded = req.headers['x-forwarded-for'];
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-  return first || (req.socket.remoteAddress ?? null);
-}
-
 function writeRaw(socket: Duplex, status: number, body = ''): void {
   const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`];
   if (body) head.push('Content-Type: text/plain; charset=utf-8');
@@ -109,7 +103,7 @@ export function createUpgradeRouter(ctx: ApiContext, routes: readonly UpgradeRou
     const identity = hash === undefined ? undefined : await ctx.auth.resolve(hash);
     if (!identity || hash === undefined) {
       // Brokkr records the full path here, prefix included (live-channel.md §1).
-      failedAuth.record({ path, ipAddress: clientIp(req), userAgent: req.headers['user-agent'] ?? null });
+      failedAuth.record({ path, ipAddress: ctx.clientAddress(req), userAgent: req.headers['user-agent'] ?? null });
       return 'invalid';
     }
     return { identity, hash };

@@ -5,7 +5,13 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry: Registry = createMetricsRegistry({ service: 'api', defaultMetrics: options.defaultMetrics ?? true });
   const m = metricsFor(registry);
   return {
+    /** Served on the public port's /metrics. */
     registry,
+    /**
+     * Series labelled with agent names and ids: only on the metrics port (BROKKR__BROKER__METRICS_PORT),
+     * never on the public port, where anyone could enumerate the fleet (docs/security.md).
+     */
+    agentRegistry: createMetricsRegistry({ service: 'api', defaultMetrics: false }),
     httpRequests: m.counter({
       name: 'brokkr_http_requests_total',
       help: 'HTTP requests by route template, method and status',

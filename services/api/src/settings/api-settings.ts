@@ -1,4 +1,5 @@
-import { apiConfigSchema, parseEnv, type ApiConfig } from '@brokkr/config';
+import { apiConfigSchema, natsSettingsFrom, parseEnv, type ApiConfig, type NatsSettings } from '@brokkr/config';
+import type { ProxyTrust } from '../http/client-info.ts';
 
 /**
  * The api's settings in the names and units the code uses. The environment keeps Brokkr's
@@ -7,15 +8,18 @@ import { apiConfigSchema, parseEnv, type ApiConfig } from '@brokkr/config';
 export interface ApiSettings {
   log: { level: ApiConfig['BROKKR__LOG__LEVEL']; format: ApiConfig['BROKKR__LOG__FORMAT'] };
   database: { url: string; schema: string | undefined; poolSize: number };
-  natsUrl: string;
+  /** The server, credentials and TLS (BROKKR__NATS__*). */
+  nats: NatsSettings;
   telemetry: { enabled: boolean; serviceName: string; otlpEndpoint: string; samplingRate: number };
   http: {
     host: string;
     port: number;
+    /** The metrics listener (every series, agent names included); 0 = not started. */
+    metricsPort: number;
     /** Request bodies above this are refused with 413. */
     bodyLimitBytes: number;
-    /** Take the client address from X-Forwarded-For (behind a load balancer). */
-    trustProxy: boolean;
+    /** Whose X-Forwarded-For is believed; nobody's by default (http/client-info.ts). */
+    proxyTrust: ProxyTrust;
   };
   /** Brokkr's `[cors]` section: comma lists, `*` for any origin. */
   cors: { allowedOrigins: string; allowedMethods: string; allowedHeaders: string; maxAgeSeconds: number };
@@ -44,7 +48,7 @@ export function settingsFrom(config: ApiConfig): ApiSettings {
   return {
     log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
     database: { url: config.BROKKR__DATABASE__URL, schema: config.BROKKR__DATABASE__SCHEMA, poolSize: config.BROKKR__DATABASE__POOL_SIZE },
-    natsUrl: config.BROKKR__NATS__URL,
+    nats: natsSettingsFrom(config),
     telemetry: {
       enabled: config.BROKKR__TELEMETRY__ENABLED,
       serviceName: config.BROKKR__TELEMETRY__SERVICE_NAME ?? 'brokkr-api',
@@ -54,8 +58,14 @@ export function settingsFrom(config: ApiConfig): ApiSettings {
     http: {
       host: config.BROKKR__BROKER__HOST,
       port: config.BROKKR__BROKER__PORT,
+      metricsPort: config.BROKKR__BROKER__METRICS_PORT,
       bodyLimitBytes: config.BROKKR__BROKER__BODY_LIMIT_BYTES,
-      trustProxy: config.BROKKR__BROKER__TRUST_PROXY,
+      proxyTrust: {
+        trustEveryHop: config.BROKKR__BROKER__TRUST_PROXY,
+        trustedProxies: config.BROKKR__BROKER__TRUSTED_PROXIES.split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== ''),
+      },
     },
     cors: {
       allowedOrigins: config.BROKKR__CORS__ALLOWED_ORIGINS,

@@ -7,6 +7,8 @@ export interface ApiProcess {
   url: string;
   service: RunningService;
   port: number;
+  /** The metrics port's /metrics (BROKKR__BROKER__METRICS_PORT): every series, agent names included. */
+  metricsUrl: string;
 }
 
 export interface TestApi extends ApiProcess {
@@ -35,13 +37,20 @@ export interface StartApiOptions {
 /** Starts one api process with this environment (database, NATS, PAK hash); waits for /readyz. */
 export async function spawnApi(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
+  let metricsPort = await freePort();
+  while (metricsPort === port) metricsPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const service = await spawnService({
     service: 'api',
-    env: { BROKKR__BROKER__HOST: '127.0.0.1', BROKKR__BROKER__PORT: String(port), ...env },
+    env: {
+      BROKKR__BROKER__HOST: '127.0.0.1',
+      BROKKR__BROKER__PORT: String(port),
+      BROKKR__BROKER__METRICS_PORT: String(metricsPort),
+      ...env,
+    },
     readyUrl: `${url}/readyz`,
   });
-  return { url, service, port };
+  return { url, service, port, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
 /**

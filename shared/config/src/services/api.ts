@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isAddressOrCidr } from '../addresses.ts';
 import { database, int, log, nats, port, telemetry, bool } from '../fields.ts';
 
 /** Brokkr's public default admin hash (its PAK is published in Brokkr's docs). */
@@ -11,6 +12,8 @@ export const apiConfigSchema = z.object({
   ...telemetry,
   BROKKR__BROKER__PORT: port(3000),
   BROKKR__BROKER__HOST: z.string().default('0.0.0.0'),
+  /** A second listener (same host) with /metrics including the per-agent series, /healthz and /readyz; 0 = none. */
+  BROKKR__BROKER__METRICS_PORT: port(0),
   /** 64 hex = use it; "" = mint a new admin PAK on first start; unset = Brokkr's public default (warned about). */
   BROKKR__BROKER__PAK_HASH: z
     .union([z.literal(''), z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters or empty')])
@@ -28,7 +31,16 @@ export const apiConfigSchema = z.object({
   /** Upper bound of the retry backoff of agent-delivered webhooks (the same setting and policy as the dispatcher's). */
   BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS: int(3600, 1, 86400),
   BROKKR__BROKER__LONG_POLL_MAX_SECONDS: int(60, 0, 300),
+  /** true: every hop is a trusted proxy, so the client is X-Forwarded-For's first entry (Brokkr's rule, spoofable unless the proxy overwrites the header). */
   BROKKR__BROKER__TRUST_PROXY: bool(false),
+  /** Comma list of proxy addresses or CIDRs whose X-Forwarded-For is believed; unset and TRUST_PROXY false: the socket's address. */
+  BROKKR__BROKER__TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .refine(
+      (v) => v.split(',').every((entry) => entry.trim() === '' || isAddressOrCidr(entry.trim())),
+      'must be a comma list of IP addresses or CIDRs',
+    ),
   /** RSS (MiB) above which a quiet api gives a load peak's memory back to the OS (ADR 0030); 0 = never. */
   BROKKR__BROKER__MEMORY_RELEASE_ABOVE_MIB: int(128, 0, 1024 * 1024),
   BROKKR__CORS__ALLOWED_ORIGINS: z.string().default('http://localhost:3001'),

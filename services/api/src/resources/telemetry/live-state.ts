@@ -27,6 +27,8 @@ export interface LiveStateDeps {
   wakeups: Pick<AgentWakeups, 'onNotice'>;
   logger: Logger;
   registry: Registry;
+  /** Where series labelled with agent names go (the metrics port only). */
+  agentRegistry: Registry;
   /** The agent-channel registry of this process (ws_connected, connect/disconnect, live_subscribers). */
   agentConnections: LocalAgentConnections;
   /** Aborted at shutdown: timers stop, waiting frames are written (subscriptions end with the NATS drain). */
@@ -46,7 +48,7 @@ export function createLiveState(deps: LiveStateDeps): LiveState {
     writer: new TelemetryWriter(db, stacks, logger),
   };
   fleet.start();
-  registerHeartbeatAgeGauge(db, registry, logger);
+  registerHeartbeatAgeGauge(db, deps.agentRegistry, logger);
   agentConnections.liveSubscriberCount = () => stacks.subscriberCount;
 
   // A change to an agent's targets is always followed by its wake-up hint: re-read its stacks.

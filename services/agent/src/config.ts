@@ -17,6 +17,8 @@ export interface AgentSettings {
   backoff: { baseMs: number; maxMs: number };
   concurrency: number;
   crdEstablishedTimeoutMs: number;
+  /** Whether a stack's manifest may adopt a live object no stack manages (reconcile/ownership.ts). */
+  adoptionEnabled: boolean;
   /** 0: agent-delivered webhooks are off. */
   webhookPollIntervalMs: number;
   /** Work orders run at once; 0: this agent claims none. */
@@ -50,6 +52,7 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
     backoff: { baseMs: config.BROKKR__AGENT__RETRY_BACKOFF_BASE_MS, maxMs: config.BROKKR__AGENT__RETRY_BACKOFF_MAX_SECONDS * 1000 },
     concurrency: config.BROKKR__AGENT__APPLY_CONCURRENCY,
     crdEstablishedTimeoutMs: config.BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS * 1000,
+    adoptionEnabled: config.BROKKR__AGENT__ADOPTION_ENABLED,
     webhookPollIntervalMs: config.BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS * 1000,
     workOrderConcurrency: config.BROKKR__AGENT__WORK_ORDER_CONCURRENCY,
     diagnostics: {

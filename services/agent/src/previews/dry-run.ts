@@ -34,7 +34,12 @@ function kindsDefinedBy(docs: KubeObject[]): Set<string> {
 
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
 
-interface DryRunScope extends InventoryScope {
+/** The cluster as the preview loop sees it: the reconciler's scope and its adoption setting. */
+export interface PreviewScope extends InventoryScope {
+  adoptionEnabled: boolean;
+}
+
+interface DryRunScope extends PreviewScope {
   /** Namespaces the preview creates (a namespaced object in one of them cannot be dry-run before it exists). */
   newNamespaces?: Set<string>;
 }
@@ -168,7 +173,10 @@ export async function previewOnCluster(scope: DryRunScope, preview: PendingPrevi
   }
   const checksum = createHash('sha256').update(preview.yaml_content).digest('hex');
   const stampCtx = { stackId: preview.stack_id, checksum, objectId: preview.id, agentId: scope.agentId };
-  const rules: StackRules = { stampOf: (o, isOwned, ns) => stamp(o, stampCtx, isOwned, ns), claim: stackClaim(preview.stack_id) };
+  const rules: StackRules = {
+    stampOf: (o, isOwned, ns) => stamp(o, stampCtx, isOwned, ns),
+    claim: stackClaim(preview.stack_id, scope.adoptionEnabled),
+  };
   const newNamespaces = new Set(docs.filter((d) => d.kind === 'Namespace' && d.apiVersion === 'v1').map((d) => d.metadata.name));
   const defined = kindsDefinedBy(docs);
   const settled = await mapLimit(docs, scope.concurrency, (doc) => previewOne({ ...scope, newNamespaces }, doc, rules, defined));

@@ -2,15 +2,14 @@ import type { PendingPreview } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import { metricsFor, type Registry } from '@brokkr/telemetry';
 import { BrokerError } from '../broker/http.ts';
-import type { InventoryScope } from '../reconcile/inventory.ts';
 import { errorMessage, sleep, Wakeup } from '../util/async.ts';
 import type { PreviewBrokerApi } from './broker-api.ts';
-import { previewOnCluster, type PreviewOutcome } from './dry-run.ts';
+import { previewOnCluster, type PreviewOutcome, type PreviewScope } from './dry-run.ts';
 
 export interface PreviewLoopDeps {
   api: PreviewBrokerApi;
   /** The cluster, as the reconciler sees it (same objects, discovery, owner, watched namespace). */
-  scope: InventoryScope;
+  scope: PreviewScope;
   agentId: string;
   pollingIntervalMs: number;
   /** How long the hub may hold the pending request; 0 = plain polling. */
@@ -19,7 +18,7 @@ export interface PreviewLoopDeps {
   logger: Logger;
   isActive(): boolean;
   /** The dry run (tests may swap it); defaults to previewOnCluster. */
-  run?: (scope: InventoryScope, preview: PendingPreview) => Promise<PreviewOutcome>;
+  run?: (scope: PreviewScope, preview: PendingPreview) => Promise<PreviewOutcome>;
 }
 
 const SUBMIT_ATTEMPTS = 3;

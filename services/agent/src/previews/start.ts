@@ -27,6 +27,7 @@ export function createPreviewLoop(w: PreviewWiring): PreviewLoop {
       agentId: w.agentId,
       watchNamespace: settings.watchNamespace,
       concurrency: settings.concurrency,
+      adoptionEnabled: settings.adoptionEnabled,
     },
     agentId: w.agentId,
     pollingIntervalMs: settings.pollingIntervalMs,

@@ -14,6 +14,11 @@ export interface ApplyContext extends PlanContext {
   crdEstablishedTimeoutMs: number;
 }
 
+/** A stack's apply: also whether its manifest may adopt objects no stack manages (BROKKR__AGENT__ADOPTION_ENABLED). */
+export interface StackApplyContext extends ApplyContext {
+  adoptionEnabled: boolean;
+}
+
 export interface AppliedStack {
   planned: PlannedObject[];
   /** uids of everything applied: prune keeps them whatever their old checksum said. */
@@ -74,13 +79,13 @@ async function rollbackNamespaces(ctx: ApplyContext, created: PlannedObject[]): 
  * of the same name that another stack holds, or that no stack holds and the manifest does not
  * adopt, fails the pass (reconcile/ownership.ts).
  */
-export function applyStack(ctx: ApplyContext, dobj: DeploymentObject): Promise<AppliedStack> {
+export function applyStack(ctx: StackApplyContext, dobj: DeploymentObject): Promise<AppliedStack> {
   const docs = parseManifests(dobj.yaml_content);
   return applyObjects(
     ctx,
     docs,
     stackStamper({ stackId: dobj.stack_id, checksum: dobj.yaml_checksum, objectId: dobj.id, agentId: ctx.agentId }),
-    stackClaim(dobj.stack_id),
+    stackClaim(dobj.stack_id, ctx.adoptionEnabled),
   );
 }
 

@@ -5,7 +5,7 @@ import type { KubeObject } from '../manifest/parse.ts';
 /**
  * What a stack may do with the live object that has the name of one of its manifest's objects:
  * create it (there is none), apply over it (it carries this stack's label), adopt it (no stack's
- * label, and the manifest asks for it), or nothing (another stack's label, or no stack's label and
+ * label, the manifest asks for it and the agent allows adoption), or nothing (another stack's label, or no stack's label and
  * no opt-in). A refusal says why and who holds the object; its `reason` follows the object's
  * description ("ConfigMap 'ns/name' …").
  */
@@ -29,7 +29,7 @@ function writers(live: ObjectMeta): string {
  * one Brokkr did not create: docs/security.md, "Agents in shared clusters". The stack label is
  * the owner's mark because the agent prunes and deletes by it.
  */
-export function claimFor(stackId: string, doc: KubeObject, live: ObjectMeta | undefined): Claim {
+export function claimFor(stackId: string, doc: KubeObject, live: ObjectMeta | undefined, adoptionEnabled: boolean): Claim {
   if (!live) return { verdict: 'create' };
   const holder = live.labels?.[STACK_LABEL];
   if (holder === stackId) return { verdict: 'ours' };
@@ -39,19 +39,19 @@ export function claimFor(stackId: string, doc: KubeObject, live: ObjectMeta | un
       reason: `belongs to stack ${holder} (label ${STACK_LABEL}): a stack never applies over another stack's object`,
     };
   }
+  const exists = `already exists and no stack manages it${writers(live)}: not applied over`;
+  if (!adoptionEnabled) return { verdict: 'refused', reason: `${exists} (this agent adopts no objects)` };
   if (doc.metadata.annotations?.[ADOPT_ANNOTATION] === 'true') return { verdict: 'adopt' };
   return {
     verdict: 'refused',
-    reason:
-      `already exists and no stack manages it${writers(live)}: not applied over; ` +
-      `to adopt it into this stack, annotate it in the manifest with ${ADOPT_ANNOTATION}: "true"`,
+    reason: `${exists}; to adopt it into this stack, annotate it in the manifest with ${ADOPT_ANNOTATION}: "true"`,
   };
 }
 
 export const stackClaim =
-  (stackId: string): ClaimRule =>
+  (stackId: string, adoptionEnabled: boolean): ClaimRule =>
   (doc, live) =>
-    claimFor(stackId, doc, live);
+    claimFor(stackId, doc, live, adoptionEnabled);
 
 /**
  * Whether the apply stamps our owner label, which puts the object in the agent's inventory (so it

@@ -21,6 +21,8 @@ export interface ReconcilerDeps extends Timing {
   watchNamespace: string | undefined;
   concurrency: number;
   crdEstablishedTimeoutMs: number;
+  /** A stack's manifest may adopt a live object no stack manages (reconcile/ownership.ts). */
+  adoptionEnabled: boolean;
   /**
    * Asked right before deleting stacks that vanished from the target state: an agent turned
    * INACTIVE gets an empty state, which must not read as "delete everything".

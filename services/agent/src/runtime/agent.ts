@@ -81,6 +81,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     watchNamespace: settings.watchNamespace,
     concurrency: settings.concurrency,
     crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
+    adoptionEnabled: settings.adoptionEnabled,
     resyncIntervalMs: settings.resyncIntervalMs,
     backoff: settings.backoff,
     confirmActive: () =>

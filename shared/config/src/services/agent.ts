@@ -46,6 +46,11 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__WS_URL: z.string().url().optional(),
   /** true: never dial the agent channel; hints come from the long-poll, uplinks go over REST. */
   BROKKR__AGENT__WS_FORCE_REST: bool(false),
+  /**
+   * A stack's manifest may adopt a live object no stack manages (annotation brokkr.io/adopt-existing:
+   * "true"); false = such objects are always refused (docs/security.md, "Agents in shared clusters").
+   */
+  BROKKR__AGENT__ADOPTION_ENABLED: bool(true),
   /** On-demand diagnostics (pod statuses, events, log tails); false = this agent claims none. */
   BROKKR__AGENT__DIAGNOSTICS_ENABLED: bool(true),
   /** Log tail per container: at most this many last lines (Brokkr: 100) … */

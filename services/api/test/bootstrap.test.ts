@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -8,7 +8,6 @@ import { generatePak } from '@brokkr/pak';
 import { ApiClient, spawnApi, type ApiProcess } from './support/index.ts';
 
 const DEFAULT_PAK = 'brokkr_BR3rVsDa_GK3QN7CDUzYc6iKgMkJ98M2WSimM5t6U8';
-const ADMIN_PAK_LINE = /^Admin PAK: (brokkr_\S+)$/gm;
 
 async function count(sql: pg.Pool, query: string): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(`SELECT (${query})::int AS n`);
@@ -47,26 +46,56 @@ describe('api first start (bootstrap)', () => {
     return p;
   }
 
-  it('mints an admin PAK when PAK_HASH is empty: printed once, written 0600, and it works; a restart keeps it', async () => {
+  it('mints an admin PAK when PAK_HASH is empty: written 0600 to its file, never to the log, and it works; a restart keeps it', async () => {
     const { db, sql } = database();
     const pakFile = path.join(tmp, 'nested', 'dir', 'key.txt');
     const env = { BROKKR__BROKER__PAK_HASH: '', BROKKR__BROKER__PAK_FILE: pakFile };
     const first = await start(db.url, env);
-    const printed = [...first.service.output().matchAll(ADMIN_PAK_LINE)].map((m) => m[1]);
-    expect(printed).to.have.length(1);
-    const pak = printed[0]!;
-    expect(await readFile(pakFile, 'utf8')).to.equal(pak);
+    const pak = await readFile(pakFile, 'utf8');
+    expect(pak).to.match(/^brokkr_BR\w+_\w+$/);
+    expect(first.service.output()).to.not.include(pak).and.not.include(pak.split('_')[2]!);
     expect((await stat(pakFile)).mode & 0o777).to.equal(0o600);
     expect((await new ApiClient(first.url, pak).post('/auth/pak')).body.admin).to.equal(true);
 
     await first.service.stop();
     const second = await start(db.url, env);
-    expect(second.service.output()).to.not.match(ADMIN_PAK_LINE);
+    expect(await readFile(pakFile, 'utf8')).to.equal(pak);
     expect((await new ApiClient(second.url, pak).post('/auth/pak')).body.admin).to.equal(true);
     expect(await count(sql, 'SELECT count(*) FROM admin_role')).to.equal(1);
     expect(await count(sql, "SELECT count(*) FROM generators WHERE name = 'admin-generator'")).to.equal(1);
     expect(await count(sql, 'SELECT count(*) FROM generators WHERE is_system')).to.equal(1);
     expect(await count(sql, 'SELECT count(*) FROM app_initialization')).to.equal(1);
+  });
+
+  it('never writes the minted PAK through a symlink or over an existing file: exit 1, nothing stored, the next start mints', async () => {
+    const { db, sql } = database();
+    const dir = path.join(tmp, 'planted');
+    await mkdir(dir, { recursive: true });
+    const target = path.join(dir, 'where-an-attacker-reads.txt');
+    await writeFile(target, 'planted');
+    const link = path.join(dir, 'key.txt');
+    await symlink(target, link);
+    for (const pakFile of [link, target]) {
+      const service = await spawnService({
+        service: 'api',
+        env: {
+          BROKKR__DATABASE__URL: db.url,
+          BROKKR__NATS__URL: infra.nats.url,
+          BROKKR__BROKER__PAK_HASH: '',
+          BROKKR__BROKER__PAK_FILE: pakFile,
+        },
+      });
+      expect(await service.exited).to.equal(1);
+      expect(service.output()).to.include(
+        `BROKKR__BROKER__PAK_FILE ${pakFile}: the minted admin PAK was not stored because it already exists`,
+      );
+    }
+    expect(await readFile(target, 'utf8')).to.equal('planted');
+    expect(await count(sql, 'SELECT count(*) FROM admin_role')).to.equal(0);
+    // The first start was rolled back: with a usable path the next start is the first one.
+    const fresh = path.join(dir, 'fresh', 'key.txt');
+    const p = await start(db.url, { BROKKR__BROKER__PAK_HASH: '', BROKKR__BROKER__PAK_FILE: fresh });
+    expect((await new ApiClient(p.url, await readFile(fresh, 'utf8')).post('/auth/pak')).body.admin).to.equal(true);
   });
 
   it('stores a configured hash on the first start only; later starts never touch admin_role', async () => {
@@ -155,11 +184,13 @@ describe('api first start (bootstrap)', () => {
 
     it('two apis starting at once against an empty database both come up with one admin role and one admin-generator', async () => {
       const { db, sql } = database(empty.db);
-      const env = { BROKKR__BROKER__PAK_HASH: '', BROKKR__BROKER__PAK_FILE: path.join(tmp, 'race', 'key.txt') };
+      const pakFile = path.join(tmp, 'race', 'key.txt');
+      const env = { BROKKR__BROKER__PAK_HASH: '', BROKKR__BROKER__PAK_FILE: pakFile };
       const [one, two] = await Promise.all([start(db.url, env), start(db.url, env)]);
-      const printed = [one!, two!].flatMap((p) => [...p.service.output().matchAll(ADMIN_PAK_LINE)].map((m) => m[1]!));
-      expect(printed).to.have.length(1);
-      for (const p of [one!, two!]) expect((await new ApiClient(p.url, printed[0]!).post('/auth/pak')).body.admin).to.equal(true);
+      const minted = [one!, two!].filter((p) => p.service.output().includes('admin PAK minted and written to its file'));
+      expect(minted).to.have.length(1);
+      const pak = await readFile(pakFile, 'utf8');
+      for (const p of [one!, two!]) expect((await new ApiClient(p.url, pak).post('/auth/pak')).body.admin).to.equal(true);
       expect(await count(sql, 'SELECT count(*) FROM admin_role')).to.equal(1);
       expect(await count(sql, "SELECT count(*) FROM generators WHERE name = 'admin-generator'")).to.equal(1);
       expect(await count(sql, 'SELECT count(*) FROM generators WHERE is_system')).to.equal(1);

@@ -1,4 +1,5 @@
 import { DEFAULT_ADMIN_PAK_HASH } from '@brokkr/config';
+import { ConfigError } from '@brokkr/errors';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { generatePak } from '@brokkr/pak';
@@ -10,16 +11,15 @@ import {
   upsertAdminGenerator,
   upsertAdminRole,
 } from './sql/first-start.ts';
-import { writeAdminPakFile } from './admin-pak-file.ts';
+import { removeAdminPakFile, writeAdminPakFile } from './admin-pak-file.ts';
 
 export interface BootstrapOptions {
   db: Db;
   logger: Logger;
   /** 64 hex characters, or '' to mint a new admin PAK on the first start. */
   configuredHash: string;
+  /** Where a minted admin PAK is written (never logged: docs/security.md, "The hub's own plumbing"). */
   pakFile: string;
-  /** Where the minted PAK line goes (stdout); injectable for tests. */
-  print?: (line: string) => void;
 }
 
 export interface BootstrapResult {
@@ -38,29 +38,27 @@ export async function bootstrap(options: BootstrapOptions): Promise<BootstrapRes
   const { db, logger } = options;
   const minted = options.configuredHash === '' ? generatePak() : undefined;
   const adminHash = minted?.hash ?? options.configuredHash.toLowerCase();
-  const firstRun = await db.transaction(async (tx) => {
-    await lockBootstrap(tx);
-    const first = await markInitialized(tx);
-    if (first) {
-      await upsertAdminRole(tx, adminHash);
-      await upsertAdminGenerator(tx, adminHash);
-    }
-    await provisionSystemGenerator(tx);
-    return first;
-  });
+  let written = false;
+  const firstRun = await db
+    .transaction(async (tx) => {
+      await lockBootstrap(tx);
+      const first = await markInitialized(tx);
+      if (first) {
+        await upsertAdminRole(tx, adminHash);
+        await upsertAdminGenerator(tx, adminHash);
+        // The file is the only copy of the PAK, so it is written before the hash is committed: a
+        // file that cannot be written rolls the first start back, and the next start mints again.
+        if (minted) written = await writeMintedPak(options.pakFile, minted.pak);
+      }
+      await provisionSystemGenerator(tx);
+      return first;
+    })
+    .catch(async (err: unknown) => {
+      if (written) await removeAdminPakFile(options.pakFile);
+      throw err;
+    });
 
-  let mintedPak: string | undefined;
-  if (firstRun && minted) {
-    mintedPak = minted.pak;
-    // Printed raw on stdout, once: the logger would mask it, and scripts grep for this line.
-    (options.print ?? ((line) => process.stdout.write(`${line}\n`)))(`Admin PAK: ${minted.pak}`);
-    try {
-      await writeAdminPakFile(options.pakFile, minted.pak);
-      logger.info({ file: options.pakFile }, 'admin PAK written');
-    } catch (err) {
-      logger.error({ err, file: options.pakFile }, 'could not write the admin PAK file; use the PAK printed above');
-    }
-  }
+  if (firstRun && minted) logger.info({ file: options.pakFile }, 'admin PAK minted and written to its file (mode 0600)');
   if (firstRun) logger.info({ minted: Boolean(minted) }, 'first start: admin role and admin-generator created');
 
   const defaultAdminHashInUse = (await storedAdminHash(db.pool)) === DEFAULT_ADMIN_PAK_HASH;
@@ -70,5 +68,17 @@ export async function bootstrap(options: BootstrapOptions): Promise<BootstrapRes
         "Set BROKKR__BROKER__PAK_HASH (or '' to mint one) on a fresh database, or rotate the admin PAK.",
     );
   }
-  return { firstRun, ...(mintedPak ? { mintedPak } : {}), defaultAdminHashInUse };
+  return { firstRun, ...(firstRun && minted ? { mintedPak: minted.pak } : {}), defaultAdminHashInUse };
+}
+
+async function writeMintedPak(file: string, pak: string): Promise<true> {
+  try {
+    await writeAdminPakFile(file, pak);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST' ? 'it already exists (remove it, or choose another path)' : `it cannot be written (${code ?? String(err)})`;
+    throw new ConfigError(`BROKKR__BROKER__PAK_FILE ${file}: the minted admin PAK was not stored because ${why}`);
+  }
 }

@@ -52,6 +52,7 @@ interface ComposeService {
   environment?: Record<string, EnvValue> | string[];
   healthcheck?: { test?: string | string[]; disable?: boolean };
   depends_on?: string[] | Record<string, { condition?: string }>;
+  ports?: (string | number)[];
 }
 
 interface ComposeFile {
@@ -127,6 +128,14 @@ describe('compose/docker-compose.yml', () => {
 
   it('runs postgres, nats and the four hub services', () => {
     expect(Object.keys(compose.services)).to.have.members(['postgres', 'nats', ...HUB.map((s) => s.name)]);
+  });
+
+  it('publishes PostgreSQL and NATS on the loopback interface only (docs/security.md)', () => {
+    for (const name of ['postgres', 'nats']) {
+      const ports = compose.services[name]?.ports ?? [];
+      expect(ports, name).to.not.be.empty;
+      for (const port of ports) expect(String(port), name).to.match(/^127\.0\.0\.1:\d+:\d+$/);
+    }
   });
 
   it('gives every service a health check', () => {

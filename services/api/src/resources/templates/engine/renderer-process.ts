@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Job, JobFailureCode, JobResult } from './jobs.ts';
 import type { Pending, TemplateRendererOptions } from './renderer.ts';
-import { sandboxedNodeArgs } from './sandbox.ts';
+import { spawnSandboxed } from './sandbox.ts';
 
 // The process runs the same kind of file as this module: .ts under tsx (tests), .js once built.
 const ENTRY = new URL(import.meta.url.endsWith('.ts') ? './render-process.ts' : './render-process.js', import.meta.url);
@@ -63,11 +63,7 @@ export class RendererProcess {
     private readonly options: Required<TemplateRendererOptions>,
     private readonly hooks: ProcessHooks,
   ) {
-    // env: {} — no credentials within reach; stdout is ignored, stderr kept short for the reason of a crash.
-    this.child = spawn(process.execPath, sandboxedNodeArgs(ENTRY, options.memoryMb), {
-      env: {},
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
+    this.child = spawnSandboxed(ENTRY, options.memoryMb);
     this.child.unref();
     this.child.channel?.unref();
     this.child.stderr?.on('data', (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString()).slice(-2_000)));

@@ -64,25 +64,43 @@ class RendererPool implements TemplateRenderer {
     await Promise.all([...this.processes].map((p) => p.stop('the template renderer is closed')));
   }
 
-  /** Gives every waiting tenant, in turn, a process of its own if one is free or can be made. */
+  /**
+   * Hands free capacity to waiting tenants, the one with the fewest processes at work first: an
+   * idle process of its own takes the job, else a new process starts for it — in a free slot, or
+   * in the slot of another tenant's idle process. A tenant that keeps every process busy loses a
+   * process to a waiting tenant as soon as one of its jobs ends.
+   */
   private dispatch(): void {
-    for (const tenant of this.queue.waiting()) {
-      const own = [...this.processes].filter((p) => p.tenant === tenant);
-      const idle = own.find((p) => p.idle);
+    for (let tenant = this.nextTenant(); tenant !== undefined && !this.closed; tenant = this.nextTenant()) {
+      const idle = this.all().find((p) => p.idle && p.tenant === tenant);
       if (idle) idle.start(this.queue.take(tenant)!);
-      else if (own.filter((p) => p.starting).length < this.queue.count(tenant)) this.makeRoomFor(tenant);
+      else if (!this.makeRoomFor(tenant)) return;
     }
   }
 
-  private makeRoomFor(tenant: string): void {
-    if (this.closed) return;
+  /** The waiting tenant with the fewest processes at work (ties: its turn in the queue) that could use one more. */
+  private nextTenant(): string | undefined {
+    const atWork = (t: string) => this.all().filter((p) => p.tenant === t && !p.idle).length;
+    const needsOne = (t: string) =>
+      this.all().some((p) => p.idle && p.tenant === t) ||
+      this.all().filter((p) => p.tenant === t && p.starting).length < this.queue.count(t);
+    const candidates = this.queue.waiting().filter(needsOne);
+    return candidates.reduce<string | undefined>((best, t) => (best === undefined || atWork(t) < atWork(best) ? t : best), undefined);
+  }
+
+  private makeRoomFor(tenant: string): boolean {
     if (this.processes.size >= this.options.processes) {
-      const spare = [...this.processes].find((p) => p.idle && p.tenant !== tenant);
-      if (!spare) return;
+      const spare = this.all().find((p) => p.idle);
+      if (!spare) return false;
       this.processes.delete(spare);
       void spare.stop();
     }
     this.processes.add(new RendererProcess(tenant, this.options, this.hooks()));
+    return true;
+  }
+
+  private all(): RendererProcess[] {
+    return [...this.processes];
   }
 
   private hooks() {

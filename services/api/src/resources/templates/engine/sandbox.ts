@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,7 +26,7 @@ function nodeModulesTrees(from: string): string[] {
 }
 
 /** The node arguments that start `entry` (a .ts file under tests, .js once built) sandboxed. */
-export function sandboxedNodeArgs(entry: URL, heapMb: number): string[] {
+function sandboxedNodeArgs(entry: URL, heapMb: number): string[] {
   const file = fileURLToPath(entry);
   const typescript = file.endsWith('.ts') ? ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'] : [];
   const readable = [apiPackage + sep, ...nodeModulesTrees(apiPackage).map((dir) => dir + sep)];
@@ -37,4 +38,12 @@ export function sandboxedNodeArgs(entry: URL, heapMb: number): string[] {
     ...typescript,
     file,
   ];
+}
+
+/**
+ * Starts `entry` sandboxed, with an IPC channel. env: {} — no credentials within reach; stdout is
+ * ignored and stderr left to the caller (it says why a process died).
+ */
+export function spawnSandboxed(entry: URL, heapMb: number): ChildProcess {
+  return spawn(process.execPath, sandboxedNodeArgs(entry, heapMb), { env: {}, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
 }

@@ -10,6 +10,7 @@ import type { AgentConnections } from './live/agent-channel/registry.ts';
 import type { OutboxPublisher } from './events/outbox-publisher.ts';
 import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
+import type { StreamQuota } from './limits/stream-quota.ts';
 import type { LiveState } from './resources/telemetry/live-state.ts';
 import type { AgentWakeups } from './resources/targeting/wakeups.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
@@ -49,6 +50,8 @@ export interface ApiContext {
   agentConnections: AgentConnections;
   /** Stack telemetry and the fleet view of this process: live subscribers, WebSocket presence, the telemetry writer. */
   liveFeeds: LiveState;
+  /** Open WebSockets, event streams and held long-polls per PAK on this replica (429 beyond the limits). */
+  streams: StreamQuota;
   /** The reloadable settings in force, for POST /admin/config/reload. */
   configReloader: ConfigReloader;
 }

@@ -11,6 +11,7 @@ import { createOutboxPublisher } from './events/outbox-publisher.ts';
 import { createPublishWindow } from './events/publish-window.ts';
 import { createTransact } from './events/transact.ts';
 import { AgentConnections } from './live/agent-channel/registry.ts';
+import { StreamQuota } from './limits/stream-quota.ts';
 import { createLiveMetrics } from './live/metrics.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { AgentWakeups } from './resources/targeting/wakeups.ts';
@@ -49,14 +50,22 @@ export function createContext(deps: ContextDeps): ApiContext {
     agentConnections,
     signal: deps.shutdownSignal,
   });
+  const addressOf = clientAddress(settings.http.proxyTrust);
   return {
     settings,
     logger,
     db,
     bus,
     metrics,
-    clientAddress: clientAddress(settings.http.proxyTrust),
-    auth: createAuthenticator({ db: db.pool, nc: bus.nc, ttlSeconds: settings.authCacheTtlSeconds, logger }),
+    clientAddress: addressOf,
+    auth: createAuthenticator({
+      db: db.pool,
+      nc: bus.nc,
+      ttlSeconds: settings.authCacheTtlSeconds,
+      logger,
+      clientAddress: addressOf,
+      unknownPaks: settings.limits.unknownPak,
+    }),
     audit: createAuditor({ js: bus.js, db: db.pool, logger, fallbackWrites: metrics.auditFallbackWrites }),
     transact: createTransact({ db, outbox, notifyAgents }),
     notifyAgents,
@@ -67,6 +76,7 @@ export function createContext(deps: ContextDeps): ApiContext {
     wakeups: deps.wakeups,
     agentConnections,
     liveFeeds,
+    streams: new StreamQuota(settings.limits.streamsPerPak),
     configReloader: createConfigReloader(),
   };
 }

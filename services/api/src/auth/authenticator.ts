@@ -2,9 +2,12 @@ import { publishCore, SUBJECTS, type NatsConnection } from '@brokkr/bus';
 import { pakInvalidationSchema, type PakInvalidation } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
+import type { IncomingMessage } from 'node:http';
+import type { ClientAddress } from '../http/client-info.ts';
 import { resolvePakHash } from './sql/resolve-pak.ts';
 import type { Identity } from './identity.ts';
 import { PakCache } from './pak-cache.ts';
+import { unknownPakThrottled, UnknownPaks, type UnknownPakLimits } from './unknown-paks.ts';
 
 const INVALIDATION_SUBJECT = SUBJECTS.cacheInvalidate('pak');
 const FLUSH_TIMEOUT_MS = 1000;
@@ -13,8 +16,15 @@ export interface Authenticator {
   /** The identity of a PAK hash, from the cache or the database; undefined = unknown PAK. */
   resolve(hash: string): Promise<Identity | undefined>;
   /**
+   * `resolve` for a request's credential: a hash that matched nobody moments ago is not looked up
+   * again, and an address that presented too many unknown PAKs gets 429 `too_many_unknown_paks`
+   * instead of a lookup (unknown-paks.ts).
+   */
+  resolveRequest(hash: string, req: IncomingMessage): Promise<Identity | undefined>;
+  /**
    * Forgets hashes on this replica at once and on every other replica through NATS. Call it
-   * after the transaction that rotated or deleted the credential committed.
+   * after the transaction that rotated or deleted the credential, or changed whether it
+   * authenticates, committed (it also drops the memory of unknown hashes).
    */
   invalidate(hashes: readonly string[]): Promise<void>;
   /**
@@ -24,6 +34,16 @@ export interface Authenticator {
   onInvalidate(listener: (hash: string | undefined) => void): () => void;
   /** Stops listening for invalidations. */
   close(): void;
+}
+
+export interface AuthenticatorOptions {
+  db: Queryable;
+  nc: NatsConnection;
+  ttlSeconds: number;
+  logger: Logger;
+  /** Who sent a request (the budget of unknown-PAK lookups is per address). */
+  clientAddress: ClientAddress;
+  unknownPaks: UnknownPakLimits;
 }
 
 function applyInvalidation(cache: PakCache, payload: unknown): string | undefined | false {
@@ -37,13 +57,24 @@ function applyInvalidation(cache: PakCache, payload: unknown): string | undefine
   return parsed.data.hash;
 }
 
-export function createAuthenticator(options: { db: Queryable; nc: NatsConnection; ttlSeconds: number; logger: Logger }): Authenticator {
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { db, nc, logger } = options;
   const cache = new PakCache(options.ttlSeconds * 1000);
+  const unknown = new UnknownPaks(options.unknownPaks);
   const listeners = new Set<(hash: string | undefined) => void>();
   const announce = (hash: string | undefined): void => {
+    unknown.forget();
     for (const listener of listeners) listener(hash);
   };
+
+  async function resolve(hash: string): Promise<Identity | undefined> {
+    const cached = cache.get(hash);
+    if (cached) return cached;
+    const generation = cache.generation;
+    const identity = await resolvePakHash(db, hash);
+    if (identity) cache.set(hash, identity, generation);
+    return identity;
+  }
   // Callbacks run synchronously on arrival, ahead of any request the event loop handles next.
   const sub = nc.subscribe(INVALIDATION_SUBJECT, {
     callback: (err, msg) => {
@@ -58,12 +89,15 @@ export function createAuthenticator(options: { db: Queryable; nc: NatsConnection
   });
 
   return {
-    async resolve(hash) {
+    resolve,
+    async resolveRequest(hash, req) {
       const cached = cache.get(hash);
       if (cached) return cached;
-      const generation = cache.generation;
-      const identity = await resolvePakHash(db, hash);
-      if (identity) cache.set(hash, identity, generation);
+      if (unknown.isKnownUnknown(hash)) return undefined;
+      const origin = options.clientAddress(req) ?? '';
+      if (!unknown.mayLookUp(origin)) throw unknownPakThrottled();
+      const identity = await resolve(hash);
+      if (!identity) unknown.missed(hash, origin);
       return identity;
     },
     async invalidate(hashes) {

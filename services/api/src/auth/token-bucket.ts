@@ -13,10 +13,15 @@ export class TokenBucket {
   }
 
   tryTake(now = Date.now()): boolean {
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.ratePerSecond);
-    this.last = now;
-    if (this.tokens < 1) return false;
+    if (!this.hasToken(now)) return false;
     this.tokens -= 1;
     return true;
+  }
+
+  /** Whether a token is there, without taking it. */
+  hasToken(now = Date.now()): boolean {
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.ratePerSecond);
+    this.last = now;
+    return this.tokens >= 1;
   }
 }

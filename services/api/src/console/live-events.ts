@@ -5,6 +5,8 @@ import type { Logger } from '@brokkr/logger';
 import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Identity } from '../auth/identity.ts';
+import type { StreamQuota } from '../limits/stream-quota.ts';
+import { onStackInvalidation } from '../resources/stacks/invalidation.ts';
 import { StackOwners } from './stack-owners.ts';
 
 /**
@@ -36,7 +38,7 @@ interface Envelope {
 }
 
 export interface LiveEvents {
-  /** Answers the request with an event stream until the client leaves or the process stops. */
+  /** Answers with an event stream until the client leaves or the process stops; throws 429 when its PAK holds too many. */
   stream(req: Request, res: Response, identity: Identity): void;
   close(): void;
 }
@@ -49,10 +51,13 @@ export function createLiveEvents(options: {
   shutdownSignal: AbortSignal;
   /** Set to the number of open streams (brokkr_console_streams). */
   openStreams: { set(value: number): void };
+  /** Streams per PAK: one over the limit is answered 429 `too_many_streams`. */
+  streams: StreamQuota;
 }): LiveEvents {
   const { nc, auth, logger } = options;
   const clients = new Set<Client>();
   const owners = new StackOwners(options.db);
+  const stopForgetting = onStackInvalidation(nc, logger, (stackId) => owners.forget(stackId));
 
   async function visible(client: Client, kind: 'event' | 'audit', envelope: Envelope): Promise<boolean> {
     const { identity } = client;
@@ -137,6 +142,8 @@ export function createLiveEvents(options: {
 
   return {
     stream(req, res, identity) {
+      const release = options.streams.require('event_stream', identity);
+      res.once('close', release);
       // The authentication middleware already resolved this header, so it hashes.
       const pakHash = hashPresentedPak(pakFromAuthorization(req.headers.authorization ?? '')) ?? '';
       res.status(200).set({
@@ -165,6 +172,7 @@ export function createLiveEvents(options: {
     },
     close() {
       clearInterval(keepalive);
+      stopForgetting();
       unsubscribe();
       closeAll();
     },

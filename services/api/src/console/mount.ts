@@ -28,6 +28,7 @@ export function mountConsole(app: Express, ctx: ApiContext, auth: RequestHandler
     logger: ctx.logger,
     shutdownSignal: ctx.shutdownSignal,
     openStreams: ctx.metrics.consoleStreams,
+    streams: ctx.streams,
   });
   const sendPage = (_req: Request, res: Response) =>
     void res

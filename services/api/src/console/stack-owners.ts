@@ -4,8 +4,9 @@ const TTL_MS = 10_000;
 
 /**
  * Which generator owns a stack, cached briefly: the live stream asks for every event a generator
- * could see, and a burst of events about one stack should cost one query. A stale answer lasts at
- * most TTL_MS after an owner change, and only decides whether a hint is sent.
+ * could see, and a burst of events about one stack should cost one query. An owner change or
+ * deletion drops the entry on every replica (`forget`, from resources/stacks/invalidation.ts); a
+ * lost hint leaves a stale answer for at most TTL_MS.
  */
 export class StackOwners {
   readonly #cache = new Map<string, { owner: string | null; at: number }>();
@@ -20,5 +21,11 @@ export class StackOwners {
     if (this.#cache.size > 10_000) this.#cache.clear();
     this.#cache.set(stackId, { owner, at: Date.now() });
     return owner;
+  }
+
+  /** Drops the stack's entry (every entry when undefined). */
+  forget(stackId: string | undefined): void {
+    if (stackId === undefined) this.#cache.clear();
+    else this.#cache.delete(stackId.toLowerCase());
   }
 }

@@ -24,7 +24,7 @@ export async function resolveIdentity(auth: Authenticator, onFailure: OnFailedAu
   const header = req.headers.authorization;
   if (header === undefined) throw unauthorized.with('Missing Authorization header');
   const hash = PRINTABLE_ASCII.test(header) ? hashPresentedPak(pakFromAuthorization(header)) : undefined;
-  const identity = hash === undefined ? undefined : await auth.resolve(hash);
+  const identity = hash === undefined ? undefined : await auth.resolveRequest(hash, req);
   if (!identity) {
     onFailure(req, path);
     throw unauthorized();

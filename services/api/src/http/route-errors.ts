@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unknownPakThrottled } from '../auth/unknown-paks.ts';
 import { adminRequired, raisesOf, type ErrorSpec, type Raises } from './api-error.ts';
 import { unauthorized } from './authenticate.ts';
 import { jsonBody, payloadTooLarge, unreadableBody, unsupportedEncoding } from './body.ts';
@@ -33,7 +34,7 @@ function reachesSql(route: AnyRoute): boolean {
 }
 
 function routeErrorSources(route: AnyRoute): Raises[] {
-  const sources: Raises[] = [unauthorized, serviceUnavailable];
+  const sources: Raises[] = [unauthorized, unknownPakThrottled, serviceUnavailable];
   if (route.access === 'admin') sources.push(adminRequired);
   if (route.params) sources.push(invalidPathParameter);
   if (route.query) sources.push(invalidQuery);

@@ -2,6 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
+import type { ApiSettings } from '../settings/api-settings.ts';
+
+/**
+ * The message limit of server→client sockets (`/stacks/{id}/live`, `/fleet/live`): their clients
+ * send nothing but control frames, so a few KiB is plenty (Brokkr accepts 64 MiB on every socket).
+ */
+export const LISTENER_MAX_MESSAGE_BYTES = 4 * 1024;
 
 /**
  * One WebSocket endpoint on the api's HTTP server. Endpoints are listed in `upgrade-routes.ts`
@@ -14,6 +21,11 @@ export interface UpgradeRoute {
   subprotocolAuth: boolean;
   /** The `endpoint` label of the HTTP metrics; defaults to `path`. */
   endpoint?: string;
+  /**
+   * The largest message the client may send; a larger one closes the socket with 1009 (Message
+   * Too Big). Sized for what the client legitimately sends: a few KiB on listen-only sockets.
+   */
+  maxMessageBytes(settings: ApiSettings): number;
   /** Decides access, then `accept()` or `reject()`. */
   handle(up: UpgradeRequest): Promise<void> | void;
 }

@@ -4,14 +4,13 @@ import type { RequestHandler } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
 import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
 import { closeSocket } from './close.ts';
 import { RevocationIndex } from './revocation.ts';
 import type { UpgradeRoute } from './upgrade-route.ts';
 
-/** Brokkr's frame limits are the library defaults: 16 MiB per frame, 64 MiB per message. */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const SUBPROTOCOL = 'brokkr.v1';
 const PAK_SUBPROTOCOL_PREFIX = 'brokkr.pak.';
@@ -54,9 +53,9 @@ function presentedCredential(req: IncomingMessage, subprotocolAuth: boolean): st
   return entry === undefined ? undefined : `Bearer ${entry.slice(PAK_SUBPROTOCOL_PREFIX.length)}`;
 }
 
-function writeRaw(socket: Duplex, status: number, body = ''): void {
+function writeRaw(socket: Duplex, status: number, body = '', contentType = 'text/plain; charset=utf-8'): void {
   const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`];
-  if (body) head.push('Content-Type: text/plain; charset=utf-8');
+  if (body) head.push(`Content-Type: ${contentType}`);
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
 
@@ -76,13 +75,24 @@ export interface UpgradeRouter {
  */
 export function createUpgradeRouter(ctx: ApiContext, routes: readonly UpgradeRoute[]): UpgradeRouter {
   const compiled = routes.map(compile);
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: MAX_MESSAGE_BYTES,
-    perMessageDeflate: false,
-    clientTracking: true,
-    handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
-  });
+  // One server per message limit (a larger message closes the socket with 1009): `ws` sets the
+  // limit per server. Brokkr uses the library defaults everywhere (64 MiB per message).
+  const servers = new Map<number, WebSocketServer>();
+  const serverFor = (route: UpgradeRoute): WebSocketServer => {
+    const maxPayload = route.maxMessageBytes(ctx.settings);
+    let wss = servers.get(maxPayload);
+    if (!wss) {
+      wss = new WebSocketServer({
+        noServer: true,
+        maxPayload,
+        perMessageDeflate: false,
+        clientTracking: true,
+        handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+      });
+      servers.set(maxPayload, wss);
+    }
+    return wss;
+  };
   const revocation = new RevocationIndex(ctx.auth, ctx.logger);
   const failedAuth = createFailedAuthAudit({ audit: ctx.audit, logger: ctx.logger, suppressed: ctx.metrics.authFailedAuditSuppressed });
 
@@ -100,7 +110,7 @@ export function createUpgradeRouter(ctx: ApiContext, routes: readonly UpgradeRou
     const credential = presentedCredential(req, route.subprotocolAuth);
     if (credential === undefined) return 'missing';
     const hash = PRINTABLE_ASCII.test(credential) ? hashPresentedPak(pakFromAuthorization(credential)) : undefined;
-    const identity = hash === undefined ? undefined : await ctx.auth.resolve(hash);
+    const identity = hash === undefined ? undefined : await ctx.auth.resolveRequest(hash, req);
     if (!identity || hash === undefined) {
       // Brokkr records the full path here, prefix included (live-channel.md §1).
       failedAuth.record({ path, ipAddress: ctx.clientAddress(req), userAgent: req.headers['user-agent'] ?? null });
@@ -123,8 +133,25 @@ export function createUpgradeRouter(ctx: ApiContext, routes: readonly UpgradeRou
       record(endpoint, status, started);
       writeRaw(socket, status, body);
     };
-    const auth = await authenticate(req, path, found.route);
+    const rejectWith = (err: ApiError): void => {
+      if (answered) return;
+      answered = true;
+      record(endpoint, err.status, started);
+      writeRaw(socket, err.status, JSON.stringify(err.toJSON()), 'application/json');
+    };
+    let auth: Awaited<ReturnType<typeof authenticate>>;
+    try {
+      auth = await authenticate(req, path, found.route);
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) return rejectWith(err);
+      throw err;
+    }
     if (typeof auth === 'string') return reject(401);
+    // Counted from here until the connection ends, whether the route accepts or refuses it.
+    const release = ctx.streams.take('websocket', auth.identity);
+    if (!release) return rejectWith(ctx.streams.refusal('websocket'));
+    socket.once('close', release);
+    const wss = serverFor(found.route);
     await found.route.handle({
       ctx,
       req,
@@ -175,8 +202,10 @@ export function createUpgradeRouter(ctx: ApiContext, routes: readonly UpgradeRou
     close() {
       revocation.close();
       failedAuth.flush();
-      for (const ws of wss.clients) closeSocket(ws);
-      wss.close();
+      for (const wss of servers.values()) {
+        for (const ws of wss.clients) closeSocket(ws);
+        wss.close();
+      }
     },
   };
 }

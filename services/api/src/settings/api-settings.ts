@@ -1,4 +1,5 @@
 import { apiConfigSchema, natsSettingsFrom, parseEnv, type ApiConfig, type NatsSettings } from '@brokkr/config';
+import type { UnknownPakLimits } from '../auth/unknown-paks.ts';
 import type { ProxyTrust } from '../http/client-info.ts';
 
 /**
@@ -30,6 +31,8 @@ export interface ApiSettings {
     file: string;
   };
   authCacheTtlSeconds: number;
+  /** What one tenant may hold or ask for (docs/security.md, "Denial of service by an authenticated tenant"). */
+  limits: TenantLimits;
   /** The longest a target-state long-poll is held. */
   longPollMaxSeconds: number;
   /** RSS above which the api, once quiet, gives memory back to the OS; 0 = never (ADR 0030). */
@@ -42,6 +45,17 @@ export interface ApiSettings {
     /** Upper bound of the retry backoff of agent-delivered webhooks (the dispatcher's policy). */
     maxBackoffSeconds: number;
   };
+}
+
+export interface TenantLimits {
+  /** The largest message an agent may send on `/internal/ws/agent` (1009 above it). */
+  agentChannelMaxMessageBytes: number;
+  /** Open streams per PAK on one replica, by kind (429 above it). */
+  streamsPerPak: { websocket: number; event_stream: number; long_poll: number };
+  /** The most entries a list of YAML-bearing rows answers at once. */
+  listMaxItems: number;
+  /** Unknown-PAK lookups per client address (`burst`, refilled at `perMinute`), and how long an unknown hash is remembered. */
+  unknownPak: UnknownPakLimits;
 }
 
 export function settingsFrom(config: ApiConfig): ApiSettings {
@@ -75,6 +89,20 @@ export function settingsFrom(config: ApiConfig): ApiSettings {
     },
     adminPak: { configuredHash: config.BROKKR__BROKER__PAK_HASH, file: config.BROKKR__BROKER__PAK_FILE },
     authCacheTtlSeconds: config.BROKKR__BROKER__AUTH_CACHE_TTL_SECONDS,
+    limits: {
+      agentChannelMaxMessageBytes: config.BROKKR__BROKER__AGENT_CHANNEL_MAX_MESSAGE_BYTES,
+      streamsPerPak: {
+        websocket: config.BROKKR__BROKER__MAX_WEBSOCKETS_PER_PAK,
+        event_stream: config.BROKKR__BROKER__MAX_EVENT_STREAMS_PER_PAK,
+        long_poll: config.BROKKR__BROKER__MAX_LONG_POLLS_PER_PAK,
+      },
+      listMaxItems: config.BROKKR__BROKER__LIST_MAX_ITEMS,
+      unknownPak: {
+        burst: config.BROKKR__BROKER__UNKNOWN_PAK_BURST,
+        perMinute: config.BROKKR__BROKER__UNKNOWN_PAK_PER_MINUTE,
+        negativeTtlMs: config.BROKKR__BROKER__UNKNOWN_PAK_CACHE_SECONDS * 1000,
+      },
+    },
     longPollMaxSeconds: config.BROKKR__BROKER__LONG_POLL_MAX_SECONDS,
     memoryReleaseAboveBytes: config.BROKKR__BROKER__MEMORY_RELEASE_ABOVE_MIB * 1024 * 1024,
     webhooks: {

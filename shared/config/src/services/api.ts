@@ -41,6 +41,18 @@ export const apiConfigSchema = z.object({
       (v) => v.split(',').every((entry) => entry.trim() === '' || isAddressOrCidr(entry.trim())),
       'must be a comma list of IP addresses or CIDRs',
     ),
+  /** Tenant limits (docs/security.md, "Denial of service by an authenticated tenant"). */
+  BROKKR__BROKER__AGENT_CHANNEL_MAX_MESSAGE_BYTES: int(1024 * 1024, 4096, 64 * 1024 * 1024),
+  BROKKR__BROKER__MAX_WEBSOCKETS_PER_PAK: int(16, 1, 10_000),
+  BROKKR__BROKER__MAX_EVENT_STREAMS_PER_PAK: int(8, 1, 10_000),
+  BROKKR__BROKER__MAX_LONG_POLLS_PER_PAK: int(16, 1, 10_000),
+  /** The most entries a list of YAML-bearing rows answers at once (and the largest `limit`). */
+  BROKKR__BROKER__LIST_MAX_ITEMS: int(1000, 1, 100_000),
+  /** Unknown-PAK lookups one client address gets: a burst, refilled at a rate per minute. */
+  BROKKR__BROKER__UNKNOWN_PAK_BURST: int(60, 1, 100_000),
+  BROKKR__BROKER__UNKNOWN_PAK_PER_MINUTE: int(60, 1, 1_000_000),
+  /** How long a PAK that matched nobody is answered 401 without a database lookup; 0 = not remembered. */
+  BROKKR__BROKER__UNKNOWN_PAK_CACHE_SECONDS: int(5, 0, 3600),
   /** RSS (MiB) above which a quiet api gives a load peak's memory back to the OS (ADR 0030); 0 = never. */
   BROKKR__BROKER__MEMORY_RELEASE_ABOVE_MIB: int(128, 0, 1024 * 1024),
   BROKKR__CORS__ALLOWED_ORIGINS: z.string().default('http://localhost:3001'),

@@ -12,6 +12,8 @@ export const agentChannelRoutes: UpgradeRoute[] = [
   {
     path: '/internal/ws/agent',
     subprotocolAuth: false,
+    // Heartbeats, events, health reports and telemetry lines, one per message.
+    maxMessageBytes: (settings) => settings.limits.agentChannelMaxMessageBytes,
     async handle(up) {
       const agentId = up.identity.agent;
       if (!agentId) return up.reject(403);

@@ -2,6 +2,7 @@ import { agentEventSchema, newAgentEventSchema } from '@brokkr/contracts';
 import { errorKind } from '../../http/api-error.ts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { listPage, listPageQuery, pageReply, readWindow } from '../../http/list-page.ts';
 import { idParams } from '../../http/schemas.ts';
 import { looksLikeBrokkrRustAgent } from '../../live/brokkr-agent/detect.ts';
 import { repeatedSuccess } from '../../live/brokkr-agent/repeat-event.ts';
@@ -25,11 +26,15 @@ export const agentEventRoutes: AnyRoute[] = [
     tags: ['agents'],
     access: 'any',
     params: idParams,
-    responses: { 200: { description: 'Events', schema: agentEventSchema.array() } },
+    query: listPageQuery,
+    responses: {
+      200: { description: 'Events; `limit`/`offset` page it, `Link` rel=next while more follow', schema: agentEventSchema.array() },
+    },
     errors: [requireAdminOrSelf],
-    async handler({ params, identity, ctx }) {
+    async handler({ params, query, identity, ctx, req }) {
       requireAdminOrSelf(identity, params.id);
-      return json(200, await listAgentEvents(ctx.db.pool, params.id));
+      const page = listPage(query, ctx.settings.limits.listMaxItems);
+      return pageReply(req, page, await listAgentEvents(ctx.db.pool, params.id, readWindow(page)));
     },
   }),
 
@@ -70,8 +75,14 @@ export const agentEventRoutes: AnyRoute[] = [
     summary: 'List every live agent event (newest first)',
     tags,
     access: 'admin',
-    responses: { 200: { description: 'Events', schema: agentEventSchema.array() } },
-    handler: async ({ ctx }) => json(200, await listAllAgentEvents(ctx.db.pool)),
+    query: listPageQuery,
+    responses: {
+      200: { description: 'Events; `limit`/`offset` page it, `Link` rel=next while more follow', schema: agentEventSchema.array() },
+    },
+    async handler({ query, ctx, req }) {
+      const page = listPage(query, ctx.settings.limits.listMaxItems);
+      return pageReply(req, page, await listAllAgentEvents(ctx.db.pool, readWindow(page)));
+    },
   }),
 
   defineRoute({

@@ -2,6 +2,7 @@ import { deploymentObjectSchema } from '@brokkr/contracts';
 import { writeOnce } from '../../events/write-once.ts';
 import { errorKind } from '../../http/api-error.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
+import { listPage, listPageQuery, pageReply, readWindow } from '../../http/list-page.ts';
 import { idParams } from '../../http/schemas.ts';
 import { acceptsYaml } from '../../yaml/index.ts';
 import { fetchOwnedStack, stackNotFound } from '../stacks/access.ts';
@@ -22,11 +23,18 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     tags,
     access: 'any',
     params: idParams,
-    responses: { 200: { description: 'Deployment objects (sequence_id DESC)', schema: deploymentObjectSchema.array() } },
+    query: listPageQuery,
+    responses: {
+      200: {
+        description: 'Deployment objects (sequence_id DESC); `limit`/`offset` page it, `Link` rel=next while more follow',
+        schema: deploymentObjectSchema.array(),
+      },
+    },
     errors: [fetchOwnedStack],
-    async handler({ params, identity, ctx }) {
+    async handler({ params, query, identity, ctx, req }) {
       await fetchOwnedStack(ctx.db.pool, identity, params.id);
-      return json(200, await listStackDeploymentObjects(ctx.db.pool, params.id));
+      const page = listPage(query, ctx.settings.limits.listMaxItems);
+      return pageReply(req, page, await listStackDeploymentObjects(ctx.db.pool, params.id, readWindow(page)));
     },
   }),
 

@@ -10,6 +10,7 @@ import {
   requireAdminOrTargetAgent,
   requireTargetAgent,
 } from './access.ts';
+import { tooManyStreams } from '../../limits/stream-quota.ts';
 import { replyPendingList } from '../targeting/pending-list.ts';
 import { diagnosticRequestSchema, diagnosticResultSchema, pendingDiagnosticsQuery, submitDiagnosticResultSchema } from './schemas.ts';
 import { claimDiagnosticRequest } from './sql/claim-diagnostic-request.ts';
@@ -44,11 +45,11 @@ export const diagnosticAgentRoutes: AnyRoute[] = [
     params: idParams,
     query: pendingDiagnosticsQuery,
     responses: { 200: { description: 'Diagnostic requests', schema: diagnosticRequestSchema.array() } },
-    errors: [requireAdminOrSelf],
+    errors: [requireAdminOrSelf, tooManyStreams],
     async handler({ params, query, identity, ctx, res }) {
       requireAdminOrSelf(identity, params.id);
       const agentId = params.id.toLowerCase();
-      return replyPendingList(ctx, res, { agentId, wait: query.wait }, () => listPendingDiagnostics(ctx.db.pool, agentId));
+      return replyPendingList(ctx, res, { agentId, wait: query.wait, identity }, () => listPendingDiagnostics(ctx.db.pool, agentId));
     },
   }),
 

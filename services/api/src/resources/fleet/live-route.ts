@@ -1,4 +1,4 @@
-import type { UpgradeRoute } from '../../live/upgrade-route.ts';
+import { LISTENER_MAX_MESSAGE_BYTES, type UpgradeRoute } from '../../live/upgrade-route.ts';
 
 /**
  * `/api/v1/fleet/live`: a `fleet_update` (one full FleetAgentRecord) whenever an agent's record may
@@ -9,6 +9,7 @@ export const fleetLiveRoutes: UpgradeRoute[] = [
   {
     path: '/api/v1/fleet/live',
     subprotocolAuth: true,
+    maxMessageBytes: () => LISTENER_MAX_MESSAGE_BYTES,
     async handle(up) {
       if (!up.identity.admin) return up.reject(403);
       const { fleet } = up.ctx.liveFeeds;

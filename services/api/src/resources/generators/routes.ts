@@ -6,6 +6,7 @@ import { errorKind, raising } from '../../http/api-error.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
+import { publishStackInvalidation } from '../stacks/invalidation.ts';
 import { generatorSchema, generatorUpdateSchema, generatorWithPakSchema, newGeneratorSchema } from './schemas.ts';
 import { insertGenerator } from './sql/create-generator.ts';
 import { softDeleteGenerator } from './sql/delete-generator.ts';
@@ -151,6 +152,8 @@ export const generatorRoutes: AnyRoute[] = [
         if (!deleted) throw generatorNotFound();
         const oldHash = deleted.pak_hash;
         if (oldHash) tx.afterCommit(() => ctx.auth.invalidate([oldHash]));
+        // Its stacks were deleted with it (a trigger, no stack.deleted events): admins' live sockets on them close too.
+        tx.afterCommit(() => publishStackInvalidation(ctx.bus.nc, { all: true }, ctx.logger));
       });
       await ctx.audit({ actor: identity, action: 'generator.deleted', resourceType: 'generator', resourceId: params.id });
       return noContent();

@@ -4,6 +4,7 @@ import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
 import { invalidPreviewResult, previewAlreadyReported, requireTargetedAgent } from './access.ts';
+import { tooManyStreams } from '../../limits/stream-quota.ts';
 import { replyPendingList } from '../targeting/pending-list.ts';
 import { listPendingPreviews } from './sql/queries.ts';
 import { pendingPreviewSchema, pendingPreviewsQuery, submitPreviewResultSchema } from './schemas.ts';
@@ -39,11 +40,11 @@ export const previewAgentRoutes: AnyRoute[] = [
     params: idParams,
     query: pendingPreviewsQuery,
     responses: { 200: { description: 'Pending previews', schema: pendingPreviewSchema.array() } },
-    errors: [requireAdminOrSelf],
+    errors: [requireAdminOrSelf, tooManyStreams],
     async handler({ params, query, identity, ctx, res }) {
       requireAdminOrSelf(identity, params.id);
       const agentId = params.id.toLowerCase();
-      return replyPendingList(ctx, res, { agentId, wait: query.wait }, () => listPendingPreviews(ctx.db.pool, agentId));
+      return replyPendingList(ctx, res, { agentId, wait: query.wait, identity }, () => listPendingPreviews(ctx.db.pool, agentId));
     },
   }),
 

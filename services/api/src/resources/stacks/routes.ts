@@ -10,6 +10,7 @@ import { softDeleteStack } from './sql/delete-stack.ts';
 import { listLiveStacks } from './sql/queries.ts';
 import { updateStack } from './sql/update-stack.ts';
 import { wakeStackAgents } from './wake-agents.ts';
+import { publishStackInvalidation } from './invalidation.ts';
 import { resolveExpiry } from './expiry.ts';
 import { stackJson } from './serialize.ts';
 
@@ -115,6 +116,8 @@ export const stackRoutes: AnyRoute[] = [
           // Moving a stack to another generator changes which agents match it by label/annotation.
           if (updated.generator_id !== current.generator_id) {
             await wakeStackAgents(tx, params.id, { generatorIds: [current.generator_id] });
+            // The old owner's live sockets on the stack close on every replica.
+            tx.afterCommit(() => publishStackInvalidation(ctx.bus.nc, { stack_id: params.id }, ctx.logger));
           }
           return { stack: updated, oldOwner: current.generator_id };
         })

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { json, type Reply } from '../../http/route.ts';
 import { clientGone } from './routes.ts';
@@ -44,23 +45,29 @@ export async function answerPendingList<T>(
   }
 }
 
-/** The handler's answer: 200 with the list, or 499 written directly when the client left. */
+/**
+ * The handler's answer: 200 with the list, or 499 written directly when the client left. A request
+ * with a wait counts against its PAK's long-polls until answered (429 `too_many_streams` beyond
+ * the limit: routes list `tooManyStreams`).
+ */
 export async function replyPendingList<T>(
   ctx: ApiContext,
   res: Response,
-  request: { agentId: string; wait: number | string | undefined },
+  request: { agentId: string; wait: number | string | undefined; identity: Identity },
   read: () => Promise<T[]>,
 ): Promise<Reply | undefined> {
+  const waitSeconds = Math.min(Number(request.wait ?? 0), ctx.settings.longPollMaxSeconds);
+  const release = waitSeconds > 0 ? ctx.streams.require('long_poll', request.identity) : undefined;
   const rows = await answerPendingList(
     ctx.wakeups,
     {
       agentId: request.agentId.toLowerCase(),
-      waitSeconds: Math.min(Number(request.wait ?? 0), ctx.settings.longPollMaxSeconds),
+      waitSeconds,
       signal: clientGone(res),
       hurry: ctx.shutdownSignal,
     },
     read,
-  );
+  ).finally(release);
   if (rows !== 'aborted') return json(200, rows);
   // Nobody is listening any more; 499 ("client closed request") keeps the metrics honest.
   res.status(499).end();

@@ -4,6 +4,7 @@ import { deploymentObjectSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { servesBrokkrRustAgent } from '../../live/brokkr-agent/detect.ts';
+import { tooManyStreams } from '../../limits/stream-quota.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
 import { stackSchema } from '../stacks/schemas.ts';
 import { answerTargetState, type TargetStateAnswer } from './long-poll.ts';
@@ -60,12 +61,14 @@ export const targetingRoutes: AnyRoute[] = [
       200: { description: 'Deployment objects (header `ETag`)', schema: deploymentObjectSchema.array() },
       304: { description: 'Unchanged since If-None-Match (header `ETag`)' },
     },
-    errors: [requireAdminOrSelf],
+    errors: [requireAdminOrSelf, tooManyStreams],
     async handler({ params, query, identity, ctx, req, res }) {
       requireAdminOrSelf(identity, params.id);
       const ifNoneMatch = req.headers['if-none-match'];
       const waitSeconds = Math.min(Number(query.wait ?? 0), ctx.settings.longPollMaxSeconds);
       const waits = ifNoneMatch !== undefined && waitSeconds > 0;
+      // A request that may be held counts against its PAK's long-polls until it is answered.
+      const release = waits ? ctx.streams.require('long_poll', identity) : undefined;
       const answer = await answerTargetState(ctx.db.pool, waits ? ctx.wakeups : undefined, {
         agentId: params.id,
         // Brokkr's own agent gets the full state: it deletes whatever the incremental one leaves out (live/brokkr-agent/).
@@ -74,7 +77,7 @@ export const targetingRoutes: AnyRoute[] = [
         ifNoneMatch,
         signal: clientGone(res),
         hurry: ctx.shutdownSignal,
-      });
+      }).finally(release);
       if (answer.status !== 'aborted') return reply(answer);
       // Nobody is listening any more; 499 ("client closed request") keeps the metrics honest.
       res.statusCode = 499;

@@ -5,7 +5,9 @@ import type { Registry } from '@brokkr/telemetry';
 import { FleetFeed } from '../fleet/fleet-feed.ts';
 import { registerHeartbeatAgeGauge } from '../fleet/heartbeat-age-metric.ts';
 import type { LocalAgentConnections } from '../fleet/presence.ts';
+import { onStackInvalidation } from '../stacks/invalidation.ts';
 import { StackFeed } from './live/stack-feed.ts';
+import { recheckStackWatchers } from './live/stack-watchers.ts';
 import { LineRateLimiter } from './rate-limit.ts';
 import { StackAccess } from './stack-access.ts';
 import { TelemetryWriter } from './writer.ts';
@@ -53,6 +55,15 @@ export function createLiveState(deps: LiveStateDeps): LiveState {
 
   // A change to an agent's targets is always followed by its wake-up hint: re-read its stacks.
   deps.wakeups.onNotice((agentId) => state.access.forget(agentId));
+  // An owner change or deletion closes the live sockets that may no longer watch the stack.
+  const stopRechecks = onStackInvalidation(
+    nc,
+    logger,
+    (stackId) =>
+      void recheckStackWatchers(db, stacks, logger, stackId).catch((err: unknown) =>
+        logger.warn({ err }, 'could not re-check live stack sockets'),
+      ),
+  );
   // Rate-limit gaps are told to the live subscribers when their window ends (never stored).
   const gaps = setInterval(() => {
     for (const gap of state.limiter.closedGaps()) {
@@ -66,6 +77,7 @@ export function createLiveState(deps: LiveStateDeps): LiveState {
   gaps.unref();
   signal.addEventListener('abort', () => {
     clearInterval(gaps);
+    stopRechecks();
     void state.writer.flush();
   });
   return state;

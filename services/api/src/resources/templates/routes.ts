@@ -2,6 +2,7 @@ import { newTemplateSchema, stackTemplateSchema, updateTemplateSchema } from '@b
 import type { ApiContext } from '../../context.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
+import { listPage, listPageQuery, pageReply, readWindow } from '../../http/list-page.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchModifiableTemplate, fetchReadableTemplate, requireTemplateUser, templateNotFound } from './access.ts';
 import { checkTemplateText, templateCheckErrors } from './checks.ts';
@@ -43,11 +44,18 @@ export const templateRoutes: AnyRoute[] = [
     summary: 'List templates: every live version (admin), or the system templates and your own (generator)',
     tags,
     access: 'any',
-    responses: { 200: { description: 'One entry per version', schema: stackTemplateSchema.array() } },
+    query: listPageQuery,
+    responses: {
+      200: {
+        description: 'One entry per version; `limit`/`offset` page it, `Link` rel=next while more follow',
+        schema: stackTemplateSchema.array(),
+      },
+    },
     errors: [requireTemplateUser],
-    async handler({ identity, ctx }) {
+    async handler({ query, identity, ctx, req }) {
       requireTemplateUser(identity);
-      return json(200, await listLiveTemplates(ctx.db.pool, identity.admin ? null : identity.generator));
+      const page = listPage(query, ctx.settings.limits.listMaxItems);
+      return pageReply(req, page, await listLiveTemplates(ctx.db.pool, identity.admin ? null : identity.generator, readWindow(page)));
     },
   }),
 

@@ -7,6 +7,7 @@ import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
 import { requireAdminOrClaimer, workOrderNotClaimable, workOrderNotFound } from './access.ts';
 import { completeOwnClaim, completeWorkOrder, type Completion } from './complete.ts';
+import { tooManyStreams } from '../../limits/stream-quota.ts';
 import { replyPendingList } from '../targeting/pending-list.ts';
 import {
   claimWorkOrderSchema,
@@ -64,11 +65,13 @@ export const workOrderAgentRoutes: AnyRoute[] = [
     params: idParams,
     query: pendingQuery,
     responses: { 200: { description: 'Work orders', schema: workOrderSchema.array() } },
-    errors: [requireAdminOrSelf],
+    errors: [requireAdminOrSelf, tooManyStreams],
     async handler({ params, query, identity, ctx, res }) {
       requireAdminOrSelf(identity, params.id);
       const agentId = params.id.toLowerCase();
-      return replyPendingList(ctx, res, { agentId, wait: query.wait }, () => listPendingForAgent(ctx.db.pool, agentId, query.work_type));
+      return replyPendingList(ctx, res, { agentId, wait: query.wait, identity }, () =>
+        listPendingForAgent(ctx.db.pool, agentId, query.work_type),
+      );
     },
   }),
 

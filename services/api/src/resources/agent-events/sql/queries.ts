@@ -1,4 +1,5 @@
 import type { Queryable } from '@brokkr/db';
+import type { ListWindow } from '../../../http/list-page.ts';
 
 /** The read-only statements of agent events. */
 
@@ -16,17 +17,19 @@ export interface AgentEventRow {
 
 export const AGENT_EVENT_COLUMNS = 'id, created_at, updated_at, deleted_at, agent_id, deployment_object_id, event_type, status, message';
 
-export async function listAgentEvents(db: Queryable, agentId: string): Promise<AgentEventRow[]> {
+export async function listAgentEvents(db: Queryable, agentId: string, window: ListWindow): Promise<AgentEventRow[]> {
   const { rows } = await db.query<AgentEventRow>(
-    `SELECT ${AGENT_EVENT_COLUMNS} FROM agent_events WHERE agent_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id`,
-    [agentId],
+    `SELECT ${AGENT_EVENT_COLUMNS} FROM agent_events WHERE agent_id = $1 AND deleted_at IS NULL
+      ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
+    [agentId, window.limit, window.offset],
   );
   return rows;
 }
 
-export async function listAllAgentEvents(db: Queryable): Promise<AgentEventRow[]> {
+export async function listAllAgentEvents(db: Queryable, window: ListWindow): Promise<AgentEventRow[]> {
   const { rows } = await db.query<AgentEventRow>(
-    `SELECT ${AGENT_EVENT_COLUMNS} FROM agent_events WHERE deleted_at IS NULL ORDER BY created_at DESC, id`,
+    `SELECT ${AGENT_EVENT_COLUMNS} FROM agent_events WHERE deleted_at IS NULL ORDER BY created_at DESC, id LIMIT $1 OFFSET $2`,
+    [window.limit, window.offset],
   );
   return rows;
 }

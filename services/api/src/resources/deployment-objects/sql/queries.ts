@@ -1,4 +1,5 @@
 import type { Queryable } from '@brokkr/db';
+import type { ListWindow } from '../../../http/list-page.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from './deployment-object-row.ts';
 
 /** The read-only statements of deployment objects. */
@@ -7,10 +8,11 @@ const D_COLUMNS = DEPLOYMENT_OBJECT_COLUMNS.split(', ')
   .map((c) => `d.${c}`)
   .join(', ');
 
-export async function listStackDeploymentObjects(db: Queryable, stackId: string): Promise<DeploymentObjectRow[]> {
+export async function listStackDeploymentObjects(db: Queryable, stackId: string, window: ListWindow): Promise<DeploymentObjectRow[]> {
   const { rows } = await db.query<DeploymentObjectRow>(
-    `SELECT ${DEPLOYMENT_OBJECT_COLUMNS} FROM deployment_objects WHERE stack_id = $1 AND deleted_at IS NULL ORDER BY sequence_id DESC`,
-    [stackId],
+    `SELECT ${DEPLOYMENT_OBJECT_COLUMNS} FROM deployment_objects WHERE stack_id = $1 AND deleted_at IS NULL
+      ORDER BY sequence_id DESC LIMIT $2 OFFSET $3`,
+    [stackId, window.limit, window.offset],
   );
   return rows;
 }

@@ -3,6 +3,8 @@ import type { TelemetryFrame } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import type { Subscription } from '@nats-io/transport-node';
 import type { WebSocket } from 'ws';
+import type { Identity } from '../../../auth/identity.ts';
+import { closeSocket } from '../../../live/close.ts';
 import { ConsumerSocket } from './consumer-socket.ts';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -23,7 +25,8 @@ const lagMarker = (stackId: string) => (skipped: number, since: string) =>
  */
 export class StackFeed {
   // `pending`: handshakes between listen() and add()/abandon(), which keep the subscription alive.
-  private readonly stacks = new Map<string, { sockets: Set<ConsumerSocket>; sub: Subscription; pending: number }>();
+  // Each socket keeps the identity it was accepted for, so an owner change can be re-checked.
+  private readonly stacks = new Map<string, { sockets: Map<ConsumerSocket, Identity>; sub: Subscription; pending: number }>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -53,12 +56,12 @@ export class StackFeed {
    */
   async listen(stackId: string): Promise<void> {
     if (!this.stacks.has(stackId)) {
-      const sockets = new Set<ConsumerSocket>();
+      const sockets = new Map<ConsumerSocket, Identity>();
       const sub = this.nc.subscribe(SUBJECTS.liveStack(stackId), {
         callback: (err, msg) => {
           if (err) return;
           const text = msg.string();
-          for (const s of sockets) s.send(text);
+          for (const s of sockets.keys()) s.send(text);
         },
       });
       this.stacks.set(stackId, { sockets, sub, pending: 0 });
@@ -69,17 +72,31 @@ export class StackFeed {
     );
   }
 
-  /** Subscribes an accepted socket (after `listen`); it leaves when it closes. */
-  add(stackId: string, ws: WebSocket): void {
+  /** Subscribes an accepted socket (after `listen`) of `identity`; it leaves when it closes. */
+  add(stackId: string, ws: WebSocket, identity: Identity): void {
     const entry = this.stacks.get(stackId);
     if (!entry) throw new Error(`listen(${stackId}) must precede add`);
     const socket = new ConsumerSocket(ws, lagMarker(stackId));
     entry.pending -= 1;
-    entry.sockets.add(socket);
+    entry.sockets.set(socket, identity);
     socket.onClose(() => {
       entry.sockets.delete(socket);
       this.release(stackId);
     });
+  }
+
+  /** The stacks this replica has subscribers for. */
+  heldStacks(): string[] {
+    return [...this.stacks.keys()];
+  }
+
+  /** Closes the stack's sockets whose identity may no longer watch it (after an owner change or deletion). */
+  closeUnless(stackId: string, mayWatch: (identity: Identity) => boolean): number {
+    const entry = this.stacks.get(stackId);
+    if (!entry) return 0;
+    const refused = [...entry.sockets].filter(([, identity]) => !mayWatch(identity));
+    for (const [socket] of refused) closeSocket(socket.ws);
+    return refused.length;
   }
 
   /** The handshake after `listen` did not complete. */

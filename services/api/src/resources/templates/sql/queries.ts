@@ -1,4 +1,5 @@
 import type { Queryable } from '@brokkr/db';
+import type { ListWindow } from '../../../http/list-page.ts';
 import { TEMPLATE_COLUMNS, type TemplateAnnotationRow, type TemplateLabelRow, type TemplateRow } from './template-row.ts';
 
 /** The read-only statements of templates, their labels and annotations. */
@@ -16,12 +17,12 @@ export async function findLiveTemplate(db: Queryable, id: string, lock?: 'share'
  * Every live version (admin), or the system templates plus one generator's own. Brokkr returns
  * them unordered; here by name, owner, then version.
  */
-export async function listLiveTemplates(db: Queryable, generatorId: string | null): Promise<TemplateRow[]> {
+export async function listLiveTemplates(db: Queryable, generatorId: string | null, window: ListWindow): Promise<TemplateRow[]> {
   const { rows } = await db.query<TemplateRow>(
     `SELECT ${TEMPLATE_COLUMNS} FROM stack_templates
       WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR generator_id IS NULL OR generator_id = $1)
-      ORDER BY name, generator_id NULLS FIRST, version`,
-    [generatorId],
+      ORDER BY name, generator_id NULLS FIRST, version, id LIMIT $2 OFFSET $3`,
+    [generatorId, window.limit, window.offset],
   );
   return rows;
 }

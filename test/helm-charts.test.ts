@@ -191,7 +191,13 @@ describe('Helm charts (deploy/helm)', function () {
       expect(settings.secretRefs.BROKKR__AGENT__PAK).to.deep.equal({ name: 'brokkr-agent-pak', key: 'BROKKR__AGENT__PAK' });
       const binding = named(objects, 'ClusterRoleBinding', 'brokkr-agent')!;
       expect(binding).to.deep.include({ subjects: [{ kind: 'ServiceAccount', name: 'brokkr-agent', namespace: 'brokkr-agent' }] });
-      expect(named(objects, 'ClusterRole', 'brokkr-agent')?.rules).to.deep.equal([{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }]);
+      const rules = named(objects, 'ClusterRole', 'brokkr-agent')?.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+      expect(
+        rules.filter((r) => r.apiGroups.includes('*') || r.resources.includes('*')),
+        'not every group by default',
+      ).to.deep.equal([]);
+      expect(rules.flatMap((r) => r.apiGroups)).to.not.include.members(['apiextensions.k8s.io']);
+      expect(settings.parsed).to.include({ BROKKR__AGENT__ADOPTION_ENABLED: true });
       expect(objects.find((o) => o.kind === 'Deployment')?.spec).to.deep.include({ replicas: 1, strategy: { type: 'Recreate' } });
     });
 
@@ -205,7 +211,8 @@ describe('Helm charts (deploy/helm)', function () {
       expect(objects.map((o) => o.kind).sort()).to.deep.equal(['ConfigMap', 'Deployment', 'Role', 'RoleBinding', 'ServiceAccount']);
       const role = named(objects, 'Role', 'edge-agent')!;
       expect(role.metadata.namespace).to.equal('team-a');
-      expect(role.rules).to.have.length(2);
+      expect(role.rules, 'rbac.allResources: every verb on every group in front of the 2 rules').to.have.length(3);
+      expect(role.rules[0]).to.deep.equal({ apiGroups: ['*'], resources: ['*'], verbs: ['*'] });
       expect(named(objects, 'RoleBinding', 'edge-agent')).to.deep.include({
         subjects: [{ kind: 'ServiceAccount', name: 'edge-agent-sa', namespace: 'brokkr-edge' }],
       });
@@ -220,6 +227,7 @@ describe('Helm charts (deploy/helm)', function () {
         BROKKR__AGENT__APPLY_CONCURRENCY: 4,
         BROKKR__AGENT__WORK_ORDER_CONCURRENCY: 0,
         BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: 50,
+        BROKKR__AGENT__ADOPTION_ENABLED: false,
       });
       expect(settings.secretRefs.BROKKR__AGENT__PAK).to.deep.equal({ name: 'edge-agent-credentials', key: 'pak' });
     });

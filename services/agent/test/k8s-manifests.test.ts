@@ -72,16 +72,22 @@ describe('k8s/agent manifests', function () {
     expect(await dryRunAll(namespaced)).to.deep.equal([]);
   });
 
-  it('grants CRDs (apiextensions.k8s.io) cluster-wide and only the watched namespace in the variant', () => {
+  it('grants the common workload kinds, never every verb on every group, and only the watched namespace (Pod Security restricted) in the variant', () => {
     const [role] = find(clusterWide, 'ClusterRole');
-    const rules = role!.rules as { apiGroups: string[]; verbs: string[] }[];
-    expect(
-      rules.some((r) => (r.apiGroups.includes('apiextensions.k8s.io') || r.apiGroups.includes('*')) && r.verbs.includes('*')),
-    ).to.equal(true);
+    const rules = role!.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    expect(rules.filter((r) => r.apiGroups.includes('*') || r.resources.includes('*') || r.verbs.includes('*'))).to.deep.equal([]);
+    const granted = rules.flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]}/${res}`));
+    expect(granted).to.include.members(['/configmaps', '/secrets', 'apps/deployments', 'batch/jobs', '/pods/log']);
+    expect(granted.filter((g) => /^(apiextensions\.k8s\.io|admissionregistration\.k8s\.io)\/|clusterrole/.test(g))).to.deep.equal([]);
     const [config] = find(namespaced, 'ConfigMap');
     const watched = (config!.data as Record<string, string>).BROKKR__AGENT__WATCH_NAMESPACE;
     expect(find(namespaced, 'Role')[0]!.metadata.namespace).to.equal(watched);
-    expect(find(namespaced, 'Namespace', watched)).to.have.length(1);
+    const [ns] = find(namespaced, 'Namespace', watched);
+    expect(ns!.metadata.labels).to.include({
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/audit': 'restricted',
+      'pod-security.kubernetes.io/warn': 'restricted',
+    });
     expect(find(namespaced, 'ClusterRole')).to.deep.equal([]);
   });
 

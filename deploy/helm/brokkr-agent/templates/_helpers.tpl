@@ -26,3 +26,12 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "brokkr-agent.secretName" -}}
 {{- default (printf "%s-pak" (include "brokkr-agent.name" .)) .Values.pak.existingSecret -}}
 {{- end }}
+
+{{/* The (Cluster)Role's rules: rbac.rules, after `*` on `*` when rbac.allResources opts in to an admin's reach. */}}
+{{- define "brokkr-agent.rbacRules" -}}
+{{- $rules := .Values.rbac.rules | default list -}}
+{{- if .Values.rbac.allResources -}}
+{{- $rules = prepend $rules (dict "apiGroups" (list "*") "resources" (list "*") "verbs" (list "*")) -}}
+{{- end -}}
+{{- toYaml $rules -}}
+{{- end }}

@@ -123,15 +123,23 @@ describe('Grafana dashboard and Prometheus alerts (deploy/)', function () {
       kube = await startKubeApiServer();
       const { pak, hash } = generatePak();
       const apiPort = await freePort();
+      const apiMetricsPort = await freePort();
       const api = `http://127.0.0.1:${apiPort}`;
       const common = {
         BROKKR__DATABASE__URL: infra.db.url,
         BROKKR__NATS__URL: infra.nats.url,
         BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: 'c'.repeat(64),
       };
-      const env = { ...common, BROKKR__BROKER__PAK_HASH: hash, BROKKR__BROKER__HOST: '127.0.0.1', BROKKR__BROKER__PORT: String(apiPort) };
+      const env = {
+        ...common,
+        BROKKR__BROKER__PAK_HASH: hash,
+        BROKKR__BROKER__HOST: '127.0.0.1',
+        BROKKR__BROKER__PORT: String(apiPort),
+        BROKKR__BROKER__METRICS_PORT: String(apiMetricsPort),
+      };
       services.push(await spawnService({ service: 'api', env, readyUrl: `${api}/readyz` }));
-      urls.api = `${api}/metrics`;
+      // What Prometheus scrapes (the chart's annotations): the metrics port, with the per-agent series.
+      urls.api = `http://127.0.0.1:${apiMetricsPort}/metrics`;
       for (const service of HUB) {
         const port = await freePort();
         const url = `http://127.0.0.1:${port}`;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { natsSettingsFrom, type NatsConfig } from '@brokkr/config';
 import { startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
 import { opsTool } from '../scripts/lib/ops-tools.ts';
 import { currentK8s, differences, renderK8s, RENDERINGS } from '../scripts/render-k8s.ts';
@@ -94,6 +95,30 @@ describe('Helm charts (deploy/helm)', function () {
       expect(of(objects, 'Ingress')).to.have.length(0);
     });
 
+    it("the hub's own plumbing: agent names only on the api's metrics port (not in the Service), NetworkPolicies around every hub pod", async () => {
+      const objects = await helmTemplate(helm, 'brokkr-hub', { release: 'brokkr', namespace: 'brokkr' });
+      const apiDeployment = named(objects, 'Deployment', 'brokkr-api')!;
+      const api = containerSettings(objects, apiDeployment);
+      expect(api.env.BROKKR__BROKER__METRICS_PORT).to.equal('9100');
+      expect(apiDeployment.spec?.template).to.have.nested.property('metadata.annotations.prometheus\\.io/port', '9100');
+      // The Service (and so the Ingress, which routes to it) has the http port only, not the metrics port.
+      expect(
+        (named(objects, 'Service', 'brokkr-api')?.spec as { ports: { targetPort: string }[] }).ports.map((p) => p.targetPort),
+      ).to.deep.equal(['http']);
+      const monitoring = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }];
+      const policies = of(objects, 'NetworkPolicy');
+      expect(policies.map((p) => p.metadata.name).sort()).to.deep.equal(HUB_SERVICES.map((s) => `brokkr-${s}`).sort());
+      expect(named(objects, 'NetworkPolicy', 'brokkr-api')?.spec).to.deep.include({
+        policyTypes: ['Ingress'],
+        ingress: [{ ports: [{ port: 3000, protocol: 'TCP' }] }, { from: monitoring, ports: [{ port: 9100, protocol: 'TCP' }] }],
+      });
+      expect(named(objects, 'NetworkPolicy', 'brokkr-audit-writer')?.spec).to.deep.include({
+        ingress: [{ from: monitoring, ports: [{ port: 9102, protocol: 'TCP' }] }],
+      });
+      // No NATS credentials by default; the minted admin PAK is never logged (the api writes it to its file).
+      expect(Object.keys(api.env).filter((k) => k.startsWith('BROKKR__NATS__') && k !== 'BROKKR__NATS__URL')).to.deep.equal([]);
+    });
+
     it('ci/options-values.yaml: existing Secret, ingress, per-service settings and scheduling all land where they belong', async () => {
       const objects = await helmTemplate(helm, 'brokkr-hub', {
         release: 'brokkr',
@@ -144,6 +169,27 @@ describe('Helm charts (deploy/helm)', function () {
         ingressClassName: 'nginx',
         tls: [{ hosts: ['brokkr.internal.example.com'], secretName: 'brokkr-tls' }],
       });
+      // NATS credentials from their own Secret, TLS files from a mounted one, for every service.
+      for (const deployment of of(objects, 'Deployment')) {
+        const settings = containerSettings(objects, deployment);
+        expect(settings.secretRefs.BROKKR__NATS__PASSWORD).to.deep.equal({ name: 'nats-credentials', key: 'nats-password' });
+        expect(natsSettingsFrom(settings.parsed as NatsConfig)).to.deep.include({
+          auth: { user: 'stand-in', password: 'stand-in' },
+          tls: { caFile: '/etc/brokkr/nats-tls/ca.crt', certFile: '/etc/brokkr/nats-tls/tls.crt', keyFile: '/etc/brokkr/nats-tls/tls.key' },
+        });
+        expect((podSpec(deployment) as { volumes?: unknown[] }).volumes).to.deep.include({
+          name: 'nats-tls',
+          secret: { secretName: 'nats-client-tls' },
+        });
+      }
+      expect(api.parsed).to.include({ BROKKR__BROKER__METRICS_PORT: 9200, BROKKR__BROKER__TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8' });
+      const natsPolicy = named(objects, 'NetworkPolicy', 'fleet-nats')?.spec as { podSelector: unknown; ingress: unknown[] };
+      expect(natsPolicy.podSelector).to.deep.equal({ matchLabels: { 'app.kubernetes.io/name': 'nats' } });
+      expect(natsPolicy.ingress[0]).to.deep.equal({
+        from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'brokkr-hub', 'app.kubernetes.io/instance': 'brokkr' } } }],
+        ports: [{ port: 4223, protocol: 'TCP' }],
+      });
+      expect(named(objects, 'NetworkPolicy', 'fleet-postgres')).to.not.equal(undefined);
       expect(named(objects, 'PodDisruptionBudget', 'fleet-api')?.spec).to.have.property('minAvailable', 2);
       expect(named(objects, 'Service', 'fleet-api')?.spec).to.deep.include({ type: 'LoadBalancer' });
     });

@@ -45,6 +45,7 @@ The Deployment of one hub service. Arguments (a dict):
   values     that service's values (.Values.api, ...)
   port       its HTTP port (health, readiness and /metrics are served there)
   portVar    the variable that sets the port (BROKKR__BROKER__PORT or BROKKR__HEALTH__PORT)
+  metricsPort  optional: a separate port Prometheus scrapes instead (the api's agent-labelled series)
   env        more env entries (YAML list text), e.g. settings only this service reads
 */}}
 {{- define "brokkr-hub.deployment" -}}
@@ -74,7 +75,7 @@ spec:
         checksum/config: {{ include (print $root.Template.BasePath "/01-config.yaml") $root | sha256sum }}
         {{- if $v.metrics.scrapeAnnotations }}
         prometheus.io/scrape: "true"
-        prometheus.io/port: {{ .port | quote }}
+        prometheus.io/port: {{ .metricsPort | default .port | quote }}
         prometheus.io/path: /metrics
         {{- end }}
         {{- with $v.podAnnotations }}
@@ -100,6 +101,9 @@ spec:
                 name: {{ include "brokkr-hub.prefix" $root }}
           env:
             {{- include "brokkr-hub.secretEnv" (dict "root" $root "name" "BROKKR__DATABASE__URL" "key" $v.secrets.databaseUrlKey) | nindent 12 }}
+            {{- with include "brokkr-hub.natsEnv" $root | trim }}
+            {{- . | nindent 12 }}
+            {{- end }}
             - name: {{ .portVar }}
               value: {{ .port | quote }}
             {{- with .env }}
@@ -112,6 +116,10 @@ spec:
           ports:
             - name: http
               containerPort: {{ .port }}
+            {{- with .metricsPort }}
+            - name: metrics
+              containerPort: {{ . }}
+            {{- end }}
           # Startup (the api applies migrations first) gets up to 2 minutes before liveness applies.
           startupProbe:
             httpGet: { path: /healthz, port: http }
@@ -131,9 +139,23 @@ spec:
             {{- toYaml $v.containerSecurityContext | nindent 12 }}
           volumeMounts:
             - { name: tmp, mountPath: /tmp }
+            {{- if has $v.nats.auth.method (list "nkey" "creds") }}
+            - { name: nats-auth, mountPath: /etc/brokkr/nats-auth, readOnly: true }
+            {{- end }}
+            {{- if $v.nats.tls.enabled }}
+            - { name: nats-tls, mountPath: /etc/brokkr/nats-tls, readOnly: true }
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir: {}
+        {{- if has $v.nats.auth.method (list "nkey" "creds") }}
+        - name: nats-auth
+          secret: { secretName: {{ required "nats.auth.existingSecret is required for nats.auth.method nkey or creds" $v.nats.auth.existingSecret }} }
+        {{- end }}
+        {{- if $v.nats.tls.enabled }}
+        - name: nats-tls
+          secret: { secretName: {{ required "nats.tls.existingSecret is required when nats.tls.enabled" $v.nats.tls.existingSecret }} }
+        {{- end }}
       {{- with $v.nodeSelector }}
       nodeSelector:
         {{- toYaml . | nindent 8 }}
@@ -155,4 +177,45 @@ spec:
   value: {{ .Values.webhooks.allowPrivateNetworks | toString | quote }}
 - name: BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS
   value: {{ .Values.webhooks.maxBackoffSeconds | toString | quote }}
+{{- end }}
+
+{{/* The monitoring namespace as a NetworkPolicy peer (networkPolicy.monitoringNamespaceSelector). */}}
+{{- define "brokkr-hub.monitoringPeer" -}}
+- namespaceSelector:
+    matchLabels:
+      {{- toYaml .Values.networkPolicy.monitoringNamespaceSelector | nindent 6 }}
+{{- end }}
+
+{{/*
+How every hub service reaches NATS (shared/config/src/nats.ts): credentials from nats.auth.existingSecret
+(as variables, or mounted files for an NKey seed or a .creds file) and TLS files from nats.tls.existingSecret.
+*/}}
+{{- define "brokkr-hub.natsEnv" -}}
+{{- $auth := .Values.nats.auth -}}
+{{- if ne $auth.method "none" }}{{ $_ := required "nats.auth.existingSecret is required unless nats.auth.method is none" $auth.existingSecret }}{{ end -}}
+{{- if eq $auth.method "userPassword" }}
+- name: BROKKR__NATS__USER
+  valueFrom: { secretKeyRef: { name: {{ $auth.existingSecret }}, key: {{ $auth.userKey }} } }
+- name: BROKKR__NATS__PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ $auth.existingSecret }}, key: {{ $auth.passwordKey }} } }
+{{- else if eq $auth.method "token" }}
+- name: BROKKR__NATS__TOKEN
+  valueFrom: { secretKeyRef: { name: {{ $auth.existingSecret }}, key: {{ $auth.tokenKey }} } }
+{{- else if eq $auth.method "nkey" }}
+- name: BROKKR__NATS__NKEY_SEED_FILE
+  value: /etc/brokkr/nats-auth/{{ $auth.nkeySeedKey }}
+{{- else if eq $auth.method "creds" }}
+- name: BROKKR__NATS__CREDS_FILE
+  value: /etc/brokkr/nats-auth/{{ $auth.credsKey }}
+{{- end }}
+{{- if .Values.nats.tls.enabled }}
+- name: BROKKR__NATS__TLS_CA_FILE
+  value: /etc/brokkr/nats-tls/ca.crt
+{{- if .Values.nats.tls.clientCertificate }}
+- name: BROKKR__NATS__TLS_CERT_FILE
+  value: /etc/brokkr/nats-tls/tls.crt
+- name: BROKKR__NATS__TLS_KEY_FILE
+  value: /etc/brokkr/nats-tls/tls.key
+{{- end }}
+{{- end }}
 {{- end }}

@@ -258,7 +258,7 @@ describe('Helm charts (deploy/helm)', function () {
       const role = named(objects, 'Role', 'edge-agent')!;
       expect(role.metadata.namespace).to.equal('team-a');
       expect(role.rules, 'rbac.allResources: every verb on every group in front of the 2 rules').to.have.length(3);
-      expect(role.rules[0]).to.deep.equal({ apiGroups: ['*'], resources: ['*'], verbs: ['*'] });
+      expect(role.rules?.[0]).to.deep.equal({ apiGroups: ['*'], resources: ['*'], verbs: ['*'] });
       expect(named(objects, 'RoleBinding', 'edge-agent')).to.deep.include({
         subjects: [{ kind: 'ServiceAccount', name: 'edge-agent-sa', namespace: 'brokkr-edge' }],
       });

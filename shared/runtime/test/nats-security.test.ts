@@ -75,6 +75,31 @@ describe('NATS credentials and TLS (BROKKR__NATS__*)', function () {
       }
     });
 
+    it('the api reads the same variables: in with them, turned away without', async () => {
+      const api = (env: Record<string, string>) =>
+        freePort().then((port) =>
+          spawnService({
+            service: 'api',
+            env: {
+              BROKKR__DATABASE__URL: infra.db.url,
+              BROKKR__NATS__URL: nats.url,
+              BROKKR__BROKER__HOST: '127.0.0.1',
+              BROKKR__BROKER__PORT: String(port),
+              BROKKR__BROKER__PAK_HASH: 'ab'.repeat(32),
+              ...env,
+            },
+            ...(env.BROKKR__NATS__USER ? { readyUrl: `http://127.0.0.1:${port}/readyz` } : {}),
+          }),
+        );
+      const admitted = await api({ BROKKR__NATS__USER: 'brokkr', BROKKR__NATS__PASSWORD: 's3cret-pw' });
+      running.push(admitted);
+      expect(admitted.output()).to.include('connected to nats');
+      const refused = await api({});
+      running.push(refused);
+      expect(await refused.exited).to.equal(1);
+      expect(refused.output()).to.match(/cannot connect to NATS at nats:\/\/127\.0\.0\.1:\d+: .*authorization violation/i);
+    });
+
     it('refuses a half-given pair before connecting, naming both variables', async () => {
       const { ready, service } = await start(nats, { BROKKR__NATS__USER: 'brokkr' });
       expect(ready).to.equal(false);

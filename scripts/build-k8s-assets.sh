@@ -5,8 +5,10 @@
 #   scripts/build-k8s-assets.sh            # prints progress on stderr, KUBEBUILDER_ASSETS=<dir> on stdout
 #   BROKKR_KUBE_VERSION=1.33.13 BROKKR_ETCD_VERSION=3.5.35 scripts/build-k8s-assets.sh
 #
-# Output: ${BROKKR_CACHE:-$HOME/.cache/brokkr}/k8s/v<kube>/bin/{kube-apiserver,etcd}. Idempotent: when
-# both binaries exist and answer --version, it only prints the directory.
+# Output: ${BROKKR_CACHE:-$HOME/.cache/brokkr}/k8s/v<kube>/bin/{kube-apiserver,etcd,kube-controller-manager,
+# kube-scheduler,kwok}, and KWOK's own stage definitions in .../k8s/v<kube>/kwok-stages/ (the clusters
+# where pods run: controllers, scheduler and KWOK's simulated nodes; @brokkr/infra startKubeCluster).
+# Idempotent: when every binary exists and answers --version, it only prints the directory.
 #
 # Why a wrapper module: k8s.io/kubernetes requires its staging modules (k8s.io/api, ...) at v0.0.0
 # and replaces them with ./staging/..., so `go install k8s.io/kubernetes/cmd/kube-apiserver@v1.x`
@@ -20,6 +22,7 @@ set -euo pipefail
 
 KUBE_VERSION="${BROKKR_KUBE_VERSION:-1.33.13}"
 ETCD_VERSION="${BROKKR_ETCD_VERSION:-3.5.35}"
+KWOK_VERSION="${BROKKR_KWOK_VERSION:-0.8.0}"
 root="${BROKKR_CACHE:-$HOME/.cache/brokkr}/k8s/v${KUBE_VERSION}"
 bin="$root/bin"
 
@@ -37,14 +40,16 @@ quiet() {
   "$@" >"$root/go-get.log" 2>&1 || { tail -20 "$root/go-get.log" >&2; die "$* failed (full output: $root/go-get.log)"; }
 }
 
+runs() { [ -x "$bin/$1" ] && "$bin/$1" --version >/dev/null 2>&1; }
+stages_ready() { [ -f "$root/kwok-stages/pod-ready.yaml" ]; }
 assets_ready() {
-  [ -x "$bin/kube-apiserver" ] && [ -x "$bin/etcd" ] &&
-    "$bin/kube-apiserver" --version >/dev/null 2>&1 && "$bin/etcd" --version >/dev/null 2>&1
+  runs kube-apiserver && runs etcd && runs kube-controller-manager && runs kube-scheduler && runs kwok && stages_ready
 }
 
 finish() {
   log "kube-apiserver: $("$bin/kube-apiserver" --version) ($(du -h "$bin/kube-apiserver" | cut -f1))"
   log "etcd: $("$bin/etcd" --version | head -1) ($(du -h "$bin/etcd" | cut -f1))"
+  log "kube-controller-manager, kube-scheduler, kwok: $("$bin/kwok" --version 2>&1 | head -1)"
   echo "KUBEBUILDER_ASSETS=$bin"
   exit 0
 }
@@ -63,8 +68,11 @@ gomod_of() { # <module@version> -> path of its downloaded go.mod
   go mod download -json "$1" | sed -n 's/.*"GoMod": "\([^"]*\)".*/\1/p'
 }
 
-build_kube_apiserver() {
-  local dir="$root/wrap-kube-apiserver" mod minor ld m
+# build_kube <command>: kube-apiserver, kube-controller-manager or kube-scheduler, from one wrapper
+# module (the later ones reuse its module downloads and Go build cache: about 5 min for the
+# controller-manager cold, under 1 min for the scheduler after it).
+build_kube() {
+  local cmd=$1 dir="$root/wrap-kube-apiserver" mod minor ld m
   mkdir -p "$dir" && cd "$dir"
   [ -f go.mod ] || go mod init brokkr.local/k8sbins >/dev/null 2>&1
   step "resolving k8s.io/kubernetes@v$KUBE_VERSION"
@@ -74,19 +82,36 @@ build_kube_apiserver() {
   for m in $(sed -n 's#^[[:space:]]*\(k8s\.io/[a-z0-9-]*\) => \./staging/.*#\1#p' "$mod"); do
     go mod edit -replace="$m=$m@v0.${KUBE_VERSION#1.}"
   done
-  step "go get k8s.io/kubernetes/cmd/kube-apiserver@v$KUBE_VERSION (module download, ~1 GB when cold)"
-  quiet go get "k8s.io/kubernetes/cmd/kube-apiserver@v$KUBE_VERSION"
-  done_step "kube-apiserver modules downloaded"
+  step "go get k8s.io/kubernetes/cmd/$cmd@v$KUBE_VERSION (module download, ~1 GB when cold)"
+  quiet go get "k8s.io/kubernetes/cmd/$cmd@v$KUBE_VERSION"
+  done_step "$cmd modules downloaded"
   minor=$(echo "$KUBE_VERSION" | cut -d. -f2)
   ld="-s -w"
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ld="$ld -X $p.gitVersion=v$KUBE_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
     ld="$ld -X $p.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   done
-  step "go build kube-apiserver (the slow part: about 5 min on 2 cores when cold)"
-  nice -n 10 go build -mod=mod -trimpath -ldflags "$ld" -o "$bin/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
-  mv "$bin/kube-apiserver.tmp" "$bin/kube-apiserver"
-  done_step "kube-apiserver built"
+  step "go build $cmd (the slow part: about 5 min on 2 cores when cold)"
+  nice -n 10 go build -mod=mod -trimpath -ldflags "$ld" -o "$bin/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd"
+  mv "$bin/$cmd.tmp" "$bin/$cmd"
+  done_step "$cmd built"
+}
+
+# KWOK (Kubernetes WithOut Kubelet): simulated nodes and pod lifecycles. Its stage definitions
+# ship in its module; the fast ones are copied beside the binaries.
+build_kwok() {
+  local dir="$root/wrap-kwok" src
+  mkdir -p "$dir" && cd "$dir"
+  [ -f go.mod ] || go mod init brokkr.local/kwokbin >/dev/null 2>&1
+  step "go install sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION (about 2 min cold)"
+  GOBIN="$dir/bin" nice -n 10 go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
+  mv "$dir/bin/kwok" "$bin/kwok"
+  src="$(go env GOMODCACHE)/sigs.k8s.io/kwok@v$KWOK_VERSION/kustomize/stage"
+  mkdir -p "$root/kwok-stages"
+  cp "$src/node/fast/node-initialize.yaml" "$src/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
+    "$src/pod/fast/pod-ready.yaml" "$src/pod/fast/pod-complete.yaml" "$src/pod/fast/pod-delete.yaml" "$root/kwok-stages/"
+  chmod u+w "$root/kwok-stages/"*
+  done_step "kwok built"
 }
 
 build_etcd() {
@@ -117,7 +142,8 @@ assets_ready && finish
 
 log "building into $bin with $(go env GOVERSION)"
 if ! ( [ -x "$bin/etcd" ] && "$bin/etcd" --version >/dev/null 2>&1 ); then build_etcd; fi
-if ! ( [ -x "$bin/kube-apiserver" ] && "$bin/kube-apiserver" --version >/dev/null 2>&1 ); then build_kube_apiserver; fi
+for cmd in kube-apiserver kube-controller-manager kube-scheduler; do runs "$cmd" || build_kube "$cmd"; done
+{ runs kwok && stages_ready; } || build_kwok
 assets_ready || die "binaries were built but do not run"
 log "done in $(( $(date +%s) - started ))s"
 finish

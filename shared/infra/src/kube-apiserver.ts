@@ -1,7 +1,8 @@
 /**
  * A real kube-apiserver + etcd on loopback (envtest-style: no kubelet, no controllers), both under
- * the guard so nothing outlives the process that started them. Used by the agent's tests and by
- * `npm start`'s local cluster. Pods and Jobs never run here.
+ * the guard so nothing outlives the process that started them: the bare cluster, for tests that
+ * need only the API. kube-cluster.ts adds controllers, a scheduler and KWOK's simulated nodes on
+ * top, for everything that depends on pods.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +18,8 @@ import { startGuarded, type GuardedProcess } from './guarded-process.ts';
 const exec = promisify(execFile);
 
 export interface KubeApiServerHandle {
+  /** The server's temporary directory: its PKI (ca.crt, sa.key) and kubeconfigs; removed at stop. */
+  dir: string;
   /** A kubeconfig (admin, group system:masters, bearer token) written for this server. */
   kubeconfigPath: string;
   /** https://127.0.0.1:<port> */
@@ -219,5 +222,5 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
     return file;
   };
   const kubeconfigPath = await kubeconfigWithToken('admin', token);
-  return { kubeconfigPath, server, token, caPem, userTokens, kubeconfigWithToken, exited: apiserver.exited, stop };
+  return { dir, kubeconfigPath, server, token, caPem, userTokens, kubeconfigWithToken, exited: apiserver.exited, stop };
 }

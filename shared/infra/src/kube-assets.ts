@@ -5,23 +5,34 @@ import readline from 'node:readline';
 import { cacheDir, scriptsDir } from './paths.ts';
 
 /**
- * kube-apiserver + etcd binaries (envtest-style assets). They are built from the Go module proxy by
+ * kube-apiserver + etcd binaries (envtest-style assets), and for clusters where pods run the controllers,
+ * the scheduler and KWOK. They are built from the Go module proxy by
  * scripts/build-k8s-assets.sh and cached under ~/.cache/brokkr/k8s/v<version>/bin, or found through
  * KUBEBUILDER_ASSETS when someone brings their own.
  */
-export function findKubeAssets(): string | undefined {
+export function findKubeAssets(kind: KubeAssetsKind = 'bare'): string | undefined {
   const fromEnv = process.env.KUBEBUILDER_ASSETS;
-  if (fromEnv && hasAssets(fromEnv)) return fromEnv;
+  if (fromEnv && hasAssets(fromEnv, kind)) return fromEnv;
   const root = path.join(cacheDir, 'k8s');
   const versions = existsSync(root) ? readdirSync(root).sort().reverse() : [];
-  return versions.map((v) => path.join(root, v, 'bin')).find(hasAssets);
+  return versions.map((v) => path.join(root, v, 'bin')).find((dir) => hasAssets(dir, kind));
 }
 
-function hasAssets(dir: string): boolean {
-  return existsSync(path.join(dir, 'kube-apiserver')) && existsSync(path.join(dir, 'etcd'));
+/** `bare`: kube-apiserver and etcd. `full`: also the controllers, the scheduler, KWOK and its stages. */
+export type KubeAssetsKind = 'bare' | 'full';
+
+const BINARIES: Record<KubeAssetsKind, string[]> = {
+  bare: ['kube-apiserver', 'etcd'],
+  full: ['kube-apiserver', 'etcd', 'kube-controller-manager', 'kube-scheduler', 'kwok', '../kwok-stages/pod-delete.yaml'],
+};
+
+function hasAssets(dir: string, kind: KubeAssetsKind): boolean {
+  return BINARIES[kind].every((name) => existsSync(path.join(dir, name)));
 }
 
 export interface EnsureKubeAssetsOptions {
+  /** What must be there (default `full`: the build script builds everything at once). */
+  kind?: KubeAssetsKind;
   /** Every progress line of the build (one per step, with the elapsed seconds). */
   onProgress?: (line: string) => void;
   /** Aborting kills the build (the Go toolchain and all) and rejects. */
@@ -34,7 +45,7 @@ export interface EnsureKubeAssetsOptions {
  * two callers never build at once.
  */
 export async function ensureKubeAssets(options: EnsureKubeAssetsOptions = {}): Promise<string> {
-  const found = findKubeAssets();
+  const found = findKubeAssets(options.kind ?? 'full');
   if (found) return found;
   // Its own process group, so an abort stops `go build` and its compilers, not just bash.
   const build = spawn('bash', [path.join(scriptsDir, 'build-k8s-assets.sh')], {

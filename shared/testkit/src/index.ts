@@ -16,9 +16,12 @@ export { eventually } from './wait.ts';
 export { freePort } from '@brokkr/infra';
 export {
   startKubeApiServer,
+  startKubeCluster,
   findKubeAssets,
   kubeAssetsAvailable,
   type KubeApiServer,
+  type KubeCluster,
   type StartKubeApiServerOptions,
+  type StartKubeClusterOptions,
   type TestKubeUser,
 } from './kube.ts';

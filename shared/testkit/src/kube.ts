@@ -1,15 +1,19 @@
 /**
- * A real kube-apiserver + etcd for tests (the infra starter, plus a client-node KubeConfig). Binaries
- * come from KUBEBUILDER_ASSETS or the cache; when neither has them they are built first (minutes,
- * once), so `npm test` on a bare machine needs nothing beforehand. Pods and Jobs never run here:
- * tests patch their status to play the kubelet.
+ * Real clusters for tests (the infra starters, plus a client-node KubeConfig). `startKubeApiServer`:
+ * kube-apiserver + etcd only, for tests that need just the API. `startKubeCluster`: also the
+ * controllers, the scheduler and KWOK's simulated nodes, so Deployments get Pods that become Ready
+ * (or, on request, never-ready or crash-looping) and Jobs complete or fail — the signal a real
+ * cluster gives. Binaries come from KUBEBUILDER_ASSETS or the cache; when neither has them they are
+ * built first (minutes, once), so `npm test` on a bare machine needs nothing beforehand.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import {
   ensureKubeAssets,
   findKubeAssets as findCachedKubeAssets,
   startKubeApiServer as startInfraKubeApiServer,
+  startKubeCluster as startInfraKubeCluster,
   type KubeApiServerHandle,
+  type KubeClusterHandle,
   type KubeUser,
 } from '@brokkr/infra';
 
@@ -27,6 +31,15 @@ export interface StartKubeApiServerOptions {
   log?: (line: string) => void;
 }
 
+export interface KubeCluster extends KubeApiServer {
+  nodeNames: string[];
+}
+
+export interface StartKubeClusterOptions extends StartKubeApiServerOptions {
+  /** Simulated nodes (default 2). */
+  nodes?: number;
+}
+
 /** The directory holding kube-apiserver and etcd, building them when missing. */
 export async function findKubeAssets(): Promise<string> {
   return ensureKubeAssets({ onProgress: (line) => process.stderr.write(`${line}\n`) });
@@ -34,12 +47,21 @@ export async function findKubeAssets(): Promise<string> {
 
 /** True when the binaries are there already. */
 export function kubeAssetsAvailable(): boolean {
-  return findCachedKubeAssets() !== undefined;
+  return findCachedKubeAssets('full') !== undefined;
 }
 
 export async function startKubeApiServer(options: StartKubeApiServerOptions = {}): Promise<KubeApiServer> {
   await findKubeAssets();
-  const handle = await startInfraKubeApiServer(options);
+  return withKubeConfig(await startInfraKubeApiServer(options));
+}
+
+export async function startKubeCluster(options: StartKubeClusterOptions = {}): Promise<KubeCluster> {
+  await findKubeAssets();
+  const handle: KubeClusterHandle = await startInfraKubeCluster(options);
+  return { ...withKubeConfig(handle), nodeNames: handle.nodeNames };
+}
+
+function withKubeConfig(handle: KubeApiServerHandle): KubeApiServer {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(handle.kubeconfigPath);
   return {

@@ -6,6 +6,8 @@ import { registerDescribe } from './commands/describe.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerGet } from './commands/get.ts';
 import { registerPaks } from './commands/paks.ts';
+import { registerRollout } from './commands/rollout.ts';
+import { registerStacks } from './commands/stacks.ts';
 import { configPath } from './config.ts';
 import { FORMATS } from './output.ts';
 
@@ -17,8 +19,9 @@ Connection (first found wins): --url/--pak, then BROKKR_URL/BROKKR_PAK, then the
     url: http://127.0.0.1:3000
     pak: brokkr_…
 
-Exit codes: 0 success (apply --wait: every agent applied; diff: no changes), 1 error or an agent
-  reported a failure, 2 apply --wait / diff timed out, 3 diff: changes (and no errors).
+Exit codes: 0 success (apply --wait: every agent applied, or the rollout succeeded; diff: no changes),
+  1 error, an agent reported a failure or the rollout was rolled back, 2 apply --wait / diff timed out,
+  3 diff: changes (and no errors).
   Hub errors print as "<code>: <message>".`;
 
 /** The whole command tree; bin.ts runs it. */
@@ -37,5 +40,7 @@ export function buildProgram(): Command {
   registerDescribe(program);
   registerAgents(program);
   registerPaks(program);
+  registerRollout(program);
+  registerStacks(program);
   return program;
 }

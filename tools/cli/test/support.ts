@@ -85,6 +85,24 @@ export async function startHub(
   };
 }
 
+/**
+ * The real maintenance service on the same PostgreSQL and NATS: it moves rollouts on (every
+ * second here) and expires stacks. Without it a rollout never leaves `pending`.
+ */
+export async function startMaintenance(infra: Pick<TestInfra, 'db' | 'nats'>): Promise<RunningService> {
+  const port = await freePort();
+  return spawnService({
+    service: 'maintenance',
+    env: {
+      BROKKR__DATABASE__URL: infra.db.url,
+      BROKKR__NATS__URL: infra.nats.url,
+      BROKKR__HEALTH__PORT: String(port),
+      BROKKR__MAINTENANCE__ROLLOUT_INTERVAL_SECONDS: '1',
+    },
+    readyUrl: `http://127.0.0.1:${port}/readyz`,
+  });
+}
+
 let counter = 0;
 export const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${++counter}`;
 

@@ -2,10 +2,12 @@ import type { Command } from 'commander';
 import { formatFor, hubFor, print, sayFor } from '../context.ts';
 import { CliError, HubError } from '../errors.ts';
 import type { Hub } from '../http.ts';
-import { render, renderTable, truncate } from '../output.ts';
+import { render, renderTable, truncate, type Format } from '../output.ts';
 import { findAgent, findGenerator, findStackOrUndefined } from '../resolve.ts';
-import { UUID_RE, type Agent, type AuthPayload, type DeploymentObject, type Stack } from '../types.ts';
+import { followRollout, rolloutOf, type RolloutWaitResult } from './follow-rollout.ts';
+import { UUID_RE, type Agent, type AuthPayload, type DeploymentObject, type Stack, type StackRolloutPolicy } from '../types.ts';
 import { readManifests, SETTINGS_FILE, type Manifests } from './manifests.ts';
+import { renderRollout } from './rollout.ts';
 import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
 
 interface ApplyOptions {
@@ -40,14 +42,16 @@ export function registerApply(program: Command): void {
       `\nOptional ${SETTINGS_FILE} in the directory (not part of the manifests; flags win):\n` +
         '  stack: name      description: text      generator: name|id (admin PAK)\n' +
         '  targets: [agent names or ids]           labels: [stack labels]\n' +
-        '\nExit codes with --wait: 0 every agent applied, 1 an agent reported a failure (or any error), 2 timeout.',
+        "\nWith a rollout policy on the stack, --wait follows the rollout wave by wave (the stack owner's PAK is enough):\n" +
+        '  exit 0 when it succeeded (or was promoted), 1 when it was rolled back, failed, aborted or superseded.\n' +
+        'Exit codes with --wait: 0 every agent applied, 1 an agent reported a failure (or any error), 2 timeout.',
     )
     .requiredOption('-f, --file <path>', 'a directory (its *.yaml / *.yml files, sorted by name) or one YAML file')
     .option('--stack <name|id>', 'the stack (default: the directory name, or the file name without .yaml)')
     .option('--generator <name|id>', 'owner of a new stack when using an admin PAK (default: admin-generator)')
     .option('--target <agent>', 'target the stack at this agent (name or id); repeatable', collect, [])
     .option('--label <label>', 'add this label to the stack (agents with the label receive it); repeatable', collect, [])
-    .option('--wait', 'follow the rollout until every agent applied it or one failed (needs an admin PAK)')
+    .option('--wait', 'follow the rollout until every agent applied it or one failed (admin PAK; any owner PAK with a rollout policy)')
     .option('--timeout <duration>', 'how long --wait waits (e.g. 90s, 5m)', '5m')
     .option('--interval <duration>', 'how often --wait asks the hub', '2s')
     .action(async (options: ApplyOptions, cmd: Command) => {
@@ -64,8 +68,10 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   const hub = hubFor(cmd);
   const me = await hub.post<AuthPayload>('/auth/pak');
   if (me.agent) throw new CliError('an agent PAK cannot apply stacks: use a generator or admin PAK');
-  // Checked before anything changes: only admins may read agents' events and health.
-  if (options.wait && !me.admin) throw new CliError('--wait needs an admin PAK (only admins may read agent events and health)');
+  // Checked before anything changes: only admins may read agents' events and health; a rollout
+  // (the stack has a policy) is readable by the stack's owner too.
+  if (options.wait && !me.admin && !(await hasRolloutPolicy(hub, stackRef(manifests, options))))
+    throw new CliError('--wait needs an admin PAK (only admins may read agent events and health), or a rollout policy on the stack');
 
   const io: Io = { hub, say };
   // Every name is resolved before the first write, so a typo changes nothing.
@@ -76,32 +82,71 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   await ensureTargets(io, stack, targets);
   const { object, created } = await ensureDeploymentObject(io, stack, manifests);
 
-  let rollout: WaitResult | undefined;
-  if (options.wait) {
-    rollout = await waitForRollout(hub, stack, object, { timeoutMs, intervalMs, say });
-    const verdict = { applied: 'applied by every agent', failed: 'FAILED', timeout: `timed out after ${options.timeout}` }[rollout.outcome];
-    say(`rollout of stack "${stack.name}" sequence ${object.sequence_id}: ${verdict}`);
-  }
   const { yaml_content: _content, ...deploymentObject } = object;
-  const summary = { stack, deployment_object: deploymentObject, created, ...(rollout ? { rollout } : {}) };
+  const applied: Applied = { stack, deploymentObject, created, sequence: object.sequence_id };
+  if (!options.wait) {
+    print(render({ stack, deployment_object: deploymentObject, created }, format, () => ''));
+    return 0;
+  }
+  const waitOptions = { timeoutMs, intervalMs, say };
+  const progressive = await rolloutOf(hub, stack, object);
+  if (progressive) return followWaves(format, applied, await followRollout(hub, progressive, waitOptions), options.timeout);
+  return followAgents(format, applied, await waitForRollout(hub, stack, object, waitOptions), options.timeout);
+}
+
+/** What apply did, for the summary it prints. */
+interface Applied {
+  stack: Stack;
+  deploymentObject: Omit<DeploymentObject, 'yaml_content'>;
+  created: boolean;
+  sequence: number;
+}
+
+const summaryOf = (a: Applied) => ({ stack: a.stack, deployment_object: a.deploymentObject, created: a.created });
+
+/** A progressive rollout followed to its end: the verdict, then the rollout document or its waves as a table. */
+function followWaves(format: Format, applied: Applied, followed: RolloutWaitResult, timeout: string): number {
+  const verdict = followed.outcome === 'timeout' ? `timed out after ${timeout} (${followed.verdict})` : followed.verdict;
+  sayFor(format)(`rollout of stack "${applied.stack.name}" sequence ${applied.sequence}: ${verdict}`);
+  print(render({ ...summaryOf(applied), rollout: followed.rollout }, format, () => renderRollout(followed.rollout)));
+  return followed.exitCode;
+}
+
+/** Every agent at once (no rollout policy): the verdict, then per agent its state and health. */
+function followAgents(format: Format, applied: Applied, rollout: WaitResult, timeout: string): number {
+  const verdict = { applied: 'applied by every agent', failed: 'FAILED', timeout: `timed out after ${timeout}` }[rollout.outcome];
+  sayFor(format)(`rollout of stack "${applied.stack.name}" sequence ${applied.sequence}: ${verdict}`);
   print(
-    render(summary, format, () =>
-      rollout
-        ? renderTable(rollout.agents, [
-            { header: 'AGENT', value: (p) => p.name },
-            { header: 'CLUSTER', value: (p) => p.cluster_name },
-            { header: 'STATE', value: (p) => p.state },
-            { header: 'HEALTH', value: (p) => p.health },
-            { header: 'MESSAGE', value: (p) => truncate(p.message) },
-          ])
-        : '',
+    render({ ...summaryOf(applied), rollout }, format, () =>
+      renderTable(rollout.agents, [
+        { header: 'AGENT', value: (p) => p.name },
+        { header: 'CLUSTER', value: (p) => p.cluster_name },
+        { header: 'STATE', value: (p) => p.state },
+        { header: 'HEALTH', value: (p) => p.health },
+        { header: 'MESSAGE', value: (p) => truncate(p.message) },
+      ]),
     ),
   );
-  return rollout?.exitCode ?? 0;
+  return rollout.exitCode;
+}
+
+const stackRef = (manifests: Manifests, options: ApplyOptions): string =>
+  options.stack ?? manifests.settings.stack ?? manifests.defaultStackName;
+
+async function hasRolloutPolicy(hub: Hub, ref: string): Promise<boolean> {
+  const stack = await findStackOrUndefined(hub, ref);
+  if (!stack) return false;
+  try {
+    await hub.get<StackRolloutPolicy>(`/stacks/${stack.id}/rollout-policy`);
+    return true;
+  } catch (err) {
+    if (err instanceof HubError && err.status === 404) return false;
+    throw err;
+  }
 }
 
 async function ensureStack({ hub, say }: Io, me: AuthPayload, manifests: Manifests, options: ApplyOptions): Promise<Stack> {
-  const ref = options.stack ?? manifests.settings.stack ?? manifests.defaultStackName;
+  const ref = stackRef(manifests, options);
   const existing = await findStackOrUndefined(hub, ref);
   if (existing) return existing;
   if (UUID_RE.test(ref)) throw new CliError(`stack ${ref} not found`);

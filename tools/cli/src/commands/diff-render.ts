@@ -1,35 +1,8 @@
-/** The hub's preview shapes the CLI reads (GET /previews/{id}; see docs/rollouts.md). */
-export interface PreviewObject {
-  api_version: string;
-  kind: string;
-  namespace: string | null;
-  name: string;
-  action: 'created' | 'changed' | 'unchanged' | 'pruned' | null;
-  diff: { path: string; before: string | null; after: string | null }[];
-  diff_truncated: boolean;
-  error: string | null;
-  note: string | null;
-}
+import type { Preview, PreviewAgentResult, PreviewObjectResult } from '@brokkr/contracts';
 
-export type AgentVerdict = 'pending' | 'clean' | 'changes' | 'error' | 'expired';
-
-export interface PreviewAgent {
-  agent_id: string;
-  agent_name: string | null;
-  cluster_name: string | null;
-  status: AgentVerdict;
-  reported_at: string | null;
-  error: string | null;
-  objects: PreviewObject[];
-}
-
-export interface Preview {
-  id: string;
-  stack_id: string;
-  status: 'pending' | 'completed';
-  counts: Record<'agents' | 'pending' | 'clean' | 'changes' | 'error' | 'expired', number>;
-  agents: PreviewAgent[];
-}
+export type { Preview };
+type PreviewAgent = PreviewAgentResult;
+type PreviewObject = PreviewObjectResult;
 
 const SIGN: Record<string, string> = { created: '+', changed: '~', pruned: '-', unchanged: '=' };
 

@@ -8,9 +8,9 @@ export function registerGet(program: Command): void {
     .command('get')
     .description(`List ${KIND_HELP}, or show one by name or id`)
     .argument('<resource>', KIND_HELP)
-    .argument('[name-or-id]', 'one item (agents and stacks by name or id; deployment objects and work orders by id)')
-    .option('--stack <name|id>', 'deployment objects: the stack whose objects to list')
-    .option('--status <status>', 'work orders: only this status (e.g. PENDING, CLAIMED)')
+    .argument('[name-or-id]', 'one item (agents and stacks by name or id; the others by id)')
+    .option('--stack <name|id>', 'deployment objects, previews, rollouts: the stack whose items to list')
+    .option('--status <status>', 'work orders: only this status (e.g. PENDING, CLAIMED); rollouts: e.g. progressing,rolled_back')
     .option('--work-type <type>', 'work orders: only this work type')
     .action(async (resource: string, ref: string | undefined, filters: GetFilters, cmd: Command) => {
       const kind = kindNamed(resource);

@@ -2,11 +2,23 @@ import { CliError } from '../errors.ts';
 import type { Hub } from '../http.ts';
 import { age, short, type Column } from '../output.ts';
 import { findAgent, findStack } from '../resolve.ts';
-import { UUID_RE, type Agent, type DeploymentObject, type Stack, type WorkOrder } from '../types.ts';
+import {
+  UUID_RE,
+  type Agent,
+  type DeploymentObject,
+  type Preview,
+  type PreviewSummary,
+  type Rollout,
+  type Stack,
+  type StackTemplate,
+  type WorkOrder,
+} from '../types.ts';
 
 /** Filters `get` understands; each resource uses the ones that apply to it. */
 export interface GetFilters {
+  /** deployment objects, previews, rollouts: the stack. */
   stack?: string;
+  /** work orders, rollouts (comma-separated for rollouts). */
   status?: string;
   workType?: string;
 }
@@ -83,10 +95,79 @@ const workOrders: ResourceKind<WorkOrder> = {
   ],
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous registry
-export const RESOURCE_KINDS: ResourceKind<any>[] = [agents, stacks, deploymentObjects, workOrders];
+const wavesProgress = (r: Rollout) =>
+  r.waves.map((w) => `${w.name} ${w.applied}/${w.agents}${w.failed ? ` (${w.failed} failed)` : ''}`).join(', ');
 
-export const KIND_HELP = 'agents | stacks | deployment-objects (do) | work-orders (wo)';
+/** Fleet-wide (GET /rollouts: every stack for an admin, its own for a generator), or one stack's with --stack. */
+const rollouts: ResourceKind<Rollout> = {
+  names: ['rollouts', 'rollout', 'ro'],
+  async list(hub, filters) {
+    if (!filters.stack) return hub.get<Rollout[]>('/rollouts', { status: filters.status });
+    const stack = await findStack(hub, filters.stack);
+    const list = await hub.get<Rollout[]>(`/stacks/${stack.id}/rollouts`);
+    const wanted = filters.status?.split(',');
+    return list.filter((r) => !wanted || wanted.includes(r.status)).map((r) => ({ ...r, stack_name: stack.name }));
+  },
+  one(hub, ref) {
+    if (!UUID_RE.test(ref)) throw new CliError(`"${ref}" is not a rollout id (a UUID); for a stack's, use "brokkr rollout status <stack>"`);
+    return hub.get<Rollout>(`/rollouts/${ref}`);
+  },
+  columns: [
+    { header: 'STACK', value: (r) => r.stack_name ?? short(r.stack_id) },
+    { header: 'STATUS', value: (r) => r.status },
+    { header: 'WAVE', value: (r) => (r.released_wave < 0 ? `0/${r.waves.length}` : `${r.released_wave + 1}/${r.waves.length}`) },
+    { header: 'PROGRESS', value: wavesProgress },
+    { header: 'AGE', value: (r) => age(r.created_at) },
+    { header: 'ID', value: (r) => r.id },
+  ],
+};
+
+/** A stack's previews (newest 50, counts only) with --stack, or one preview whole by id. */
+const previews: ResourceKind<PreviewSummary | Preview> = {
+  names: ['previews', 'preview', 'pv'],
+  async list(hub, filters) {
+    if (!filters.stack) throw new CliError('previews are listed per stack: add --stack <name|id>');
+    const stack = await findStack(hub, filters.stack);
+    return hub.get<PreviewSummary[]>(`/stacks/${stack.id}/previews`);
+  },
+  one(hub, ref) {
+    if (!UUID_RE.test(ref)) throw new CliError(`"${ref}" is not a preview id (a UUID)`);
+    return hub.get<Preview>(`/previews/${ref}`);
+  },
+  columns: [
+    { header: 'STATUS', value: (p) => p.status },
+    { header: 'AGENTS', value: (p) => p.counts.agents },
+    { header: 'CLEAN', value: (p) => p.counts.clean },
+    { header: 'CHANGES', value: (p) => p.counts.changes },
+    { header: 'ERRORS', value: (p) => p.counts.error },
+    { header: 'BY', value: (p) => p.created_by },
+    { header: 'AGE', value: (p) => age(p.created_at) },
+    { header: 'ID', value: (p) => p.id },
+  ],
+};
+
+/** Every live template version the PAK may read (system templates and a generator's own). */
+const templates: ResourceKind<StackTemplate> = {
+  names: ['templates', 'template', 'tpl'],
+  list: (hub) => hub.get<StackTemplate[]>('/templates'),
+  one(hub, ref) {
+    if (!UUID_RE.test(ref)) throw new CliError(`"${ref}" is not a template id (a UUID)`);
+    return hub.get<StackTemplate>(`/templates/${ref}`);
+  },
+  columns: [
+    { header: 'NAME', value: (t) => t.name },
+    { header: 'VERSION', value: (t) => t.version },
+    { header: 'OWNER', value: (t) => (t.generator_id ? short(t.generator_id) : 'system') },
+    { header: 'AGE', value: (t) => age(t.created_at) },
+    { header: 'DESCRIPTION', value: (t) => t.description },
+    { header: 'ID', value: (t) => t.id },
+  ],
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous registry
+export const RESOURCE_KINDS: ResourceKind<any>[] = [agents, stacks, deploymentObjects, workOrders, rollouts, previews, templates];
+
+export const KIND_HELP = 'agents | stacks | deployment-objects (do) | work-orders (wo) | rollouts (ro) | previews (pv) | templates (tpl)';
 
 export function kindNamed(name: string): ResourceKind<unknown> {
   const kind = RESOURCE_KINDS.find((k) => k.names.includes(name.toLowerCase()));

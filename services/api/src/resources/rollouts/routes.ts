@@ -1,16 +1,17 @@
 import { z } from 'zod';
-import type { RolloutStatus } from '@brokkr/contracts';
+import { ROLLOUT_STATUSES, type RolloutStatus } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { errorKind } from '../../http/api-error.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../stacks/access.ts';
 import { fetchOwnedRollout } from './access.ts';
-import { rolloutSchema } from './schemas.ts';
+import { fleetRolloutSchema, rolloutSchema } from './schemas.ts';
 import { rolloutJson } from './serialize.ts';
-import { listStackRollouts, rolloutAgentIds, waveCounts } from './sql/queries.ts';
+import { listFleetRollouts, listStackRollouts, rolloutAgentIds, waveCounts } from './sql/queries.ts';
 import { transitionRollout } from './sql/transition-rollout.ts';
 
 const tags = ['rollouts'];
+const rolloutsReaderRequired = errorKind(403, 'rollouts_not_accessible', 'Rollouts are for admins and generators');
 const transitionConflict = errorKind(409, 'rollout_state_conflict', 'The rollout is not in a state this action applies to');
 
 interface Transition {
@@ -97,7 +98,41 @@ function transitionRoute(t: Transition) {
   });
 }
 
+/** `?status=failed,rolled_back`: a comma-separated list of rollout statuses. */
+const statusList = z
+  .string()
+  .transform((s) => s.split(',').filter(Boolean))
+  .pipe(z.array(z.enum(ROLLOUT_STATUSES)).min(1))
+  .optional();
+
 export const rolloutRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/rollouts',
+    summary: 'Rollouts across the fleet, newest first: every stack (admin) or your own stacks (generator)',
+    tags,
+    access: 'any',
+    query: z.object({ status: statusList, limit: z.coerce.number().int().min(1).max(500).default(100) }),
+    responses: { 200: { description: 'Rollouts with their stack names', schema: fleetRolloutSchema.array() } },
+    errors: [rolloutsReaderRequired],
+    async handler({ query, identity, ctx }) {
+      if (!identity.admin && identity.generator === null) throw rolloutsReaderRequired();
+      const rows = await listFleetRollouts(ctx.db.pool, {
+        generatorId: identity.admin ? null : identity.generator,
+        statuses: query.status ?? null,
+        limit: query.limit,
+      });
+      const counts = await waveCounts(
+        ctx.db.pool,
+        rows.map((r) => r.id),
+      );
+      return json(
+        200,
+        rows.map((r) => rolloutJson(r, counts)),
+      );
+    },
+  }),
+
   defineRoute({
     method: 'get',
     path: '/stacks/:id/rollouts',

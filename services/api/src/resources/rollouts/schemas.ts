@@ -41,3 +41,6 @@ export const rolloutSchema = z
     finished_at: timestamp().nullable(),
   })
   .meta({ id: 'Rollout' });
+
+/** A rollout in the fleet-wide list: the Rollout plus its stack's name. */
+export const fleetRolloutSchema = rolloutSchema.extend({ stack_name: z.string() }).meta({ id: 'FleetRollout' });

@@ -69,3 +69,30 @@ export async function stackGenerator(db: Queryable, stackId: string): Promise<st
   const { rows } = await db.query<{ generator_id: string }>('SELECT generator_id FROM stacks WHERE id = $1', [stackId]);
   return rows[0]?.generator_id;
 }
+
+export interface FleetRolloutRow extends RolloutRow {
+  stack_name: string;
+}
+
+/**
+ * Rollouts across the fleet, newest first: every live stack's (generatorId null) or one
+ * generator's stacks', optionally only those in `statuses`.
+ */
+export async function listFleetRollouts(
+  db: Queryable,
+  filter: { generatorId: string | null; statuses: readonly string[] | null; limit: number },
+): Promise<FleetRolloutRow[]> {
+  const columns = ROLLOUT_COLUMNS.split(', ')
+    .map((c) => `r.${c}`)
+    .join(', ');
+  const { rows } = await db.query<FleetRolloutRow>(
+    `SELECT ${columns}, s.name AS stack_name
+       FROM rollouts r JOIN stacks s ON s.id = r.stack_id AND s.deleted_at IS NULL
+      WHERE ($1::uuid IS NULL OR s.generator_id = $1)
+        AND ($2::text[] IS NULL OR r.status = ANY($2::text[]))
+      ORDER BY r.created_at DESC, r.id
+      LIMIT $3`,
+    [filter.generatorId, filter.statuses, filter.limit],
+  );
+  return rows;
+}

@@ -9,7 +9,7 @@ export interface AgentSettings {
   pollingIntervalMs: number;
   brokerReadyAttempts: number;
   healthPort: number;
-  health: { enabled: boolean; reportIntervalMs: number; checkIntervalMs: number };
+  health: { enabled: boolean; reportIntervalMs: number; checkIntervalMs: number; readinessGraceMs: number };
   watchNamespace: string | undefined;
   kubeconfig: string | undefined;
   resyncIntervalMs: number;
@@ -44,6 +44,7 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
       enabled: config.BROKKR__AGENT__DEPLOYMENT_HEALTH_ENABLED,
       reportIntervalMs: config.BROKKR__AGENT__DEPLOYMENT_HEALTH_INTERVAL * 1000,
       checkIntervalMs: (config.BROKKR__AGENT__DEPLOYMENT_HEALTH_CHECK_INTERVAL || config.BROKKR__AGENT__POLLING_INTERVAL) * 1000,
+      readinessGraceMs: config.BROKKR__AGENT__READINESS_GRACE_SECONDS * 1000,
     },
     watchNamespace: config.BROKKR__AGENT__WATCH_NAMESPACE,
     kubeconfig: config.BROKKR__AGENT__KUBECONFIG ?? config.BROKKR__AGENT__KUBECONFIG_PATH,

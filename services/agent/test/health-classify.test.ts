@@ -56,4 +56,24 @@ describe('agent deployment health classification', () => {
     const crashing = pod('c', { phase: 'Running', containerStatuses: [{ name: 'c', state: { terminated: { reason: 'Error' } } }] });
     expect(summarizePods([pod('a', { phase: 'Unknown' }), crashing]).status).to.equal('degraded');
   });
+
+  it('counts a running pod that is not Ready as unknown within the readiness grace and degraded (NotReady) after it', () => {
+    const since = '2026-01-01T00:00:00Z';
+    const notReady = pod('a', {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: since }],
+      containerStatuses: [{ name: 'c', state: { running: {} } }],
+    });
+    const at = (seconds: number) => ({ graceMs: 60_000, now: Date.parse(since) + seconds * 1000 });
+    expect(summarizePods([notReady, pod('b', ready)], at(30)).status).to.equal('unknown');
+    const late = summarizePods([notReady, pod('b', ready)], at(61));
+    expect(late.status).to.equal('degraded');
+    expect(late.summary).to.deep.include({ pods_ready: 1, pods_total: 2, conditions: ['NotReady'] });
+    expect(late.summary.resources).to.deep.equal([{ kind: 'Pod', name: 'a', namespace: 'ns', ready: false }]);
+  });
+
+  it('judges a finished pod by its phase, not its readiness', () => {
+    const done = pod('a', { phase: 'Succeeded', conditions: [{ type: 'Ready', status: 'False' }] });
+    expect(summarizePods([done], { graceMs: 0, now: Date.now() }).status).to.equal('healthy');
+  });
 });

@@ -95,68 +95,6 @@ describe('agent reconciliation (end to end)', function () {
     expect(managers).to.deep.equal(['brokkr-agent']);
   });
 
-  describe('deployment health', () => {
-    const podPath = '/api/v1/namespaces/shop/pods/web-1';
-    const running = { running: { startedAt: '2026-01-01T00:00:00Z' } };
-    const podStatus = (state: object, ready: boolean) => ({
-      status: {
-        phase: 'Running',
-        conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
-        containerStatuses: [{ name: 'main', ready, restartCount: ready ? 0 : 3, image: 'nginx:1.27', imageID: '', state }],
-      },
-    });
-    const health = async (doId: string) => (await broker.admin.get(`/deployment-objects/${doId}/health`)).body;
-    let doId: string;
-
-    it('is reported for pods found through the owner chain (Deployment → ReplicaSet → Pod), healthy when ready', async () => {
-      const web = await kubectl.get('/apis/apps/v1/namespaces/shop/deployments/web');
-      doId = web.metadata.annotations['brokkr.io/deployment-object-id'];
-      // No controllers run here: play the Deployment controller and the kubelet by hand.
-      const rs = await kubectl.create('/apis/apps/v1/namespaces/shop/replicasets', {
-        metadata: {
-          name: 'web-1',
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: web.metadata.uid, controller: true }],
-        },
-        spec: { selector: { matchLabels: { app: 'web' } }, template: web.spec.template },
-      });
-      await kubectl.create('/api/v1/namespaces/shop/pods', {
-        metadata: {
-          name: 'web-1',
-          labels: { app: 'web' },
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: rs.metadata.uid, controller: true }],
-        },
-        spec: { containers: [{ name: 'main', image: 'nginx:1.27' }] },
-      });
-      await kubectl.mergePatch(`${podPath}/status`, podStatus(running, true));
-      const report = await eventually(
-        async () => {
-          const h = await health(doId);
-          return h.health_records[0]?.status === 'healthy' ? h : undefined;
-        },
-        { timeoutMs: 60_000, what: 'healthy report' },
-      );
-      expect(report.health_records[0].agent_id).to.equal(agent.id);
-      expect(JSON.parse(report.health_records[0].summary)).to.deep.include({ pods_ready: 1, pods_total: 1, conditions: [] });
-    });
-
-    it('turns degraded when the pod crash-loops, and healthy again when it recovers', async () => {
-      const crashing = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' } };
-      await kubectl.mergePatch(`${podPath}/status`, podStatus(crashing, false));
-      const degraded = await eventually(
-        async () => {
-          const h = await health(doId);
-          return h.overall_status === 'degraded' ? h : undefined;
-        },
-        { timeoutMs: 60_000, what: 'degraded report' },
-      );
-      const summary = JSON.parse(degraded.health_records[0].summary);
-      expect(summary).to.deep.include({ pods_ready: 0, pods_total: 1, conditions: ['CrashLoopBackOff'] });
-      expect(summary.resources[0]).to.include({ kind: 'Pod', name: 'web-1', namespace: 'shop', ready: false });
-      await kubectl.mergePatch(`${podPath}/status`, podStatus(running, true));
-      await eventually(async () => (await health(doId)).overall_status === 'healthy', { timeoutMs: 60_000, what: 'healthy again' });
-    });
-  });
-
   describe('updates', () => {
     let stack: string;
     let d2: DeploymentObject;

@@ -17,7 +17,7 @@ export interface PodLike {
   metadata: { name: string; namespace?: string };
   status?: {
     phase?: string;
-    conditions?: { type: string; status: string }[];
+    conditions?: { type: string; status: string; lastTransitionTime?: string | Date }[];
     containerStatuses?: ContainerStatus[];
     initContainerStatuses?: ContainerStatus[];
   };
@@ -93,13 +93,38 @@ function podVerdict(pod: PodLike): Verdict {
 
 const isReady = (pod: PodLike) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
-/** The health of one deployment object from its pods (agent-behavior §4); no pods → unknown. */
-export function summarizePods(pods: PodLike[]): { status: HealthStatus; summary: HealthSummary } {
+/** How long a pod may report Ready=False before it counts against its object (readiness grace). */
+export interface ReadinessRule {
+  graceMs: number;
+  now: number;
+}
+
+/**
+ * Readiness, which Brokkr does not look at: a running pod whose Ready condition has been False for
+ * longer than the grace is `degraded` (`NotReady`), one inside the grace `unknown` (it may still
+ * pass its probe). A pod that has finished (Succeeded, Failed) is judged by its phase alone.
+ */
+function readinessVerdict(pod: PodLike, rule: ReadinessRule): Verdict | undefined {
+  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'False' || pod.status?.phase !== 'Running') return undefined;
+  const since = ready.lastTransitionTime ? new Date(ready.lastTransitionTime).getTime() : Number.NEGATIVE_INFINITY;
+  if (rule.now - since < rule.graceMs) return { status: 'unknown', conditions: [], resources: [] };
+  const resource: HealthResource = { kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace ?? '', ready: false };
+  return { status: 'degraded', conditions: ['NotReady'], resources: [resource] };
+}
+
+/** The health of one deployment object from its pods; no pods → unknown. */
+export function summarizePods(
+  pods: PodLike[],
+  rule: ReadinessRule = { graceMs: 60_000, now: Date.now() },
+): { status: HealthStatus; summary: HealthSummary } {
   let status: HealthStatus = 'healthy';
   const conditions = new Set<string>();
   const resources: HealthResource[] = [];
   for (const pod of pods) {
-    const v = podVerdict(pod);
+    const own = podVerdict(pod);
+    const readiness = own.status === 'healthy' ? readinessVerdict(pod, rule) : undefined;
+    const v = readiness ?? own;
     status = worse(status, v.status);
     for (const c of v.conditions) conditions.add(c);
     resources.push(...v.resources);

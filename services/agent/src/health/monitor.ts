@@ -18,6 +18,8 @@ export interface HealthMonitorDeps {
   watchNamespace: string | undefined;
   checkIntervalMs: number;
   reportIntervalMs: number;
+  /** How long a pod may be not Ready before it counts as degraded (classify.ts). */
+  readinessGraceMs: number;
   isActive(): boolean;
 }
 
@@ -44,7 +46,7 @@ export class HealthMonitor {
 
   async check(now = Date.now()): Promise<void> {
     if (!this.tracked.length) return;
-    const records = await this.inspect(new Date(now).toISOString());
+    const records = await this.inspect(now);
     const changed = records.length !== this.sent.size || records.some((r) => this.sent.get(r.id) !== r.status);
     if (!changed && now - this.lastReportAt < this.deps.reportIntervalMs) return;
     try {
@@ -61,12 +63,14 @@ export class HealthMonitor {
   }
 
   /** If the pods cannot be listed every object is `unknown`, as in Brokkr. */
-  private async inspect(checkedAt: string): Promise<HealthRecord[]> {
+  private async inspect(now: number): Promise<HealthRecord[]> {
     const ids = this.tracked;
+    const checkedAt = new Date(now).toISOString();
+    const rule = { graceMs: this.deps.readinessGraceMs, now };
     try {
       const attribution = new PodAttribution(this.deps.objects, this.deps.discovery);
       const pods = await attribution.podsByObject(new Set(ids), this.deps.watchNamespace);
-      return ids.map((id) => ({ id, checked_at: checkedAt, ...summarizePods(pods.get(id) ?? []) }));
+      return ids.map((id) => ({ id, checked_at: checkedAt, ...summarizePods(pods.get(id) ?? [], rule) }));
     } catch (err) {
       this.deps.logger.warn({ err }, 'listing pods for deployment health failed');
       return ids.map((id) => ({

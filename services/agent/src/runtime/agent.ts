@@ -101,6 +101,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
       watchNamespace: settings.watchNamespace,
       checkIntervalMs: settings.health.checkIntervalMs,
       reportIntervalMs: settings.health.reportIntervalMs,
+      readinessGraceMs: settings.health.readinessGraceMs,
       isActive,
     });
   }

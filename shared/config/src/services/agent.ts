@@ -21,6 +21,8 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__DEPLOYMENT_HEALTH_INTERVAL: int(60, 1),
   /** Pods are inspected this often to notice a change; 0 = POLLING_INTERVAL. */
   BROKKR__AGENT__DEPLOYMENT_HEALTH_CHECK_INTERVAL: int(0, 0),
+  /** A running pod not Ready for longer than this counts as degraded (NotReady); within it, unknown. */
+  BROKKR__AGENT__READINESS_GRACE_SECONDS: int(60, 0, 86_400),
   /** Set: namespaced objects go to (and are listed in) this namespace only. */
   BROKKR__AGENT__WATCH_NAMESPACE: z.string().min(1).optional(),
   /** A kubeconfig file; unset: in-cluster credentials, else the usual KUBECONFIG / ~/.kube/config. */

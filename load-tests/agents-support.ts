@@ -3,7 +3,7 @@
  * client on /internal/ws/agent, or a long-poll client on target-state), and the api's CPU and RSS
  * read from /proc.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { WebSocket } from 'ws';
 import type pg from 'pg';
@@ -43,34 +43,104 @@ export async function seedAgents(
   return { agents, all: all!, spread };
 }
 
-/** One simulated agent. `hintedAt` is the time (performance.now) of the first hint since `arm()`. */
+/** One simulated agent. Times are performance.now() of the first such moment since `arm()`. */
 export interface SimAgent {
   readonly mode: Mode;
   readonly connected: boolean;
+  /** "Told": the first hint frame (WebSocket) or 200 (long-poll) since `arm()`. */
   hintedAt: number | undefined;
+  /** Target-state requests answered since `arm()`. */
+  answers: number;
+  /** Forgets the last measurement. */
   arm(): void;
+  /** "Holds": the first target-state answer since `arm()` that contained the object. */
+  heldAt(objectId: string): number | undefined;
   start(): void;
   stop(): void;
 }
 
 const dispatcher = new Agent({ connections: null, keepAliveTimeout: 120_000, headersTimeout: 0, bodyTimeout: 0 });
 
-/** A WebSocket agent: dials, records hints, redials like Brokkr's agent (1, 2, 4 … s ±20 %). */
-export class WsSimAgent implements SimAgent {
+interface Answer {
+  status: number;
+  etag: string | undefined;
+}
+
+/**
+ * GET target-state as our agent sends it (services/agent/src/broker/client.ts): `mode=full`, the
+ * ETag it holds as If-None-Match, `wait` only when it wants to be held.
+ */
+async function fetchTargetState(
+  agent: { url: string; id: string; pak: string },
+  held: { etag: string | undefined; waitSeconds: number },
+  signal: AbortSignal,
+  onObjects: (ids: string[]) => void,
+): Promise<Answer> {
+  const query = new URLSearchParams({ mode: 'full' });
+  const { etag, waitSeconds } = held;
+  if (etag && waitSeconds > 0) query.set('wait', String(waitSeconds));
+  const res = await request(`${agent.url}/api/v1/agents/${agent.id}/target-state?${query.toString()}`, {
+    dispatcher,
+    signal,
+    headers: { authorization: `Bearer ${agent.pak}`, 'user-agent': 'bench-agent', ...(etag ? { 'if-none-match': etag } : {}) },
+  });
+  if (res.statusCode === 200) onObjects(((await res.body.json()) as { id: string }[]).map((o) => o.id));
+  else await res.body.dump();
+  if (res.statusCode !== 200 && res.statusCode !== 304) throw new Error(String(res.statusCode));
+  return { status: res.statusCode, etag: typeof res.headers.etag === 'string' ? res.headers.etag : etag };
+}
+
+/** What both kinds of simulated agent record. */
+abstract class Recording {
+  hintedAt: number | undefined;
+  answers = 0;
+  /** When each object was first received since `arm()`. */
+  private readonly seen = new Map<string, number>();
+
+  arm(): void {
+    this.hintedAt = undefined;
+    this.answers = 0;
+    this.seen.clear();
+  }
+
+  heldAt(objectId: string): number | undefined {
+    return this.seen.get(objectId);
+  }
+
+  protected told(): void {
+    this.hintedAt ??= performance.now();
+  }
+
+  protected received(ids: string[]): void {
+    const now = performance.now();
+    for (const id of ids) if (!this.seen.has(id)) this.seen.set(id, now);
+  }
+}
+
+/**
+ * A WebSocket agent that behaves like ours (services/agent/src/runtime/target-watcher.ts): dials,
+ * and on every hint GETs target-state (hints during a fetch lead to one more fetch after it);
+ * while the channel is up it also resyncs every `resyncMs` ±20 % (0: never). Redials like
+ * Brokkr's agent (1, 2, 4 … s ±20 %).
+ */
+export class WsSimAgent extends Recording implements SimAgent {
   readonly mode = 'ws' as const;
   connected = false;
-  hintedAt: number | undefined;
   private socket: WebSocket | undefined;
   private stopped = false;
   private failures = 0;
+  private etag: string | undefined;
+  private fetching = false;
+  private again = false;
+  private resync: NodeJS.Timeout | undefined;
+  private readonly controller = new AbortController();
 
   constructor(
     private readonly url: string,
     private readonly agent: { id: string; pak: string },
-  ) {}
-
-  arm(): void {
-    this.hintedAt = undefined;
+    private readonly resyncMs: number,
+  ) {
+    super();
   }
 
   start(): void {
@@ -82,9 +152,11 @@ export class WsSimAgent implements SimAgent {
     ws.on('open', () => {
       this.connected = true;
       this.failures = 0;
+      this.fetch();
     });
     ws.on('message', () => {
-      this.hintedAt ??= performance.now();
+      this.told();
+      this.fetch();
     });
     ws.on('error', () => undefined);
     ws.on('close', () => {
@@ -95,17 +167,51 @@ export class WsSimAgent implements SimAgent {
     });
   }
 
+  private fetch(): void {
+    if (this.fetching) {
+      this.again = true;
+      return;
+    }
+    this.fetching = true;
+    clearTimeout(this.resync);
+    fetchTargetState({ url: this.url, ...this.agent }, { etag: this.etag, waitSeconds: 0 }, this.controller.signal, (ids) =>
+      this.received(ids),
+    )
+      .then(
+        (answer) => {
+          this.answers++;
+          this.etag = answer.etag;
+        },
+        () => (this.etag = undefined),
+      )
+      .finally(() => {
+        this.fetching = false;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.fetch();
+        } else if (this.resyncMs > 0) {
+          this.resync = setTimeout(() => this.fetch(), this.resyncMs * (0.8 + Math.random() * 0.4));
+          this.resync.unref();
+        }
+      });
+  }
+
   stop(): void {
     this.stopped = true;
+    clearTimeout(this.resync);
+    this.controller.abort();
     this.socket?.terminate();
   }
 }
 
-/** A long-poll agent: holds `GET target-state?wait=55` with its ETag; a 200 is a hint. Retries with backoff on errors. */
-export class LongPollSimAgent implements SimAgent {
+/**
+ * A long-poll agent: holds `GET target-state?mode=full&wait=55` with its ETag; a 200 is "told",
+ * a 200 containing the expected object "holds". Retries with backoff on errors.
+ */
+export class LongPollSimAgent extends Recording implements SimAgent {
   readonly mode = 'long-poll' as const;
   connected = false;
-  hintedAt: number | undefined;
   private etag: string | undefined;
   private stopped = false;
   private failures = 0;
@@ -114,10 +220,8 @@ export class LongPollSimAgent implements SimAgent {
   constructor(
     private readonly url: string,
     private readonly agent: { id: string; pak: string },
-  ) {}
-
-  arm(): void {
-    this.hintedAt = undefined;
+  ) {
+    super();
   }
 
   start(): void {
@@ -127,20 +231,16 @@ export class LongPollSimAgent implements SimAgent {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       try {
-        const query = this.etag ? '?wait=55' : '';
-        const res = await request(`${this.url}/api/v1/agents/${this.agent.id}/target-state${query}`, {
-          dispatcher,
-          signal: this.controller.signal,
-          headers: {
-            authorization: `Bearer ${this.agent.pak}`,
-            'user-agent': 'bench-agent',
-            ...(this.etag ? { 'if-none-match': this.etag } : {}),
-          },
-        });
-        await res.body.dump();
-        if (res.statusCode !== 200 && res.statusCode !== 304) throw new Error(String(res.statusCode));
-        if (res.statusCode === 200 && this.etag) this.hintedAt ??= performance.now();
-        this.etag = String(res.headers.etag ?? '');
+        const sent = this.etag;
+        const answer = await fetchTargetState(
+          { url: this.url, ...this.agent },
+          { etag: sent, waitSeconds: 55 },
+          this.controller.signal,
+          (ids) => this.received(ids),
+        );
+        this.answers++;
+        if (answer.status === 200 && sent) this.told();
+        this.etag = answer.etag;
         this.connected = true;
         this.failures = 0;
       } catch {
@@ -174,6 +274,47 @@ export function processStats(pid: number): { cpuSeconds: number; rssMiB: number;
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { cpuSeconds: ticks / 100, rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
+}
+
+/** CPU seconds of a process and of its children, live (the task children lists in /proc) and reaped (cutime, cstime). */
+export function treeCpuSeconds(pid: number): number {
+  let ticks = 0;
+  const visit = (p: number): void => {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      for (const task of readdirSync(`/proc/${p}/task`)) {
+        const children = readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
+        for (const child of children ? children.split(' ') : []) visit(Number(child));
+      }
+    } catch {
+      // The process ended between listing and reading: its time is in its parent's cutime now.
+    }
+  };
+  visit(pid);
+  return ticks / 100;
+}
+
+/** The pid of the postmaster serving `url` (its data directory's postmaster.pid; same machine). */
+export async function postmasterPid(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ setting: string }>("SELECT setting FROM pg_settings WHERE name = 'data_directory'");
+  return Number(readFileSync(`${rows[0]!.setting}/postmaster.pid`, 'utf8').split('\n')[0]);
+}
+
+/** The pid of the nats-server listening on the port of `natsUrl`, from the processes' command lines. */
+export function natsServerPid(natsUrl: string): number {
+  const port = new URL(natsUrl).port;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (args[0]?.endsWith('nats-server') && args[args.indexOf('-p') + 1] === port) return Number(entry);
+    } catch {
+      // Gone already.
+    }
+  }
+  throw new Error(`no nats-server on port ${port}`);
 }
 
 export async function eventuallyAll(check: () => boolean, timeoutMs: number): Promise<boolean> {

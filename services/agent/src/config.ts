@@ -13,6 +13,8 @@ export interface AgentSettings {
   watchNamespace: string | undefined;
   kubeconfig: string | undefined;
   resyncIntervalMs: number;
+  /** While the agent channel is up, the target state is fetched on hints and at least this often. */
+  channelResyncMs: number;
   longPollWaitSeconds: number;
   backoff: { baseMs: number; maxMs: number };
   concurrency: number;
@@ -49,6 +51,7 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
     watchNamespace: config.BROKKR__AGENT__WATCH_NAMESPACE,
     kubeconfig: config.BROKKR__AGENT__KUBECONFIG ?? config.BROKKR__AGENT__KUBECONFIG_PATH,
     resyncIntervalMs: config.BROKKR__AGENT__RESYNC_INTERVAL_SECONDS * 1000,
+    channelResyncMs: config.BROKKR__AGENT__CHANNEL_RESYNC_SECONDS * 1000,
     longPollWaitSeconds: config.BROKKR__AGENT__LONG_POLL_WAIT_SECONDS,
     backoff: { baseMs: config.BROKKR__AGENT__RETRY_BACKOFF_BASE_MS, maxMs: config.BROKKR__AGENT__RETRY_BACKOFF_MAX_SECONDS * 1000 },
     concurrency: config.BROKKR__AGENT__APPLY_CONCURRENCY,

@@ -112,6 +112,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     logger: log,
     agentId: agent.id,
     pollingIntervalMs: settings.pollingIntervalMs,
+    channelResyncMs: settings.channelResyncMs,
     longPollWaitSeconds: settings.longPollWaitSeconds,
     isActive,
     longPollWanted: () => !live.up,

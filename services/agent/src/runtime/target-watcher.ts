@@ -1,5 +1,5 @@
 import type { Logger } from '@brokkr/logger';
-import type { BrokerClient } from '../broker/client.ts';
+import type { BrokerClient, TargetStateAnswer } from '../broker/client.ts';
 import type { DeploymentObject } from '../broker/types.ts';
 import type { AgentMetrics } from '../metrics.ts';
 import { backoffDelay, sleep, Wakeup } from '../util/async.ts';
@@ -10,6 +10,8 @@ export interface TargetWatcherDeps {
   logger: Logger;
   agentId: string;
   pollingIntervalMs: number;
+  /** While the agent channel is up: fetch on hints, and at least this often (±20 %) in case one was lost. */
+  channelResyncMs: number;
   longPollWaitSeconds: number;
   isActive(): boolean;
   /** False while the agent channel is up: its hints say when to fetch, so no request is held open. */
@@ -22,9 +24,19 @@ export interface TargetWatcherDeps {
 const HELD_MS = 1000;
 
 /**
- * Keeps the desired state current. With a broker that answers with an ETag, each request sends
- * If-None-Match and `wait`, and the broker holds it until the state changes (304 on timeout);
- * otherwise (Brokkr's broker) it polls every polling interval.
+ * `ms` ±20 %: agents that connected together (after an api restart) spread their resyncs out
+ * instead of returning in step.
+ */
+export function jittered(ms: number, random: () => number = Math.random): number {
+  return Math.round(ms * (0.8 + 0.4 * random()));
+}
+
+/**
+ * Keeps the desired state current. While the agent channel is up, its hints say when to fetch and
+ * a slow jittered resync covers a lost one (a fleet of connected agents stays quiet). Otherwise,
+ * with a broker that answers with an ETag, each request sends If-None-Match and `wait`, and the
+ * broker holds it until the state changes (304 on timeout); else (Brokkr's broker) it polls every
+ * polling interval.
  */
 export class TargetWatcher {
   private etag: string | undefined;
@@ -58,7 +70,8 @@ export class TargetWatcher {
     const started = Date.now();
     const sentEtag = this.etag;
     const end = this.deps.metrics.pollDuration.startTimer();
-    const waitSeconds = this.deps.longPollWanted?.() === false ? 0 : this.deps.longPollWaitSeconds;
+    const channelUp = this.deps.longPollWanted?.() === false;
+    const waitSeconds = channelUp ? 0 : this.deps.longPollWaitSeconds;
     const holding = waitSeconds > 0 ? new AbortController() : undefined;
     this.holding = holding;
     const answer = await this.deps.broker
@@ -76,10 +89,16 @@ export class TargetWatcher {
     this.deps.metrics.pollRequests.inc({ status: answer.changed ? 'success' : 'not_modified' });
     this.etag = answer.etag;
     if (answer.changed) this.deps.onState(answer.objects);
-    const longPoll = waitSeconds > 0 && answer.etag !== undefined;
+    if (channelUp) return jittered(this.deps.channelResyncMs);
+    return this.pauseAfterPoll({ waitSeconds, sentEtag, answer, tookMs: Date.now() - started });
+  }
+
+  /** Without the channel: at once after a held long-poll, else the polling interval. */
+  private pauseAfterPoll(poll: { waitSeconds: number; sentEtag: string | undefined; answer: TargetStateAnswer; tookMs: number }): number {
+    const longPoll = poll.waitSeconds > 0 && poll.answer.etag !== undefined;
     if (!longPoll) return this.deps.pollingIntervalMs;
     // The first request (no ETag yet) is answered at once by design; later ones should be held.
-    const held = !sentEtag || answer.changed || Date.now() - started >= HELD_MS;
+    const held = !poll.sentEtag || poll.answer.changed || poll.tookMs >= HELD_MS;
     return held ? 0 : this.deps.pollingIntervalMs;
   }
 

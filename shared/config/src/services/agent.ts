@@ -31,6 +31,11 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__KUBECONFIG_PATH: z.string().min(1).optional(),
   /** Drift correction: every stack is re-applied at least this often. */
   BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: int(300, 1),
+  /**
+   * While the agent channel (WebSocket) is up, the target state is fetched on its hints and at
+   * least this often (±20 %) in case a hint was lost; the polling interval applies only without it.
+   */
+  BROKKR__AGENT__CHANNEL_RESYNC_SECONDS: int(300, 1, 86_400),
   /** How long the broker may hold a target-state request; 0 = plain polling. */
   BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: int(30, 0, 60),
   /** A failed stack is retried after base × 2^(failures-1) (with jitter), capped at the max. */

@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { createLogger } from '@brokkr/logger';
+import type { BrokerClient } from '../src/broker/client.ts';
+import { createAgentMetrics } from '../src/metrics.ts';
+import { jittered, TargetWatcher } from '../src/runtime/target-watcher.ts';
+
+/**
+ * The target-state loop's pacing, against a broker that answers at once and counts requests.
+ * While the agent channel is up, a fleet of connected agents must stay quiet: hints say when to
+ * fetch, and only a slow resync covers a lost hint.
+ */
+describe('agent target watcher', () => {
+  function watcher(channelUp: boolean) {
+    const requests: { etag: string | undefined; waitSeconds: number }[] = [];
+    const broker = {
+      targetState(req: { etag?: string | undefined; waitSeconds: number }) {
+        requests.push({ etag: req.etag, waitSeconds: req.waitSeconds });
+        return Promise.resolve({ changed: false as const, etag: '"ts-1"' });
+      },
+    } as unknown as BrokerClient;
+    const w = new TargetWatcher({
+      broker,
+      metrics: createAgentMetrics(),
+      logger: createLogger({ service: 'agent-test', level: 'silent' }),
+      agentId: 'a',
+      // A polling interval this short would show up as a stream of requests within milliseconds.
+      pollingIntervalMs: 1,
+      channelResyncMs: 3_600_000,
+      longPollWaitSeconds: 0,
+      isActive: () => true,
+      longPollWanted: () => !channelUp,
+      onState: () => undefined,
+    });
+    return { w, requests };
+  }
+
+  const settle = () => new Promise((r) => setTimeout(r, 100));
+  const until = async (check: () => boolean) => {
+    while (!check()) await new Promise((r) => setImmediate(r));
+  };
+
+  it('while the channel is up, fetches only on hints (and on the slow resync), not every polling interval', async () => {
+    const { w, requests } = watcher(true);
+    const stop = new AbortController();
+    const running = w.run(stop.signal);
+    try {
+      await until(() => requests.length === 1);
+      await settle();
+      expect(requests, 'no request but the first without a hint').to.have.length(1);
+      w.hinted();
+      await until(() => requests.length === 2);
+      await settle();
+      expect(requests).to.have.length(2);
+      expect(requests[1]).to.deep.equal({ etag: '"ts-1"', waitSeconds: 0 });
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+
+  it('without the channel, keeps polling at the polling interval', async () => {
+    const { w, requests } = watcher(false);
+    const stop = new AbortController();
+    const running = w.run(stop.signal);
+    await until(() => requests.length >= 3);
+    stop.abort();
+    await running;
+  });
+
+  it('spreads the resync ±20 % around the setting', () => {
+    expect(jittered(300_000, () => 0)).to.equal(240_000);
+    expect(jittered(300_000, () => 0.5)).to.equal(300_000);
+    expect(jittered(300_000, () => 1)).to.equal(360_000);
+  });
+});

@@ -5,9 +5,9 @@ import {
   eventually,
   freePort,
   spawnService,
-  startKubeApiServer,
+  startKubeCluster,
   useTestInfra,
-  type KubeApiServer,
+  type KubeCluster,
   type RunningService,
   type TestClient,
 } from '@brokkr/testkit';
@@ -41,7 +41,22 @@ function shipwrightCrd(kind: 'Build' | 'BuildRun') {
   };
 }
 
-const jobYaml = (namespace: string, name: string) => `apiVersion: v1
+interface JobOptions {
+  /** The pod fails (exit code 1) instead of completing: the cluster's pod stages honour brokkr.io/kwok-fail. */
+  fail?: boolean;
+  /** The pod runs only on a node labelled with this gate (see openGate): the Job waits until the test lets it run. */
+  gate?: string;
+}
+
+const gateLabel = (gate: string) => `jobs.brokkr.test/${gate}`;
+
+function podTemplateExtras({ fail, gate }: JobOptions): string {
+  const annotations = fail ? `\n      annotations:\n        brokkr.io/kwok-fail: "true"` : '';
+  const nodeSelector = gate ? `\n      nodeSelector:\n        ${gateLabel(gate)}: open` : '';
+  return `${annotations ? `\n    metadata:${annotations}` : ''}\n    spec:${nodeSelector}`;
+}
+
+const jobYaml = (namespace: string, name: string, options: JobOptions = {}) => `apiVersion: v1
 kind: Namespace
 metadata:
   name: ${namespace}
@@ -61,8 +76,7 @@ metadata:
   namespace: ${namespace}
 spec:
   backoffLimit: 0
-  template:
-    spec:
+  template:${podTemplateExtras(options)}
       restartPolicy: Never
       containers:
         - name: main
@@ -72,14 +86,17 @@ spec:
 
 /**
  * Work orders end to end: the real api (Postgres + NATS) and maintenance (stale claims, due
- * retries), the agent's real main, a real kube-apiserver. No kubelet or Job controller: the test
- * writes the Job and BuildRun status the controllers would.
+ * retries), the agent's real main, a cluster where pods run (the Job controller, the scheduler and
+ * KWOK's simulated nodes): a Job completes, or fails, because its pod did. Where a test needs a
+ * Job to stay unfinished for a while, its pod asks for a node label no node has yet (a gate) and
+ * the test labels a node when the Job may run. No Shipwright controller runs here: the `build`
+ * tests write the BuildRun status that controller would.
  */
 describe('work orders (end to end)', function () {
   this.timeout(240_000);
   const infra = useTestInfra({ nats: true });
   let hub: Broker;
-  let kube: KubeApiServer;
+  let kube: KubeCluster;
   let kubectl: Kubectl;
   let maintenance: RunningService;
   let agent: RegisteredAgent;
@@ -88,7 +105,7 @@ describe('work orders (end to end)', function () {
   const agentEnv = { env: { BROKKR__AGENT__WORK_ORDER_CONCURRENCY: '2', BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: '10' } };
 
   before(async () => {
-    [hub, kube] = await Promise.all([startBroker(infra), startKubeApiServer()]);
+    [hub, kube] = await Promise.all([startBroker(infra), startKubeCluster()]);
     kubectl = new Kubectl(kube);
     for (const kind of ['Build', 'BuildRun'] as const)
       await kubectl.create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', shipwrightCrd(kind));
@@ -141,36 +158,15 @@ describe('work orders (end to end)', function () {
 
   const jobPath = (ns: string, name: string) => `/apis/batch/v1/namespaces/${ns}/jobs/${name}`;
 
-  /** What the Job controller writes when a Job ends (newer apiservers check the transition). */
-  async function finishJob(ns: string, name: string, ok: boolean): Promise<void> {
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const cond = (type: string, reason: string, message: string) => ({
-      type,
-      status: 'True',
-      reason,
-      message,
-      lastProbeTime: now,
-      lastTransitionTime: now,
-    });
-    const status = ok
-      ? {
-          startTime: now,
-          completionTime: now,
-          succeeded: 1,
-          conditions: [
-            cond('SuccessCriteriaMet', 'CompletionsReached', 'Reached expected number of succeeded pods'),
-            cond('Complete', 'CompletionsReached', 'Reached expected number of succeeded pods'),
-          ],
-        }
-      : {
-          startTime: now,
-          failed: 1,
-          conditions: [
-            cond('FailureTarget', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'),
-            cond('Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'),
-          ],
-        };
-    await kubectl.mergePatch(`${jobPath(ns, name)}/status`, { status });
+  /** Lets a gated Job run: a node now carries the label its pod asks for, so the scheduler places it. */
+  async function openGate(gate: string): Promise<void> {
+    await kubectl.mergePatch(`/api/v1/nodes/${kube.nodeNames[0]}`, { metadata: { labels: { [gateLabel(gate)]: 'open' } } });
+  }
+
+  /** The Job controller has marked the Job Complete. */
+  async function jobComplete(ns: string, name: string): Promise<boolean> {
+    const job = await kubectl.get<{ status?: { conditions?: { type: string; status: string }[] } }>(jobPath(ns, name));
+    return !!job?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
   }
 
   /** The sum of a metric's samples whose labels include the given ones (the registry adds `service`). */
@@ -186,9 +182,13 @@ describe('work orders (end to end)', function () {
     return sum;
   }
 
-  it('custom: applies the YAML, waits for the Job to complete, reports COMPLETED with its log row', async () => {
+  it('custom: applies the YAML, waits for the Job controller to complete the Job, reports COMPLETED with its log row', async () => {
     const ns = `wo-${randomBytes(3).toString('hex')}`;
-    const created = await createOrder({ work_type: 'custom', yaml_content: jobYaml(ns, 'migrate'), targeting: { agent_ids: [agent.id] } });
+    const created = await createOrder({
+      work_type: 'custom',
+      yaml_content: jobYaml(ns, 'migrate', { gate: ns }),
+      targeting: { agent_ids: [agent.id] },
+    });
     const job = await eventually(() => kubectl.get<{ metadata: { labels: Record<string, string> } }>(jobPath(ns, 'migrate')), {
       what: 'the Job applied',
     });
@@ -199,7 +199,8 @@ describe('work orders (end to end)', function () {
     expect(claimed.claimed_by).to.equal(agent.id);
     expect(await kubectl.get(`/api/v1/namespaces/${ns}/configmaps/migrate-input`)).to.not.equal(undefined);
 
-    await finishJob(ns, 'migrate', true);
+    // The pod waits for its gate: the order stays CLAIMED until the Job really completes.
+    await openGate(ns);
     const log = await finished(created.id);
     expect(log.success, log.result_message ?? '').to.equal(true);
     expect(log.claimed_by).to.equal(agent.id);
@@ -208,6 +209,8 @@ describe('work orders (end to end)', function () {
       `Applied 3 resource(s). Job(s) ${ns}/migrate completed successfully. 2 resource(s) of kind(s) Namespace, ConfigMap applied only, not monitored.`,
     );
     expect((await order(created.id)).status).to.equal('COMPLETED');
+    const done = await kubectl.get<{ status: { succeeded?: number } }>(jobPath(ns, 'migrate'));
+    expect(done?.status.succeeded, 'the Job controller counted the pod that completed').to.equal(1);
     // Nothing is cleaned up (as Brokkr): the Job stays for its logs; reconciliation does not prune it either.
     expect(await kubectl.get(jobPath(ns, 'migrate'))).to.not.equal(undefined);
     await eventually(
@@ -222,7 +225,7 @@ describe('work orders (end to end)', function () {
     ).to.be.at.least(1);
   });
 
-  it('custom: a transient apiserver failure is retried; a failed Job then ends the order FAILED (not retried)', async () => {
+  it('custom: a transient apiserver failure is retried; a Job whose pod fails then ends the order FAILED (not retried)', async () => {
     const ns = `wo-${randomBytes(3).toString('hex')}`;
     await kubectl.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'wo-test': ns } } });
     // An admission webhook nobody answers, failurePolicy Fail: the apiserver answers 500 InternalError.
@@ -245,7 +248,7 @@ describe('work orders (end to end)', function () {
         },
       ],
     });
-    const yaml = jobYaml(ns, 'flaky').split('---\n').slice(2).join('---\n'); // the Job only
+    const yaml = jobYaml(ns, 'flaky', { fail: true }).split('---\n').slice(2).join('---\n'); // the Job only
     const created = await createOrder({ work_type: 'custom', yaml_content: yaml, max_retries: 2, targeting: { agent_ids: [agent.id] } });
     const retry = await eventually(
       async () => {
@@ -261,7 +264,7 @@ describe('work orders (end to end)', function () {
     ).to.equal(200);
 
     await eventually(() => kubectl.get(jobPath(ns, 'flaky')), { timeoutMs: 60_000, what: 'the Job applied on the retry' });
-    await finishJob(ns, 'flaky', false);
+    // Its pod exits 1 and backoffLimit is 0: the Job controller marks the Job Failed.
     const log = await finished(created.id);
     expect(log.success).to.equal(false);
     expect(log.retries_attempted).to.equal(1);
@@ -269,6 +272,8 @@ describe('work orders (end to end)', function () {
       `Job ${ns}/flaky ran and failed: BackoffLimitExceeded: Job has reached the specified backoff limit`,
     );
     expect((await order(created.id)).status).to.equal('FAILED');
+    const failed = await kubectl.get<{ status: { failed?: number } }>(jobPath(ns, 'flaky'));
+    expect(failed?.status.failed, 'the Job controller counted the pod that failed').to.equal(1);
     expect(
       await metricValue(proc.healthUrl, 'brokkr_agent_work_orders_failed_total', { work_type: 'custom', retryable: 'true' }),
     ).to.be.at.least(1);
@@ -365,7 +370,7 @@ spec:
     extra.push(firstProc);
     const created = await createOrder({
       work_type: 'custom',
-      yaml_content: jobYaml(ns, 'long'),
+      yaml_content: jobYaml(ns, 'long', { gate: ns }),
       claim_timeout_seconds: 8,
       targeting: { agent_ids: [first.id, second.id] },
     });
@@ -373,8 +378,9 @@ spec:
     expect((await order(created.id)).claimed_by).to.equal(first.id);
     await firstProc.kill();
 
-    // The Job finished while nobody watched it; the second agent finds it complete once it gets the order.
-    await finishJob(ns, 'long', true);
+    // The Job finishes while nobody watches it; the second agent finds it complete once it gets the order.
+    await openGate(ns);
+    await eventually(() => jobComplete(ns, 'long'), { what: 'the Job completed by the Job controller' });
     const secondProc = await spawnAgent(hub.url, second, kube.kubeconfigPath, agentEnv);
     extra.push(secondProc);
     const log = await finished(created.id, hub.admin, 60_000);
@@ -388,11 +394,16 @@ spec:
     const ns = `wo-${randomBytes(3).toString('hex')}`;
     const soloProc = await spawnAgent(hub.url, solo, kube.kubeconfigPath, agentEnv);
     extra.push(soloProc);
-    const created = await createOrder({ work_type: 'custom', yaml_content: jobYaml(ns, 'drain'), targeting: { agent_ids: [solo.id] } });
+    const created = await createOrder({
+      work_type: 'custom',
+      yaml_content: jobYaml(ns, 'drain', { gate: ns }),
+      targeting: { agent_ids: [solo.id] },
+    });
     await eventually(() => kubectl.get(jobPath(ns, 'drain')), { what: 'the Job applied' });
     const stopped = soloProc.stop();
     await new Promise((r) => setTimeout(r, 1000));
-    await finishJob(ns, 'drain', true);
+    // Only now may the Job run: it completes within the agent's drain grace.
+    await openGate(ns);
     expect(await stopped).to.equal(0);
     const log = await finished(created.id);
     expect(log.success).to.equal(true);

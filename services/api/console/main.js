@@ -7,15 +7,21 @@ import { AgentPage } from './pages/agent.js';
 import { AuditPage } from './pages/audit.js';
 import { DeploymentObjectPage } from './pages/deployment-object.js';
 import { FleetPage } from './pages/fleet.js';
+import { PreviewPage } from './pages/preview.js';
+import { RolloutPage } from './pages/rollout.js';
+import { RolloutsPage } from './pages/rollouts.js';
 import { SignIn } from './pages/sign-in.js';
 import { StackPage } from './pages/stack.js';
 import { StacksPage } from './pages/stacks.js';
+import { TemplatePage, TemplatesPage } from './pages/templates.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { WorkOrdersPage } from './pages/work-orders.js';
 
 const NAV = [
   ['fleet', 'Fleet'],
   ['stacks', 'Stacks'],
+  ['rollouts', 'Rollouts'],
+  ['templates', 'Templates'],
   ['webhooks', 'Webhooks'],
   ['audit', 'Audit log'],
   ['work-orders', 'Work orders'],
@@ -29,6 +35,12 @@ function page([section, id]) {
       return html`<${AgentPage} key=${id} id=${id} />`;
     case 'stacks':
       return id ? html`<${StackPage} key=${id} id=${id} />` : html`<${StacksPage} />`;
+    case 'rollouts':
+      return id ? html`<${RolloutPage} key=${id} id=${id} />` : html`<${RolloutsPage} />`;
+    case 'previews':
+      return html`<${PreviewPage} key=${id} id=${id} />`;
+    case 'templates':
+      return id ? html`<${TemplatePage} key=${id} id=${id} />` : html`<${TemplatesPage} />`;
     case 'deployment-objects':
       return html`<${DeploymentObjectPage} key=${id} id=${id} />`;
     case 'webhooks':

@@ -40,6 +40,19 @@ const TONES = {
   failed: 'bad',
   FAILURE: 'bad',
   dead: 'bad',
+  // rollouts and previews
+  succeeded: 'ok',
+  promoted: 'ok',
+  released: 'ok',
+  clean: 'ok',
+  completed: 'ok',
+  progressing: 'warn',
+  paused: 'warn',
+  changes: 'warn',
+  changed: 'warn',
+  rolled_back: 'bad',
+  aborted: 'bad',
+  error: 'bad',
 };
 export const Badge = ({ value }) => html`<span class="badge ${TONES[value] ?? ''}">${value ?? '—'}</span>`;
 

@@ -4,6 +4,7 @@ import { html, useMemo, useState } from '../lib/html.js';
 import { link } from '../lib/router.js';
 import { Badge, HealthCounts, Loaded, Pager } from '../lib/ui.js';
 import { useApi, useNow } from '../lib/use-api.js';
+import { Expiry, StackRollouts } from './stack-rollouts.js';
 
 const LIMIT = 50;
 
@@ -29,7 +30,10 @@ export function StackPage({ id }) {
           <dd class="mono">${stack.generator_id}</dd>
           <dt>Labels</dt>
           <dd><${Loaded} result=${labels}>${(ls) => (ls.length ? ls.map((l) => l.label).join(', ') : '—')}<//></dd>
+          <dt>Expiry</dt>
+          <dd><${Expiry} stackId=${stack.id} /></dd>
         </dl>
+        <${StackRollouts} stackId=${stack.id} />
         <h2>Deployment objects (${total})</h2>
         <table data-testid="objects-table">
           <thead>

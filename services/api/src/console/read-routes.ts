@@ -2,12 +2,17 @@ import { z } from 'zod';
 import type { Identity } from '../auth/identity.ts';
 import { errorKind } from '../http/api-error.ts';
 import { idParams } from '../http/schemas.ts';
+import { fetchOwnedRollout } from '../resources/rollouts/access.ts';
+import { rolloutJson } from '../resources/rollouts/serialize.ts';
+import { waveCounts } from '../resources/rollouts/sql/queries.ts';
 import { fetchOwnedStack } from '../resources/stacks/access.ts';
+import { fetchReadableTemplate } from '../resources/templates/access.ts';
 import { findDeploymentObject } from '../resources/deployment-objects/sql/queries.ts';
 import { agentsForStack } from '../resources/targeting/sql/agents-for-stacks.ts';
 import { countStackObjects, stackObjectsPage } from './sql/deployment-objects.ts';
 import { fleetPage, fleetSummary } from './sql/fleet.ts';
 import { objectAgentStates, recentObjectEvents } from './sql/object-agents.ts';
+import { rolloutAgentStates, rolloutClock, stackTimeline, templateStacks } from './sql/rollouts.ts';
 import { stacksPage } from './sql/stacks.ts';
 import { defineConsoleRoute, type ConsoleRoute } from './console-route.ts';
 
@@ -35,6 +40,9 @@ const searchText = z
   .max(200)
   .refine((s) => !s.includes('\u0000'), 'must not contain NUL')
   .default('');
+/** How far back a stack's timeline reads the outbox (its rows are pruned after some hours anyway). */
+const TIMELINE_WINDOW_MS = 7 * 24 * 3600_000;
+
 const page = (defaultLimit: number, max: number) => ({
   limit: z.coerce.number().int().min(1).max(max).default(defaultLimit),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
@@ -91,6 +99,40 @@ export const consoleReadRoutes: ConsoleRoute[] = [
         recentObjectEvents(ctx.db.pool, id, tenant, 20),
       ]);
       return { deployment_object: found.object, stack_deleted: found.stackDeleted, ...states, recent_events: events };
+    },
+  }),
+  defineConsoleRoute({
+    path: '/rollouts/:id',
+    params: idParams,
+    query: z.object({ limit: z.coerce.number().int().min(1).max(2000).default(500) }),
+    async handler({ params, query, identity, ctx }) {
+      const row = await fetchOwnedRollout(ctx.db.pool, identity, params.id);
+      const [counts, clock, agents, events] = await Promise.all([
+        waveCounts(ctx.db.pool, [row.id]),
+        rolloutClock(ctx.db.pool, row.id),
+        rolloutAgentStates(ctx.db.pool, row.id, query.limit),
+        stackTimeline(ctx.db.pool, { stackId: row.stack_id, rolloutId: row.id, since: row.created_at, limit: 200 }),
+      ]);
+      return { rollout: rolloutJson(row, counts), ...clock, agents, events };
+    },
+  }),
+  defineConsoleRoute({
+    path: '/stacks/:id/events',
+    params: idParams,
+    query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
+    async handler({ params, query, identity, ctx }) {
+      await fetchOwnedStack(ctx.db.pool, identity, params.id);
+      const since = new Date(Date.now() - TIMELINE_WINDOW_MS);
+      return { events: await stackTimeline(ctx.db.pool, { stackId: params.id, since, limit: query.limit }) };
+    },
+  }),
+  defineConsoleRoute({
+    path: '/templates/:id/stacks',
+    params: idParams,
+    query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
+    async handler({ params, query, identity, ctx }) {
+      await fetchReadableTemplate(ctx.db.pool, identity, params.id);
+      return { stacks: await templateStacks(ctx.db.pool, params.id, tenantOf(identity), query.limit) };
     },
   }),
 ];

@@ -1,17 +1,10 @@
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import {
-  eventually,
-  freePort,
-  spawnService,
-  startKubeApiServer,
-  useTestInfra,
-  type KubeApiServer,
-  type RunningService,
-} from '@brokkr/testkit';
+import { eventually, freePort, spawnService, startKubeCluster, useTestInfra, type KubeCluster, type RunningService } from '@brokkr/testkit';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import {
   adminGeneratorId,
+  agentEvents,
   createStack,
   deploy,
   registerAgent,
@@ -21,21 +14,23 @@ import {
   type RegisteredAgent,
 } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
-import { configMap, crd, stream, widget } from './support/manifests.ts';
+import { configMap, crd, deployment, stream, widget } from './support/manifests.ts';
 
 interface Cluster {
-  kube: KubeApiServer;
+  kube: KubeCluster;
   kubectl: Kubectl;
   agent: RegisteredAgent;
   proc?: RunningAgentProcess;
 }
 
 /**
- * Progressive rollouts end to end (issue 17): three of our agents, each against its own real
- * kube-apiserver, the real api and maintenance. A two-wave rollout that succeeds (with the
- * maintenance replica killed -9 mid-rollout and replaced), then one whose second wave fails to
- * apply and is rolled back automatically: the canary's cluster ends with the previous content.
- * Then an expiring preview stack, removed from all three clusters when it expires.
+ * Progressive rollouts end to end: three of our agents, each against its own cluster where pods
+ * run (controllers, scheduler, KWOK), the real api and maintenance. A two-wave rollout that
+ * succeeds (with the maintenance replica killed -9 mid-rollout and replaced); one whose second wave
+ * fails to apply and is rolled back automatically; one whose second wave applies but whose pods
+ * never become Ready, rolled back by the health gate from pod readiness alone (the canary's
+ * cluster runs every image Ready, the others honour `:never-ready`). Then an expiring preview
+ * stack, removed from all three clusters when it expires.
  */
 describe('progressive rollouts and expiring stacks (end to end, three clusters)', function () {
   this.timeout(300_000);
@@ -49,7 +44,8 @@ describe('progressive rollouts and expiring stacks (end to end, three clusters)'
   const POLICY = {
     waves: [
       { name: 'canary', selector: { labels: ['canary'] }, soak_seconds: 0 },
-      { name: 'everyone', percent: 100, soak_seconds: 0 },
+      // The soak outlasts the agents' readiness grace: a pod not Ready by then has been reported degraded.
+      { name: 'everyone', percent: 100, soak_seconds: 8, progress_deadline_seconds: 30 },
     ],
     auto_rollback: true,
   };
@@ -81,7 +77,11 @@ describe('progressive rollouts and expiring stacks (end to end, three clusters)'
   before(async () => {
     broker = await startBroker(infra);
     maintenance = await startMaintenance();
-    const kubes = await Promise.all([startKubeApiServer(), startKubeApiServer(), startKubeApiServer()]);
+    const kubes = await Promise.all([
+      startKubeCluster({ nodes: 1, failures: false }),
+      startKubeCluster({ nodes: 1 }),
+      startKubeCluster({ nodes: 1 }),
+    ]);
     clusters = [];
     for (const kube of kubes) clusters.push({ kube, kubectl: new Kubectl(kube), agent: await registerAgent(broker.admin) });
     const canary = clusters[0]!.agent;
@@ -93,7 +93,12 @@ describe('progressive rollouts and expiring stacks (end to end, three clusters)'
     await eventually(async () => (await first.call('GET', '/apis/demo.brokkr.io/v1')).status === 200, { what: 'the Widget CRD' });
     for (const c of clusters) {
       c.proc = await spawnAgent(broker.url, c.agent, c.kube.kubeconfigPath, {
-        env: { BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: '5', BROKKR__AGENT__DEPLOYMENT_HEALTH_INTERVAL: '2' },
+        env: {
+          BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: '5',
+          BROKKR__AGENT__DEPLOYMENT_HEALTH_INTERVAL: '2',
+          BROKKR__AGENT__DEPLOYMENT_HEALTH_CHECK_INTERVAL: '1',
+          BROKKR__AGENT__READINESS_GRACE_SECONDS: '2',
+        },
       });
     }
     await deploy(broker.admin, stackId, configMap(NS, 'app', { version: '1' }));
@@ -136,6 +141,42 @@ describe('progressive rollouts and expiring stacks (end to end, three clusters)'
     await eventually(async () => (await canary.kubectl.get(`/apis/demo.brokkr.io/v1/namespaces/${NS}/widgets/w`)) === undefined, {
       what: "the canary's Widget pruned with the rollback",
     });
+  });
+
+  it('rolls back v4 when the second wave applies it but its pods never become Ready: the health gate, not an apply failure', async () => {
+    const [canary, ...rest] = clusters as [Cluster, ...Cluster[]];
+    const v4 = await deploy(
+      broker.admin,
+      stackId,
+      stream(configMap(NS, 'app', { version: '4' }), deployment(NS, 'web', 'demo/web:never-ready')),
+    );
+    // Every cluster of the second wave applied v4 and reported its pods NotReady.
+    await eventually(
+      async () => {
+        const health = (await broker.admin.get(`/deployment-objects/${v4.id}/health`)).body as {
+          health_records: { agent_id: string; status: string; summary: string }[];
+        };
+        return rest.every((c) =>
+          health.health_records.some(
+            (h) => h.agent_id === c.agent.id && h.status === 'degraded' && JSON.parse(h.summary).conditions.includes('NotReady'),
+          ),
+        );
+      },
+      { timeoutMs: 90_000, what: 'NotReady reports from the second wave' },
+    );
+    for (const c of [canary, ...rest]) {
+      const mine = (await agentEvents(broker.admin, c.agent.id)).filter((e) => e.deployment_object_id === v4.id);
+      expect(mine.map((e) => e.status)).to.include('SUCCESS');
+      expect(mine.map((e) => e.status)).not.to.include('FAILURE');
+    }
+    await eventually(async () => (await latestRollout())?.status === 'rolled_back', { timeoutMs: 90_000, what: 'the automatic rollback' });
+    expect((await latestRollout())?.message).to.match(/wave "everyone" was not applied and healthy within 30 s/);
+    await eventually(async () => (await Promise.all(clusters.map(version))).every((v) => v === '2'), { what: 'v2 on every cluster again' });
+    await eventually(
+      async () =>
+        (await Promise.all(clusters.map((c) => c.kubectl.get(`/apis/apps/v1/namespaces/${NS}/deployments/web`)))).every((d) => !d),
+      { what: 'the never-ready Deployment pruned everywhere' },
+    );
   });
 
   it('removes an expiring preview stack from every cluster when it expires', async () => {

@@ -9,6 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Agent, request } from 'undici';
+import { parseAllDocuments, stringify } from 'yaml';
 import { startGuarded, type GuardedProcess } from './guarded-process.ts';
 import { startKubeApiServer, type KubeApiServerHandle, type StartKubeApiServerOptions } from './kube-apiserver.ts';
 import { findKubeAssets } from './kube-assets.ts';
@@ -17,6 +18,11 @@ import { repoRoot } from './paths.ts';
 export interface StartKubeClusterOptions extends StartKubeApiServerOptions {
   /** Simulated nodes (default 2), named kwok-node-0, kwok-node-1, … */
   nodes?: number;
+  /**
+   * false: the failures a test can ask for are left out, and every pod becomes Ready whatever its
+   * image (a cluster where a release works that fails elsewhere). Default true.
+   */
+  failures?: boolean;
 }
 
 export interface KubeClusterHandle extends KubeApiServerHandle {
@@ -30,9 +36,30 @@ const OWN_POD_STAGES = path.join(repoRoot, 'shared', 'infra', 'kwok', 'pod-stage
 // Only the nodes carrying this annotation are KWOK's (a test may add real-looking nodes of its own).
 const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 
-async function writeStages(bin: string, dir: string): Promise<string> {
-  const files = [...KWOK_STAGES.map((name) => path.join(bin, '..', 'kwok-stages', name)), OWN_POD_STAGES];
-  const documents = await Promise.all(files.map((file) => fs.readFile(file, 'utf8')));
+const FAILURE_STAGES = new Set(['brokkr-pod-never-ready', 'brokkr-pod-crashloop', 'brokkr-pod-fail']);
+// The selector terms that keep the on-request failures away from the ordinary stages.
+const mentionsFailure = (key: string) => /never-ready|crashloop|kwok-fail/.test(key);
+
+interface StageDocument {
+  metadata: { name: string };
+  spec: { selector: { matchExpressions: { key: string }[] } };
+}
+
+/** Our pod stages, without the failures when the cluster is to run every image. */
+async function ownPodStages(failures: boolean): Promise<string> {
+  const text = await fs.readFile(OWN_POD_STAGES, 'utf8');
+  if (failures) return text;
+  const stages = parseAllDocuments(text)
+    .map((doc) => doc.toJS() as StageDocument)
+    .filter((stage) => !FAILURE_STAGES.has(stage.metadata.name));
+  for (const stage of stages)
+    stage.spec.selector.matchExpressions = stage.spec.selector.matchExpressions.filter((e) => !mentionsFailure(e.key));
+  return stages.map((stage) => stringify(stage)).join('---\n');
+}
+
+async function writeStages(bin: string, dir: string, failures: boolean): Promise<string> {
+  const kwokOwn = await Promise.all(KWOK_STAGES.map((name) => fs.readFile(path.join(bin, '..', 'kwok-stages', name), 'utf8')));
+  const documents = [...kwokOwn, await ownPodStages(failures)];
   const stages = path.join(dir, 'kwok-stages.yaml');
   await fs.writeFile(stages, documents.map((d) => d.trim()).join('\n---\n') + '\n');
   return stages;
@@ -142,7 +169,7 @@ export async function startKubeCluster(options: StartKubeClusterOptions = {}): P
       'kube-controller-manager, kube-scheduler or kwok not found: ensureKubeAssets() (scripts/build-k8s-assets.sh) builds them',
     );
   const api = await startKubeApiServer(options);
-  const processes = controlPlane(bin, api, await writeStages(bin, api.dir), options.log);
+  const processes = controlPlane(bin, api, await writeStages(bin, api.dir, options.failures ?? true), options.log);
   const client = apiClient(api);
   const stop = async () => {
     await Promise.all(processes.map((p) => p.stop()));

@@ -38,6 +38,8 @@ export interface KubeCluster extends KubeApiServer {
 export interface StartKubeClusterOptions extends StartKubeApiServerOptions {
   /** Simulated nodes (default 2). */
   nodes?: number;
+  /** false: every pod becomes Ready whatever its image (no failures on request). */
+  failures?: boolean;
 }
 
 /** The directory holding kube-apiserver and etcd, building them when missing. */

@@ -96,4 +96,18 @@ describe('testkit: a cluster where pods run (controllers, scheduler, KWOK)', fun
       { timeoutMs: 60_000 },
     );
   });
+
+  it('a cluster started with failures: false runs even a :never-ready image Ready', async () => {
+    const lenient = await startKubeCluster({ failures: false, nodes: 1 });
+    try {
+      const lenientApps = lenient.kubeConfig.makeApiClient(AppsV1Api);
+      await lenientApps.createNamespacedDeployment({ namespace: 'default', body: deployment('fine', 'nginx:never-ready') });
+      await eventually(
+        async () => (await lenientApps.readNamespacedDeployment({ name: 'fine', namespace: 'default' })).status?.readyReplicas === 2,
+        { timeoutMs: 60_000 },
+      );
+    } finally {
+      await lenient.stop();
+    }
+  });
 });

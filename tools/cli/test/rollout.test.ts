@@ -112,7 +112,11 @@ describe('brokkr rollout, apply --wait with waves, get rollouts|previews|templat
   }
 
   it('policy set / get / delete from a YAML file; the hub refuses an invalid one with its reason', async () => {
-    const { name } = await stackWithPolicy();
+    const { name, dir } = await stackWithPolicy();
+    // The stack's first object went to every agent at once: no rollout, so a generator cannot follow it.
+    const unfollowable = await cli(['apply', '-f', dir, '--wait']);
+    expect(unfollowable.code).to.equal(1);
+    expect(unfollowable.stderr).to.include("has no rollout to follow (the stack's first object");
     const got = await cli(['rollout', 'policy', 'get', name, '-o', 'json']);
     expect(got.code, got.stderr).to.equal(0);
     const stored = JSON.parse(got.stdout);

@@ -91,6 +91,13 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   const waitOptions = { timeoutMs, intervalMs, say };
   const progressive = await rolloutOf(hub, stack, object);
   if (progressive) return followWaves(format, applied, await followRollout(hub, progressive, waitOptions), options.timeout);
+  // A stack's first object, or one published before its policy, goes to every agent at once:
+  // following that needs the agents' events, which only an admin may read.
+  if (!me.admin)
+    throw new CliError(
+      `deployment object ${object.id} (sequence ${object.sequence_id}) has no rollout to follow (the stack's first object, ` +
+        'or published before its rollout policy): following every agent at once needs an admin PAK',
+    );
   return followAgents(format, applied, await waitForRollout(hub, stack, object, waitOptions), options.timeout);
 }
 

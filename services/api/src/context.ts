@@ -12,6 +12,7 @@ import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { StreamQuota } from './limits/stream-quota.ts';
 import type { LiveState } from './resources/telemetry/live-state.ts';
+import type { TargetStateCache } from './resources/targeting/answer-cache.ts';
 import type { AgentWakeups } from './resources/targeting/wakeups.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 import type { ConfigReloader } from './settings/config-reload.ts';
@@ -46,6 +47,8 @@ export interface ApiContext {
   webhookKey: WebhookKey;
   /** Routes `brokkr.notify.agent.*` hints to this process's waiting long-polls (one subscription). */
   wakeups: AgentWakeups;
+  /** Target-state answers kept current by the wake-ups (resources/targeting/answer-cache.ts). */
+  targetStates: TargetStateCache;
   /** The agent WebSockets (`/internal/ws/agent`) this replica holds; hints reach them from the wake-ups. */
   agentConnections: AgentConnections;
   /** Stack telemetry and the fleet view of this process: live subscribers, WebSocket presence, the telemetry writer. */

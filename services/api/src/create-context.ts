@@ -14,6 +14,7 @@ import { AgentConnections } from './live/agent-channel/registry.ts';
 import { StreamQuota } from './limits/stream-quota.ts';
 import { createLiveMetrics } from './live/metrics.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
+import { startTargetStateCache } from './resources/targeting/process-cache.ts';
 import type { AgentWakeups } from './resources/targeting/wakeups.ts';
 import { createLiveState } from './resources/telemetry/live-state.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
@@ -74,6 +75,7 @@ export function createContext(deps: ContextDeps): ApiContext {
     yaml: createYamlValidator(),
     webhookKey: deps.webhookKey,
     wakeups: deps.wakeups,
+    targetStates: startTargetStateCache({ db: db.pool, nc: bus.nc, wakeups: deps.wakeups, registry: metrics.registry, logger }),
     agentConnections,
     liveFeeds,
     streams: new StreamQuota(settings.limits.streamsPerPak),

@@ -86,7 +86,7 @@ export function createTransact(deps: { db: Db; outbox: OutboxPublisher; notifyAg
       return value;
     });
     deps.outbox.publish([...pending.inserted, ...pending.rows]);
-    if (pending.agentIds.size > 0) deps.notifyAgents(pending.agentIds, noticeReason([...pending.inserted, ...pending.rows]));
+    if (pending.agentIds.size > 0) await deps.notifyAgents(pending.agentIds, noticeReason([...pending.inserted, ...pending.rows]));
     for (const hook of pending.hooks) await hook();
     return result;
   };

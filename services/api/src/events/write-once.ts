@@ -34,6 +34,6 @@ export async function writeOnce<T>(deps: WriteOnceDeps, fn: (w: WriteScope) => P
     },
   });
   deps.outbox.publish(rows);
-  if (agentIds.size > 0) deps.notifyAgents(agentIds, noticeReason(rows));
+  if (agentIds.size > 0) await deps.notifyAgents(agentIds, noticeReason(rows));
   return result;
 }

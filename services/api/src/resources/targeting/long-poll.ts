@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import type { Queryable } from '@brokkr/db';
 import type { DeploymentObjectRow } from '../deployment-objects/sql/deployment-object-row.ts';
-import { queryTargetState } from './sql/target-state.ts';
+import type { CachedState as State, TargetStateCache } from './answer-cache.ts';
+import { ifNoneMatchHits } from './target-state-etag.ts';
 import type { AgentWakeups, AgentWatch } from './wakeups.ts';
 
 /**
@@ -25,29 +24,8 @@ export interface TargetStateQuery {
 export type TargetStateAnswer =
   { status: 200; etag: string; body: DeploymentObjectRow[] } | { status: 304; etag: string } | { status: 'aborted' };
 
-interface State {
-  etag: string;
-  rows: DeploymentObjectRow[];
-}
-
-/** Strong ETag over what identifies the answer: the mode and each object's id and sequence id. */
-export function targetStateEtag(rows: readonly DeploymentObjectRow[], full: boolean): string {
-  const hash = createHash('sha256').update(full ? 'full' : 'incremental');
-  for (const row of rows) hash.update(`\n${row.id}:${row.sequence_id}`);
-  return `"ts-${hash.digest('base64url').slice(0, 32)}"`;
-}
-
-/** RFC 9110 §13.1.2: a list of entity tags (weak ones compared weakly) or `*`. */
-export function ifNoneMatchHits(header: string, etag: string): boolean {
-  return header.split(',').some((raw) => {
-    const tag = raw.trim();
-    return tag === '*' || tag.replace(/^W\//, '') === etag;
-  });
-}
-
-async function readState(db: Queryable, query: TargetStateQuery): Promise<State> {
-  const rows = await queryTargetState(db, query.agentId, query.full);
-  return { rows, etag: targetStateEtag(rows, query.full) };
+function readState(cache: TargetStateCache, query: TargetStateQuery): Promise<State> {
+  return cache.read(query.agentId, query.full);
 }
 
 function changed(state: State): TargetStateAnswer {
@@ -55,14 +33,19 @@ function changed(state: State): TargetStateAnswer {
 }
 
 /** Holds a request whose state still matches If-None-Match until it changes or the wait ends. */
-async function waitForChange(db: Queryable, watch: AgentWatch, query: TargetStateQuery, ifNoneMatch: string): Promise<TargetStateAnswer> {
+async function waitForChange(
+  cache: TargetStateCache,
+  watch: AgentWatch,
+  query: TargetStateQuery,
+  ifNoneMatch: string,
+): Promise<TargetStateAnswer> {
   const deadline = Date.now() + query.waitSeconds * 1000;
   const stop = query.hurry ? AbortSignal.any([query.signal, query.hurry]) : query.signal;
   for (;;) {
     const outcome = await watch.next(deadline, stop);
     if (query.signal.aborted) return { status: 'aborted' };
     // Also re-read at the deadline (and at shutdown): hints are lossy, the database is not.
-    const state = await readState(db, query);
+    const state = await readState(cache, query);
     if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
     if (outcome !== 'woken') return { status: 304, etag: state.etag };
   }
@@ -73,19 +56,19 @@ async function waitForChange(db: Queryable, watch: AgentWatch, query: TargetStat
  * waits.
  */
 export async function answerTargetState(
-  db: Queryable,
+  cache: TargetStateCache,
   wakeups: AgentWakeups | undefined,
   query: TargetStateQuery,
 ): Promise<TargetStateAnswer> {
   const ifNoneMatch = query.ifNoneMatch;
-  if (ifNoneMatch === undefined) return changed(await readState(db, query));
+  if (ifNoneMatch === undefined) return changed(await readState(cache, query));
   // Watch before the first read: a change committed between the read and the wait still wakes us.
   const watch = query.waitSeconds > 0 ? wakeups?.watch(query.agentId) : undefined;
   try {
-    const state = await readState(db, query);
+    const state = await readState(cache, query);
     if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
     if (!watch) return { status: 304, etag: state.etag };
-    return await waitForChange(db, watch, query, ifNoneMatch);
+    return await waitForChange(cache, watch, query, ifNoneMatch);
   } finally {
     watch?.close();
   }

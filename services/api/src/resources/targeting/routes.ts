@@ -69,7 +69,7 @@ export const targetingRoutes: AnyRoute[] = [
       const waits = ifNoneMatch !== undefined && waitSeconds > 0;
       // A request that may be held counts against its PAK's long-polls until it is answered.
       const release = waits ? ctx.streams.require('long_poll', identity) : undefined;
-      const answer = await answerTargetState(ctx.db.pool, waits ? ctx.wakeups : undefined, {
+      const answer = await answerTargetState(ctx.targetStates, waits ? ctx.wakeups : undefined, {
         agentId: params.id,
         // Brokkr's own agent gets the full state: it deletes whatever the incremental one leaves out (live/brokkr-agent/).
         full: query.mode === 'full' || servesBrokkrRustAgent(req.headers, identity, params.id, query.mode),

@@ -1,0 +1,187 @@
+import type { AgentNotice } from '@brokkr/contracts';
+import type { Queryable } from '@brokkr/db';
+import type { DeploymentObjectRow } from '../deployment-objects/sql/deployment-object-row.ts';
+import { queryStackLatest, type StackLatest } from './sql/stack-latest.ts';
+import { queryTargetState } from './sql/target-state.ts';
+import { targetStateEtag } from './target-state-etag.ts';
+
+/** One agent's answer in one mode, as the target-state query gave it (or patched since). */
+export interface CachedState {
+  etag: string;
+  rows: DeploymentObjectRow[];
+}
+
+interface Entry extends CachedState {
+  expiresAt: number;
+  /** Stacks that got a new object since `rows` was read, with the notice sequence of the latest. */
+  pending: Map<string, number>;
+}
+
+interface AgentEntries {
+  /** Bumped by every notice for the agent: a read that started before it must not be stored. */
+  generation: number;
+  full?: Entry;
+  incremental?: Entry;
+}
+
+interface StackPart {
+  /** The notice sequence when the read started: it reflects every write noticed up to then. */
+  since: number;
+  latest: Promise<StackLatest>;
+}
+
+export interface CacheOutcomes {
+  hit(): void;
+  patched(): void;
+  miss(): void;
+}
+
+/**
+ * A safety net, not the mechanism: every write that changes an agent's target state wakes it
+ * (agentsForStacks, tx.notifyAgents) and the wake-up drops or patches its entry; an entry older
+ * than this is read again in case some wake-up was lost.
+ */
+export const TARGET_STATE_TTL_MS = 5 * 60_000;
+
+/** Enough for every agent of a large fleet in both modes; the oldest agent goes first beyond it. */
+const MAX_AGENTS = 200_000;
+
+/**
+ * Target-state answers of this replica, per agent and mode, kept current by the
+ * `brokkr.notify.agent.<id>` wake-ups every replica receives (ADR 0034):
+ *
+ *   - a notice that says only "a new deployment object in stack S" (`stack_id` alone, sent by
+ *     storeDeploymentObject) marks S pending in the agent's entries. The next answer replaces the
+ *     entry's row of S with S's newest object, read ONCE per stack for all agents
+ *     (sql/stack-latest.ts): a change to a stack held by N agents costs one query, not N. When
+ *     that is not plainly "every holder gets the newest object" (a rollout exists for it, the stack
+ *     is deleted) or the entry has no row of S (incremental mode after a success, a stack that had
+ *     no object), the entry is read again from the target-state query;
+ *   - any other notice (events, labels, targets, status, rollout steps …) drops the agent's entries;
+ *   - while the wake-ups may have been lost (NATS disconnected, or a slow consumer), nothing is
+ *     served from memory, and everything is dropped once they flow again.
+ *
+ * An If-None-Match that matches a current entry is answered without touching the database.
+ */
+export class TargetStateCache {
+  private readonly agents = new Map<string, AgentEntries>();
+  private readonly stacks = new Map<string, StackPart>();
+  private sequence = 0;
+  private trusted = true;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly outcomes: CacheOutcomes,
+    private readonly ttlMs: number = TARGET_STATE_TTL_MS,
+  ) {}
+
+  /** A wake-up for the agent (lower-case id) arrived, from whichever replica the write happened on. */
+  noticed(agentId: string, notice: AgentNotice): void {
+    const sequence = ++this.sequence;
+    const agent = this.agents.get(agentId);
+    if (!agent) return;
+    agent.generation++;
+    const stackId = newObjectOnly(notice);
+    if (stackId === undefined) {
+      this.agents.delete(agentId);
+      return;
+    }
+    for (const entry of [agent.full, agent.incremental]) entry?.pending.set(stackId, sequence);
+  }
+
+  /** Wake-ups may be lost from now on: stop answering from memory. */
+  distrust(): void {
+    this.trusted = false;
+    this.clear();
+  }
+
+  /** Wake-ups flow again: start from empty. */
+  trust(): void {
+    this.clear();
+    this.trusted = true;
+  }
+
+  private clear(): void {
+    this.sequence++;
+    this.agents.clear();
+    this.stacks.clear();
+  }
+
+  /** The agent's current target state: from memory when it is known, else from the database. */
+  async read(agentId: string, full: boolean, now = Date.now()): Promise<CachedState> {
+    const key = agentId.toLowerCase();
+    const agent = this.agents.get(key);
+    const entry = agent?.[modeKey(full)];
+    if (agent && entry && entry.expiresAt > now && this.trusted) {
+      if (entry.pending.size === 0) {
+        this.outcomes.hit();
+        return entry;
+      }
+      const patched = await this.patch(agent, entry, full);
+      if (patched) return patched;
+    }
+    return this.load(key, full, now);
+  }
+
+  private async load(key: string, full: boolean, now: number): Promise<CachedState> {
+    this.outcomes.miss();
+    // The agent's record exists from before the read, so a notice during the read is counted.
+    const agent = this.agentRecord(key);
+    const generation = agent.generation;
+    const rows = await queryTargetState(this.db, key, full);
+    const state = { rows, etag: targetStateEtag(rows, full) };
+    // A notice (or lost wake-ups) during the read may mean the rows are already old: answer, keep nothing.
+    if (this.trusted && this.agents.get(key) === agent && agent.generation === generation)
+      agent[modeKey(full)] = { ...state, expiresAt: now + this.ttlMs, pending: new Map() };
+    return state;
+  }
+
+  private agentRecord(key: string): AgentEntries {
+    let agent = this.agents.get(key);
+    if (!agent) {
+      if (this.agents.size >= MAX_AGENTS) this.agents.delete(this.agents.keys().next().value!);
+      agent = { generation: 0 };
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  /** The entry with each pending stack's row replaced by its newest object; undefined: read it instead. */
+  private async patch(agent: AgentEntries, entry: Entry, full: boolean): Promise<CachedState | undefined> {
+    const pending = [...entry.pending];
+    const parts = await Promise.all(pending.map(([stackId, since]) => this.stackLatest(stackId, since)));
+    let rows = entry.rows;
+    for (const [i, [stackId]] of pending.entries()) {
+      const part = parts[i]!;
+      const at = rows.findIndex((r) => r.stack_id === stackId);
+      if (part.kind !== 'plain' || at < 0) return undefined;
+      rows = rows.with(at, part.row);
+    }
+    rows = rows.toSorted((a, b) => b.sequence_id - a.sequence_id);
+    this.outcomes.patched();
+    const patched: Entry = { rows, etag: targetStateEtag(rows, full), expiresAt: entry.expiresAt, pending: new Map() };
+    // Only if nothing was noticed meanwhile; else this answer stands for this request alone.
+    if (agent[modeKey(full)] === entry && [...entry.pending].every(([s, n]) => pending.some(([p, m]) => p === s && m === n)))
+      agent[modeKey(full)] = patched;
+    return patched;
+  }
+
+  /** The stack's newest object, read at most once per burst of notices: a read started after `since` covers it. */
+  private stackLatest(stackId: string, since: number): Promise<StackLatest> {
+    const known = this.stacks.get(stackId);
+    if (known && known.since >= since) return known.latest;
+    const part: StackPart = { since: this.sequence, latest: queryStackLatest(this.db, stackId) };
+    this.stacks.set(stackId, part);
+    // A failed read is not kept: the next answer tries again.
+    part.latest.catch(() => this.stacks.get(stackId) === part && this.stacks.delete(stackId));
+    return part.latest;
+  }
+}
+
+const modeKey = (full: boolean): 'full' | 'incremental' => (full ? 'full' : 'incremental');
+
+/** The stack of a notice that says only "a new deployment object in this stack" (transact.ts noticeReason). */
+function newObjectOnly(notice: AgentNotice): string | undefined {
+  if (notice.work_order_id !== undefined || notice.ack !== undefined) return undefined;
+  return notice.stack_id;
+}

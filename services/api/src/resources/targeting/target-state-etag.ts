@@ -1,0 +1,17 @@
+import { createHash } from 'node:crypto';
+import type { DeploymentObjectRow } from '../deployment-objects/sql/deployment-object-row.ts';
+
+/** Strong ETag over what identifies the answer: the mode and each object's id and sequence id. */
+export function targetStateEtag(rows: readonly DeploymentObjectRow[], full: boolean): string {
+  const hash = createHash('sha256').update(full ? 'full' : 'incremental');
+  for (const row of rows) hash.update(`\n${row.id}:${row.sequence_id}`);
+  return `"ts-${hash.digest('base64url').slice(0, 32)}"`;
+}
+
+/** RFC 9110 §13.1.2: a list of entity tags (weak ones compared weakly) or `*`. */
+export function ifNoneMatchHits(header: string, etag: string): boolean {
+  return header.split(',').some((raw) => {
+    const tag = raw.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === etag;
+  });
+}

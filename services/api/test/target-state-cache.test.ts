@@ -1,0 +1,183 @@
+import { expect } from 'chai';
+import { useTestInfra } from '@brokkr/testkit';
+import { ApiClient, createAgent, createGenerator, createStack, startTestApi, type ApiProcess, type TestApi } from './support/index.ts';
+
+interface Served {
+  status: number;
+  etag: string;
+  ids: string[];
+}
+
+/**
+ * Target-state answers come from a per-replica cache kept current by the agents' wake-ups
+ * (resources/targeting/answer-cache.ts). Two api processes share PostgreSQL and NATS; writes go
+ * to one, agents read from the other right after the write was acknowledged, so any answer from
+ * before the write would show. Where the answer came from is read from
+ * brokkr_target_state_reads_total{source}.
+ */
+describe('api target state: the cache across replicas', function () {
+  this.timeout(120_000);
+  const infra = useTestInfra({ nats: true });
+  let api: TestApi;
+  let replica: ApiProcess;
+  let gen: { id: string; client: ApiClient };
+
+  async function reads(url: string): Promise<Record<'memory' | 'patched' | 'database', number>> {
+    const { text } = await new ApiClient(url, null).get('//metrics');
+    const count = (source: string) =>
+      Number(new RegExp(`^brokkr_target_state_reads_total\\{[^}]*source="${source}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    return { memory: count('memory'), patched: count('patched'), database: count('database') };
+  }
+
+  /** An ACTIVE agent registered with the generator, with a client on each process. */
+  async function agent(): Promise<{ id: string; onApi: ApiClient; onReplica: ApiClient }> {
+    const { agent, client } = await createAgent(api.admin, { generator_ids: [gen.id] });
+    expect((await api.admin.put(`/agents/${agent.id}`, { status: 'ACTIVE' })).status).to.equal(200);
+    return { id: agent.id, onApi: client, onReplica: new ApiClient(replica.url, client.pak) };
+  }
+
+  async function target(agentId: string, stackId: string): Promise<void> {
+    const res = await api.admin.post(`/agents/${agentId}/targets`, { agent_id: agentId, stack_id: stackId });
+    expect(res.status, res.text).to.equal(201);
+  }
+
+  async function publish(stackId: string, version: string): Promise<string> {
+    const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  version: "${version}"\n`;
+    const res = await gen.client.post(`/stacks/${stackId}/deployment-objects`, { yaml_content: yaml });
+    expect(res.status, res.text).to.equal(201);
+    return res.body.id as string;
+  }
+
+  async function served(client: ApiClient, agentId: string, opts: { full?: boolean; etag?: string } = {}): Promise<Served> {
+    const res = await client.get(`/agents/${agentId}/target-state`, {
+      query: opts.full === false ? {} : { mode: 'full' },
+      headers: opts.etag ? { 'if-none-match': opts.etag } : {},
+    });
+    expect(res.status, res.text).to.be.oneOf([200, 304]);
+    const ids = res.status === 200 ? (res.body as { id: string }[]).map((o) => o.id) : [];
+    return { status: res.status, etag: res.headers.get('etag')!, ids };
+  }
+
+  before(async () => {
+    api = await startTestApi(infra);
+    replica = await api.spawnReplica();
+    const created = await createGenerator(api.admin);
+    gen = { id: created.generator.id, client: created.client };
+  });
+  after(() => api?.stop());
+
+  it('answers an unchanged ETag from memory, without reading the database', async () => {
+    const a = await agent();
+    const stack = await createStack(gen.client, { generator_id: gen.id });
+    await target(a.id, stack.id);
+    await publish(stack.id, '1');
+    const first = await served(a.onReplica, a.id);
+    const before = await reads(replica.url);
+    for (let i = 0; i < 3; i++) expect((await served(a.onReplica, a.id, { etag: first.etag })).status).to.equal(304);
+    const after = await reads(replica.url);
+    expect(after.memory - before.memory).to.equal(3);
+    expect(after.database - before.database).to.equal(0);
+  });
+
+  it('a new object is served by the other replica as soon as its POST was answered', async () => {
+    const a = await agent();
+    const stack = await createStack(gen.client, { generator_id: gen.id });
+    await target(a.id, stack.id);
+    let held = await served(a.onReplica, a.id);
+    for (let version = 1; version <= 10; version++) {
+      const id = await publish(stack.id, String(version));
+      const now = await served(a.onReplica, a.id, { etag: held.etag });
+      expect(now.status, `version ${version}`).to.equal(200);
+      expect(now.ids, `version ${version}`).to.deep.equal([id]);
+      held = now;
+    }
+  });
+
+  it('reads a stack changed for many agents once, not once per agent (patched answers)', async () => {
+    const agents = await Promise.all([agent(), agent(), agent(), agent()]);
+    const shared = await createStack(gen.client, { generator_id: gen.id });
+    const own = await Promise.all(agents.map(() => createStack(gen.client, { generator_id: gen.id })));
+    const ownObjects: string[] = [];
+    for (const [i, a] of agents.entries()) {
+      await target(a.id, shared.id);
+      await target(a.id, own[i]!.id);
+      ownObjects.push(await publish(own[i]!.id, `own-${i}`));
+    }
+    await publish(shared.id, '1');
+    const held = await Promise.all(agents.map((a) => served(a.onReplica, a.id)));
+    const before = await reads(replica.url);
+    const id = await publish(shared.id, '2');
+    for (const [i, a] of agents.entries()) {
+      const now = await served(a.onReplica, a.id, { etag: held[i]!.etag });
+      expect(now.status).to.equal(200);
+      expect(now.ids, 'the newest object first').to.deep.equal([id, ownObjects[i]]);
+      // The same answer the database gives.
+      const fresh = await served(a.onApi, a.id);
+      expect(now.ids).to.deep.equal(fresh.ids);
+      expect(now.etag).to.equal(fresh.etag);
+    }
+    const after = await reads(replica.url);
+    expect(after.patched - before.patched).to.equal(agents.length);
+    expect(after.database - before.database).to.equal(0);
+  });
+
+  it('any other change to an agent (a new target) drops its cached answer on every replica', async () => {
+    const a = await agent();
+    const [one, two] = [await createStack(gen.client, { generator_id: gen.id }), await createStack(gen.client, { generator_id: gen.id })];
+    await target(a.id, one.id);
+    const first = await publish(one.id, '1');
+    const second = await publish(two.id, '1');
+    const held = await served(a.onReplica, a.id);
+    expect(held.ids).to.deep.equal([first]);
+    await target(a.id, two.id);
+    const now = await served(a.onReplica, a.id, { etag: held.etag });
+    expect(now.status).to.equal(200);
+    expect(now.ids).to.deep.equal([second, first]);
+  });
+
+  it('incremental mode stays exact: a success drops the object at once, a failure keeps it', async () => {
+    const a = await agent();
+    const [one, two] = [await createStack(gen.client, { generator_id: gen.id }), await createStack(gen.client, { generator_id: gen.id })];
+    await target(a.id, one.id);
+    await target(a.id, two.id);
+    const first = await publish(one.id, '1');
+    const second = await publish(two.id, '1');
+    const held = await served(a.onReplica, a.id, { full: false });
+    expect(held.ids).to.deep.equal([second, first]);
+    const report = (objectId: string, status: string) =>
+      a.onApi.post(`/agents/${a.id}/events`, {
+        agent_id: a.id,
+        deployment_object_id: objectId,
+        event_type: 'DEPLOY',
+        status,
+        message: status,
+      });
+    expect((await report(first, 'SUCCESS')).status).to.equal(201);
+    expect((await report(second, 'FAILURE')).status).to.equal(201);
+    const now = await served(a.onReplica, a.id, { full: false, etag: held.etag });
+    expect(now.status).to.equal(200);
+    expect(now.ids).to.deep.equal([second]);
+    // Full mode still holds both; a new object for the applied stack comes back in incremental mode.
+    expect((await served(a.onReplica, a.id)).ids).to.deep.equal([second, first]);
+    const third = await publish(one.id, '2');
+    expect((await served(a.onReplica, a.id, { full: false, etag: now.etag })).ids).to.deep.equal([third, second]);
+  });
+
+  it('a rollout holds a cached agent on its baseline: a new object with a rollout is not patched in', async () => {
+    const a = await agent();
+    const stack = await createStack(gen.client, { generator_id: gen.id });
+    await target(a.id, stack.id);
+    const baseline = await publish(stack.id, '1');
+    const held = await served(a.onReplica, a.id);
+    expect(held.ids).to.deep.equal([baseline]);
+    const policy = { waves: [{ name: 'everyone', percent: 100, soak_seconds: 0 }], auto_rollback: false };
+    expect((await gen.client.put(`/stacks/${stack.id}/rollout-policy`, policy)).status).to.equal(200);
+    const next = await publish(stack.id, '2');
+    // No maintenance process runs here: the rollout stays pending, so every agent stays on the baseline.
+    const now = await served(a.onReplica, a.id, { etag: held.etag });
+    expect(now.status).to.equal(304);
+    expect((await served(a.onReplica, a.id)).ids).to.deep.equal([baseline]);
+    expect((await served(a.onApi, a.id)).ids).to.deep.equal([baseline]);
+    expect(next).to.not.equal(baseline);
+  });
+});

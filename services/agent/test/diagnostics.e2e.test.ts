@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { DiagnosticEventInfo, DiagnosticPodStatus, DiagnosticWithResult } from '@brokkr/contracts';
-import { eventually, startKubeApiServer, useTestInfra, type KubeApiServer } from '@brokkr/testkit';
+import { eventually, startKubeCluster, useTestInfra, type KubeCluster } from '@brokkr/testkit';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import { createStack, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
@@ -29,28 +29,71 @@ spec:
           image: nginx:1.27
         - name: sidecar
           image: busybox:1.36
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: crashing
+  namespace: ${ns}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: crashing}
+  template:
+    metadata:
+      labels: {app: crashing}
+    spec:
+      containers:
+        - name: app
+          image: busybox:crashloop
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bare
+  namespace: ${ns}
+spec:
+  nodeSelector: {brokkr.test/pool: none}
+  containers:
+    - name: main
+      image: busybox:1.36
 `;
 
+interface Pod {
+  metadata: { name: string };
+  status: {
+    conditions?: { type: string; status: string; reason?: string }[];
+    containerStatuses?: { state?: { waiting?: { reason?: string } } }[];
+  };
+}
+
+interface ClusterEvent {
+  reason: string;
+  involvedObject: { kind: string; name: string };
+}
+
 /**
- * Diagnostics end to end: the real api (Postgres + NATS), the agent's real main and a real
- * kube-apiserver. There is no kubelet or controller here: the test creates the ReplicaSet and the
- * pods, writes pod status through the status subresource, and writes the Events the kubelet and
- * controllers would. Log tails need a kubelet, so the apiserver refuses them: the result must say
- * so per container (`Error: …`), cleanly, next to the collected statuses and events.
+ * Diagnostics end to end: the real api (Postgres + NATS), the agent's real main and a cluster where
+ * pods run (controllers, scheduler, KWOK's simulated nodes). The object's Deployments get their
+ * pods from the controllers: one Ready, one crash-looping (an image tagged `:crashloop`); its bare
+ * Pod asks for a node nobody has and stays Pending. The events are the controllers' and the
+ * scheduler's own. No node serves container logs (KWOK's log endpoint is not configured), so the
+ * apiserver refuses every log tail: the result must say so per container (`Error: …`), cleanly,
+ * next to the collected statuses and events.
  */
 describe('diagnostics (end to end)', function () {
   this.timeout(240_000);
   const infra = useTestInfra({ nats: true });
   const ns = `diag-${randomBytes(3).toString('hex')}`;
   let hub: Broker;
-  let kube: KubeApiServer;
+  let kube: KubeCluster;
   let kubectl: Kubectl;
   let agent: RegisteredAgent;
   const procs: RunningAgentProcess[] = [];
   let objectId: string;
 
   before(async () => {
-    [hub, kube] = await Promise.all([startBroker(infra), startKubeApiServer()]);
+    [hub, kube] = await Promise.all([startBroker(infra), startKubeCluster()]);
     kubectl = new Kubectl(kube);
     agent = await registerAgent(hub.admin);
     const stack = await createStack(hub.admin);
@@ -89,169 +132,113 @@ describe('diagnostics (end to end)', function () {
     );
   }
 
-  interface TestEvent {
-    name: string;
-    about: Record<string, string>;
-    reason: string;
-    message: string;
-    last: string;
+  const pods = async () => (await kubectl.get<{ items: Pod[] }>(`/api/v1/namespaces/${ns}/pods`))!.items;
+  const podNamed = (all: Pod[], prefix: string) => all.find((p) => p.metadata.name.startsWith(prefix));
+  const clusterEvents = async () => (await kubectl.get<{ items: ClusterEvent[] }>(`/api/v1/namespaces/${ns}/events`))!.items;
+  const has = (events: ClusterEvent[], kind: string, prefix: string, reason: string) =>
+    events.some((e) => e.involvedObject.kind === kind && e.involvedObject.name.startsWith(prefix) && e.reason === reason);
+
+  /** The pods got there: web Ready, crashing in CrashLoopBackOff, bare unschedulable. */
+  async function podsSettled(): Promise<boolean> {
+    const all = await pods();
+    const condition = (prefix: string, type: string) => podNamed(all, prefix)?.status.conditions?.find((c) => c.type === type);
+    return (
+      condition('web-', 'Ready')?.status === 'True' &&
+      podNamed(all, 'crashing-')?.status.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' &&
+      condition('bare', 'PodScheduled')?.reason === 'Unschedulable'
+    );
   }
 
-  async function event({ name, about, reason, message, last }: TestEvent) {
-    await kubectl.create(`/api/v1/namespaces/${ns}/events`, {
-      metadata: { name },
-      involvedObject: { namespace: ns, ...about },
-      reason,
-      message,
-      type: reason === 'BackOff' ? 'Warning' : 'Normal',
-      firstTimestamp: '2026-01-01T00:00:00Z',
-      lastTimestamp: last,
-      count: 2,
-      source: { component: 'e2e' },
-    });
+  /** The controllers and the scheduler have written their events about all of it, `other` included. */
+  async function eventsSettled(): Promise<boolean> {
+    const events = await clusterEvents();
+    const app = (name: string) =>
+      has(events, 'Deployment', name, 'ScalingReplicaSet') &&
+      has(events, 'ReplicaSet', `${name}-`, 'SuccessfulCreate') &&
+      has(events, 'Pod', `${name}-`, 'Scheduled');
+    return app('web') && app('crashing') && has(events, 'Pod', 'bare', 'FailedScheduling') && has(events, 'Pod', 'other', 'Scheduled');
   }
 
-  it("collects the object's pods (owner chain and label), their events and a log-tail error per container", async () => {
-    // Play the Deployment controller and the kubelet.
-    const web = await kubectl.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
-    const rs = await kubectl.create(`/apis/apps/v1/namespaces/${ns}/replicasets`, {
-      metadata: {
-        name: 'web-1',
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: web.metadata.uid, controller: true }],
-      },
-      spec: { selector: { matchLabels: { app: 'web' } }, template: web.spec.template },
-    });
-    const owned = await kubectl.create(`/api/v1/namespaces/${ns}/pods`, {
-      metadata: {
-        name: 'web-1-abc',
-        labels: { app: 'web' },
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: rs.metadata.uid, controller: true }],
-      },
-      // Bound to a node (as the scheduler would) that runs no kubelet: the apiserver cannot fetch its logs.
-      spec: {
-        nodeName: 'node-1',
-        containers: [
-          { name: 'app', image: 'nginx:1.27' },
-          { name: 'sidecar', image: 'busybox:1.36' },
-        ],
-      },
-    });
-    await kubectl.mergePatch(`/api/v1/namespaces/${ns}/pods/web-1-abc/status`, {
-      status: {
-        phase: 'Running',
-        conditions: [
-          { type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [sidecar]' },
-        ],
-        containerStatuses: [
-          {
-            name: 'app',
-            ready: true,
-            restartCount: 0,
-            image: 'nginx:1.27',
-            imageID: '',
-            state: { running: { startedAt: '2026-01-15T10:00:00Z' } },
-          },
-          {
-            name: 'sidecar',
-            ready: false,
-            restartCount: 4,
-            image: 'busybox:1.36',
-            imageID: '',
-            state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s restarting failed container' } },
-          },
-        ],
-      },
-    });
-    // A pod carrying the object's id itself (as a bare Pod the agent applied would), never scheduled: no status.
+  it("collects the object's pods (owner chain and label), the cluster's events about them and a log-tail error per container", async () => {
+    // Someone else's pod in the same namespace: scheduled and running, but not part of the result, nor are its events.
     await kubectl.create(`/api/v1/namespaces/${ns}/pods`, {
-      metadata: { name: 'bare', labels: { 'brokkr.io/deployment-object-id': objectId } },
-      spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] },
-    });
-    // Someone else's pod in the same namespace: not part of the result, nor are its events.
-    const other = await kubectl.create(`/api/v1/namespaces/${ns}/pods`, {
       metadata: { name: 'other' },
       spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] },
     });
-    const last = (minute: string) => `2026-01-15T10:${minute}Z`;
-    await event({
-      name: 'web-1-abc.backoff',
-      about: { kind: 'Pod', name: 'web-1-abc', uid: owned.metadata.uid },
-      reason: 'BackOff',
-      message: 'Back-off restarting failed container',
-      last: last('05:00'),
+    await eventually(async () => (await podsSettled()) && (await eventsSettled()), {
+      timeoutMs: 60_000,
+      what: 'the pods running (or not) and the events of the cluster',
     });
-    await event({
-      name: 'web-1.create',
-      about: { kind: 'ReplicaSet', name: 'web-1', uid: rs.metadata.uid },
-      reason: 'SuccessfulCreate',
-      message: 'Created pod: web-1-abc',
-      last: last('01:00'),
-    });
-    await event({
-      name: 'web.scale',
-      about: { kind: 'Deployment', name: 'web' },
-      reason: 'ScalingReplicaSet',
-      message: 'Scaled up replica set web-1 to 1',
-      last: last('00:30'),
-    });
-    await event({
-      name: 'other.pull',
-      about: { kind: 'Pod', name: 'other', uid: other.metadata.uid },
-      reason: 'Pulled',
-      message: 'not ours',
-      last: last('09:00'),
-    });
+    const live = await pods();
+    const webPod = podNamed(live, 'web-')!.metadata.name;
+    const crashingPod = podNamed(live, 'crashing-')!.metadata.name;
 
     const { request, result } = await completed(await requestDiagnostics());
     expect(request).to.include({ agent_id: agent.id, deployment_object_id: objectId, requested_by: 'e2e' });
     expect(result).to.not.equal(null);
 
-    const pods = JSON.parse(result!.pod_statuses) as DiagnosticPodStatus[];
-    expect(pods.map((p) => p.name).sort()).to.deep.equal(['bare', 'web-1-abc']);
-    const web1 = pods.find((p) => p.name === 'web-1-abc')!;
-    expect(web1).to.deep.include({ namespace: ns, phase: 'Running' });
-    expect(web1.conditions).to.deep.equal([
-      { condition_type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [sidecar]' },
+    const collected = JSON.parse(result!.pod_statuses) as DiagnosticPodStatus[];
+    expect(collected.map((p) => p.name).sort()).to.deep.equal(['bare', crashingPod, webPod].sort());
+    const web = collected.find((p) => p.name === webPod)!;
+    expect(web).to.deep.include({ namespace: ns, phase: 'Running' });
+    expect(web.conditions.find((c) => c.condition_type === 'Ready')).to.deep.include({ status: 'True' });
+    expect(web.containers.map((c) => [c.name, c.ready, c.restart_count, c.state])).to.deep.equal([
+      ['app', true, 0, 'Running'],
+      ['sidecar', true, 0, 'Running'],
     ]);
-    expect(web1.containers).to.deep.equal([
+    expect(web.containers[0]!.state_message).to.match(/^Started at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    const crashing = collected.find((p) => p.name === crashingPod)!;
+    expect(crashing.phase).to.equal('Running');
+    expect(crashing.conditions.find((c) => c.condition_type === 'Ready')).to.deep.include({
+      status: 'False',
+      reason: 'ContainersNotReady',
+    });
+    expect(crashing.containers).to.deep.equal([
       {
         name: 'app',
-        ready: true,
-        restart_count: 0,
-        state: 'Running',
-        state_reason: null,
-        state_message: 'Started at 2026-01-15 10:00:00 UTC',
-      },
-      {
-        name: 'sidecar',
         ready: false,
-        restart_count: 4,
+        restart_count: 3,
         state: 'Waiting',
         state_reason: 'CrashLoopBackOff',
         state_message: 'back-off 40s restarting failed container',
       },
     ]);
-    const bare = pods.find((p) => p.name === 'bare')!;
+    const bare = collected.find((p) => p.name === 'bare')!;
     expect(bare.phase).to.equal('Pending');
+    expect(bare.conditions).to.have.length(1);
+    expect(bare.conditions[0]).to.deep.include({ condition_type: 'PodScheduled', status: 'False', reason: 'Unschedulable' });
     expect(bare.containers).to.deep.equal([
       { name: 'main', ready: false, restart_count: 0, state: 'Unknown', state_reason: null, state_message: null },
     ]);
 
+    // The controllers' events (core/v1, lastTimestamp) and the scheduler's (events.k8s.io, eventTime only); none about `other`.
     const events = JSON.parse(result!.events) as DiagnosticEventInfo[];
-    expect(events.map((e) => [e.involved_object_kind, e.involved_object, e.reason])).to.deep.equal([
-      ['Pod', 'web-1-abc', 'BackOff'],
-      ['ReplicaSet', 'web-1', 'SuccessfulCreate'],
-      ['Deployment', 'web', 'ScalingReplicaSet'],
+    const owner = (name: string) => name.replace(/-[a-z0-9]+(-[a-z0-9]+)?$/, '');
+    expect(events.map((e) => `${e.involved_object_kind} ${owner(e.involved_object)} ${e.reason}`).sort()).to.deep.equal([
+      'Deployment crashing ScalingReplicaSet',
+      'Deployment web ScalingReplicaSet',
+      'Pod bare FailedScheduling',
+      'Pod crashing Scheduled',
+      'Pod web Scheduled',
+      'ReplicaSet crashing SuccessfulCreate',
+      'ReplicaSet web SuccessfulCreate',
     ]);
-    expect(events[0]).to.deep.include({ event_type: 'Warning', message: 'Back-off restarting failed container', count: 2 });
-    expect(events[0]!.last_timestamp).to.equal('2026-01-15T10:05:00Z');
+    const times = events.map((e) => Date.parse(e.last_timestamp ?? ''));
+    expect(times, 'newest first').to.deep.equal([...times].sort((a, b) => b - a));
+    const scaled = events.find((e) => e.reason === 'ScalingReplicaSet' && e.involved_object === 'web')!;
+    expect(scaled).to.deep.include({ event_type: 'Normal', count: 1 });
+    expect(scaled.message).to.match(/^Scaled up replica set web-[a-z0-9]+ from 0 to 1$/);
+    const unschedulable = events.find((e) => e.reason === 'FailedScheduling')!;
+    expect(unschedulable).to.deep.include({ event_type: 'Warning', involved_object: 'bare' });
+    expect(unschedulable.message).to.match(/didn't match Pod's node affinity\/selector/);
+    expect(unschedulable.last_timestamp, 'the scheduler writes eventTime only').to.be.a('string');
 
-    // No kubelet: every container's tail is an error, reported per container, nothing else lost.
+    // No node serves logs: every scheduled container's tail is an error, reported per container, nothing else lost.
     const tails = JSON.parse(result!.log_tails!) as Record<string, string>;
-    expect(Object.keys(tails).sort()).to.deep.equal(['bare/main', 'web-1-abc/app', 'web-1-abc/sidecar']);
+    const scheduled = [`${crashingPod}/app`, `${webPod}/app`, `${webPod}/sidecar`];
+    expect(Object.keys(tails).sort()).to.deep.equal(['bare/main', ...scheduled].sort());
     expect(tails['bare/main']).to.equal('Error: the pod is not scheduled to a node yet, so no container has logged');
-    for (const key of ['web-1-abc/app', 'web-1-abc/sidecar'])
-      expect(tails[key], key).to.match(/^Error: GET \/api\/v1\/namespaces\/.+\/log → \d{3}/);
+    for (const key of scheduled) expect(tails[key], key).to.match(/^Error: GET \/api\/v1\/namespaces\/.+\/log → \d{3}/);
   });
 
   it('two agent processes with the same identity never collect the same request', async () => {
@@ -263,6 +250,8 @@ describe('diagnostics (end to end)', function () {
       procs
         .flatMap((p) => p.output().split('\n'))
         .filter((line) => line.includes('"diagnostic request claimed; collecting"') && line.includes(id)).length;
+    // A child's stdout reaches us through a pipe, maybe after the result it posted: wait for the lines, then count them.
+    await eventually(() => ids.every((id) => collecting(id) >= 1), { what: "every request's collecting line" });
     for (const id of ids) expect(collecting(id), id).to.equal(1);
     // A result cannot be posted twice either: the broker refuses a request that is no longer claimed.
     const again = await agent.client.post(`/diagnostics/${ids[0]}/result`, {

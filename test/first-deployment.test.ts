@@ -1,16 +1,16 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { freePort } from '@brokkr/testkit';
 import { BEGIN_MARKER, END_MARKER } from '../scripts/lib/first-deployment.ts';
 import { runStart } from './support/start-process.ts';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Step 3's output once the agent has applied and reported: event, health report, the object. */
+/** Step 3's output once the agent has applied and reported: event, a healthy report, the Deployment Available. */
 function reported(seen: string): boolean {
   const health = seen.split('\n')[1] ?? '';
-  return /"status":"SUCCESS"/.test(seen) && /"deployment_objects":\[\{/.test(health) && /hello from brokkr/.test(seen);
+  return /"status":"SUCCESS"/.test(seen) && /"status":"healthy"/.test(health) && /Available=True, 2\/2 pods ready/.test(seen);
 }
 
 /** Steps 1–2, step 3, and the `export` lines step 3 needs when run on its own. */
@@ -33,10 +33,11 @@ function paste(script: string): string {
 }
 
 /**
- * The README's first deployment, end to end: `npm start` brings up the hub, then a local
- * kube-apiserver with an agent, and prints three steps. We paste exactly those steps, see the
- * agent's SUCCESS event and health report through the api, find the ConfigMap in the local API
- * server, and Ctrl-C leaves no process and no directory behind.
+ * The README's first deployment, end to end: `npm start` brings up the hub, then a local cluster
+ * where pods run (controllers, scheduler, KWOK) with an agent, and prints three steps. We paste
+ * exactly those steps, see the agent's SUCCESS event and a healthy report through the api, find
+ * the ConfigMap and the Available Deployment in the local cluster, and Ctrl-C leaves no process and
+ * no directory behind.
  */
 describe('npm start: first deployment on the local cluster', () => {
   it('the printed steps, pasted as they are, put the object into the local API server', async function () {
@@ -64,15 +65,21 @@ describe('npm start: first deployment on the local cluster', () => {
     expect(seen).to.match(/"event_type":"APPLIED","status":"SUCCESS"/);
     const health = JSON.parse(seen.split('\n')[1] ?? '{}') as { stack_id: string; deployment_objects: { status: string }[] };
     expect(health.stack_id).to.equal(stack);
-    expect(health.deployment_objects).to.have.length(1);
-    expect(seen).to.include('"greeting": "hello from brokkr"');
+    expect(health.deployment_objects.map((d) => d.status)).to.deep.equal(['healthy']);
+    expect(seen).to.include('Available=True, 2/2 pods ready');
 
-    // And independently of the printed commands: the object is in the local API server, owned by the stack.
+    // And independently of the printed commands: the objects are in the local cluster, owned by the
+    // stack, and the Deployment's pods were made by its controllers and are Ready on the simulated nodes.
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfigPath);
     const cm = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: 'hello-brokkr', namespace: 'default' });
     expect(cm.data).to.deep.equal({ greeting: 'hello from brokkr' });
     expect(cm.metadata?.labels?.['k8s.brokkr.io/stack']).to.equal(stack);
+    const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'hello-brokkr', namespace: 'default' });
+    expect(deployment.metadata?.labels?.['k8s.brokkr.io/stack']).to.equal(stack);
+    expect(deployment.status?.readyReplicas).to.equal(2);
+    const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'default', labelSelector: 'app=hello-brokkr' });
+    expect(pods.items.map((p) => p.spec?.nodeName).every((n) => n?.startsWith('kwok-node-'))).to.equal(true);
 
     const pid = start.child.pid;
     const { code, leaked, processes } = await start.interrupt();

@@ -1,11 +1,13 @@
 /**
- * `npm start`'s embedded default cluster: a local kube-apiserver + etcd (the same cached binaries
- * the agent's tests use; built on first use while the hub is already serving), a generator and an
- * ACTIVE agent named `local` registered through the api, and our agent running against it.
+ * `npm start`'s embedded default cluster: a local kube-apiserver + etcd with the controllers, the
+ * scheduler and KWOK's simulated nodes, so pods run and Deployments become Available (the same
+ * cached binaries the agent's tests use; built on first use while the hub is already serving), a
+ * generator and an ACTIVE agent named `local` registered through the api, and our agent running
+ * against it.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ensureKubeAssets, findKubeAssets, freePort, startKubeApiServer, type KubeApiServerHandle } from '@brokkr/infra';
+import { ensureKubeAssets, findKubeAssets, freePort, startKubeCluster, type KubeClusterHandle } from '@brokkr/infra';
 import { startChild, type Child } from './child.ts';
 import { firstDeploymentScript, BEGIN_MARKER, END_MARKER } from './first-deployment.ts';
 import { ensureActiveAgent, ensureGenerator, HubClient } from './hub-client.ts';
@@ -27,19 +29,19 @@ export interface LocalCluster {
 /** Starts the cluster and the agent; `stop()` may be called at any moment, even mid-build. */
 export function startLocalCluster(options: LocalClusterOptions): LocalCluster {
   const abort = new AbortController();
-  let kube: KubeApiServerHandle | undefined;
+  let kube: KubeClusterHandle | undefined;
   let agent: Child | undefined;
   const { say } = options;
   const running = (async () => {
     const started = Date.now();
-    if (!findKubeAssets())
+    if (!findKubeAssets('full'))
       say(
-        'local cluster: building kube-apiserver + etcd from the Go module proxy (first run only, about 5 minutes; the hub is usable meanwhile)…',
+        'local cluster: building kube-apiserver, etcd, the controllers, the scheduler and KWOK from the Go module proxy (first run only, about 10 minutes; the hub is usable meanwhile)…',
       );
     await ensureKubeAssets({ signal: abort.signal, onProgress: (line) => say(`local cluster: ${line}`) });
     if (abort.signal.aborted) return;
-    say('local cluster: starting etcd and kube-apiserver…');
-    kube = await startKubeApiServer({ tmpDir: options.workDir });
+    say('local cluster: starting etcd, kube-apiserver, the controllers, the scheduler and 2 simulated nodes (KWOK)…');
+    kube = await startKubeCluster({ tmpDir: options.workDir, nodes: 2 });
     if (abort.signal.aborted) return;
     const hub = new HubClient(options.apiUrl, options.adminPak);
     const generator = await ensureGenerator(hub, 'local-dev', 'npm start: owns the stacks of the first deployment');
@@ -61,7 +63,7 @@ export function startLocalCluster(options: LocalClusterOptions): LocalCluster {
     const caFile = path.join(path.dirname(kube.kubeconfigPath), 'ca.crt');
     await fs.access(caFile);
     say(
-      `local cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s: kube-apiserver ${kube.server}, agent "local" (${local.id})`,
+      `local cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s: kube-apiserver ${kube.server}, nodes ${kube.nodeNames.join(', ')} (simulated: pods run and become Ready, no container runs), agent "local" (${local.id})`,
     );
     say(`kubeconfig: ${kube.kubeconfigPath}`);
     const script = firstDeploymentScript({

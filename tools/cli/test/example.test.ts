@@ -1,14 +1,15 @@
 import { expect } from 'chai';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { repoRoot } from '@brokkr/infra';
-import { freePort } from '@brokkr/testkit';
+import { eventually, freePort } from '@brokkr/testkit';
 import { runStart } from '../../../test/support/start-process.ts';
 import { buildCli, runCli } from './support.ts';
 
 /**
- * The README's CLI flow, end to end and for real: `npm start` (hub, local kube-apiserver, our
- * agent), then `brokkr apply -f examples/hello-nginx --wait` with the admin PAK it printed. The
- * agent applies the objects to the local API server and the CLI exits 0 once it reported them.
+ * The README's CLI flow, end to end and for real: `npm start` (hub, local cluster where pods run,
+ * our agent), then `brokkr apply -f examples/hello-nginx --wait` with the admin PAK it printed. The
+ * agent applies the objects, the CLI exits 0 once it reported them, the Deployment becomes
+ * Available and the stack's health `healthy`.
  */
 describe('brokkr apply -f examples/hello-nginx --wait against npm start', () => {
   it('deploys the example to the local cluster, and a second apply changes nothing', async function () {
@@ -40,6 +41,19 @@ describe('brokkr apply -f examples/hello-nginx --wait against npm start', () => 
       kc.loadFromFile(kubeconfigPath);
       const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'hello-nginx', namespace: 'hello-nginx' });
       expect(deployment.metadata?.labels?.['k8s.brokkr.io/stack']).to.equal(stackId);
+      // The local cluster runs controllers and simulated nodes: the Deployment becomes Available and
+      // the agent reports the stack healthy from its Ready pod.
+      const available = async () =>
+        (
+          await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'hello-nginx', namespace: 'hello-nginx' })
+        ).status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True');
+      await eventually(available, { timeoutMs: 60_000, what: 'hello-nginx Available' });
+      const health = async () => {
+        const res = await fetch(`${env.BROKKR_URL}/stacks/${stackId}/health`, { headers: { authorization: `Bearer ${adminPak}` } });
+        const body = (await res.json()) as { deployment_objects: { status: string }[] };
+        return body.deployment_objects.length > 0 && body.deployment_objects.every((d) => d.status === 'healthy');
+      };
+      await eventually(health, { timeoutMs: 90_000, what: 'the stack healthy' });
       const page = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: 'hello-nginx-page', namespace: 'hello-nginx' });
       expect(page.data?.['index.html']).to.include('hello from brokkr');
 

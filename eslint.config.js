@@ -52,6 +52,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts (the CLI's launcher and its bundler).
+    files: ['tools/cli/bin/**/*.js', 'tools/cli/scripts/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', URL: 'readonly', console: 'readonly' } },
+  },
+  {
     files: ['**/test/**/*.ts', '**/*.test.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off', 'max-lines': 'off' },
   },

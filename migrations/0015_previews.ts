@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Fleet-wide diff preview (issue 17 part 2, ADR 0022). A preview is proposed YAML for a stack that
+// Fleet-wide diff preview (ADR 0022). A preview is proposed YAML for a stack that
 // is never served as target state: the agents targeted at creation (one preview_agents row each)
 // fetch it, run a server-side dry-run apply against their cluster and report one result each.
 // A preview is handed out until expires_at; an agent that has not reported by then shows `expired`.

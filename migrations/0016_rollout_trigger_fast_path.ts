@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 // The rollout trigger of 0014 ran three statements for every deployment object, policy or not
-// (issue 12's bench: 3 of 5.1 statements per POST). Most stacks never have a policy nor a
+// (bench:api: 3 of 5.1 statements per POST). Most stacks never have a policy nor a
 // rollout: one statement now tells, and only stacks with either go on to the full logic.
 
 const pinSearchPath = `SELECT set_config('search_path', quote_ident(current_schema()) || ', public', true)`;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Issue 12 (ADR 0027): what PostgreSQL does for every deployment object and agent event.
+// ADR 0027: what PostgreSQL does for every deployment object and agent event.
 //
 // 1. The wake list of a new deployment object matches the stack's annotations against
 //    agent_annotations by (key, value); only `key` was indexed, and one key shared by the whole

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Issue 12: a work order is a queue row: inserted, claimed (an UPDATE of `status`, which no
+// A work order is a queue row: inserted, claimed (an UPDATE of `status`, which no
 // index lets be HOT), then deleted into work_order_log. Every index of the queue tables is
 // written at each of those steps, and its dead entries stay until vacuum reaches them. These
 // serve no query (each checked against the SQL in services/ and migrations/):

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Issue 12, after 0017 and 0018: every index left that another index of the same table already
+// After 0017 and 0018: every index left that another index of the same table already
 // covers, found by asking the catalogue (pg_index) for each non-unique, non-partial index whose
 // columns are a leading prefix of another's. A B-tree on (a, b) answers every lookup on (a) as
 // well, including the ON DELETE CASCADE of a foreign key on a, so these serve no query and cost

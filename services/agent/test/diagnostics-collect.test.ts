@@ -10,7 +10,7 @@ import { KubeClient } from '../src/kube/client.ts';
 import { Discovery } from '../src/kube/discovery.ts';
 import { KubeObjects } from '../src/kube/objects.ts';
 
-/** The pure parts of a diagnostic result (shapes from agent behaviour §5), and the error result when Kubernetes cannot be reached. */
+/** The pure parts of a diagnostic result, and the error result when Kubernetes cannot be reached. */
 describe('agent diagnostics: what a result holds', () => {
   it("maps a pod to Brokkr's PodStatus: terminated with an exit code, no status at all", () => {
     const terminated = podStatusOf({

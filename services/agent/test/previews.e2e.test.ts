@@ -20,7 +20,7 @@ interface LiveMeta {
 }
 
 /**
- * The fleet-wide diff preview end to end (issue 17 part 2): three of our agents, each against its
+ * The fleet-wide diff preview end to end: three of our agents, each against its
  * own real kube-apiserver. The Widget CRD exists on the first two clusters only. A preview that
  * changes one ConfigMap, drops another and adds a Widget reports, per cluster, `changed` with the
  * field diff, `pruned`, and `created` — or, on the third cluster, the schema error of the unknown

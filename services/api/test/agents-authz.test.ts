@@ -11,7 +11,7 @@ import {
 } from './support/index.ts';
 
 /**
- * Who may call which agent endpoint (contract §2.2, §2.3), table-driven. Every case gets a fresh
+ * Who may call which agent endpoint, table-driven. Every case gets a fresh
  * subject agent, so a successful write in one case (a delete, a rotation) cannot change another.
  */
 

@@ -13,7 +13,7 @@ function expectUnavailable(res: ApiResponse, what: string): void {
 }
 
 /**
- * Issue 11, finding 3: while PostgreSQL is restarting or down, reads and writes answer 503
+ * While PostgreSQL is restarting or down, reads and writes answer 503
  * service_unavailable with Retry-After (the probe saw 500s), and the api recovers by itself.
  * The api reaches the test database through a proxy the test can cut.
  */

@@ -36,7 +36,7 @@ async function livenessDuring(baseUrl: string, pending: Promise<unknown>): Promi
   return { slowestMs, probes };
 }
 
-describe('api deployment objects: hostile YAML never stalls the api (issue 11)', () => {
+describe('api deployment objects: hostile YAML never stalls the api', () => {
   const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let owner: ApiClient;

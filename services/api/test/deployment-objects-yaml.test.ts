@@ -66,7 +66,7 @@ describe('api yaml module (deployment-object content rules)', () => {
     }
   });
 
-  it('refuses the hostile shapes of issue 11 by their limit (32k anchors used once, 100k tiny documents, a flat million)', () => {
+  it('refuses hostile shapes by their limit (32k anchors used once, 100k tiny documents, a flat million)', () => {
     const anchors = Array.from({ length: 32_000 }, (_, i) => `- &a${i} v${i}\n- *a${i}\n`).join('');
     const expect400 = (content: string, limit: string, value: number) =>
       expect(validateDeploymentYaml(content, plain), limit).to.deep.include({ ok: false, limit: { limit, value } });

@@ -21,7 +21,7 @@ const RESULT = { pod_statuses: '[]', events: '[]', log_tails: null, collected_at
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 /**
- * Who may call each diagnostics endpoint (contract §2.6, §2.10): the admin requests; the admin and
+ * Who may call each diagnostics endpoint: the admin requests; the admin and
  * the target agent read and claim; only the target agent posts the result; an agent lists only
  * its own pending requests. An unknown request is 404 for everyone (checked first).
  */

@@ -19,7 +19,7 @@ const RESULT = {
 };
 
 /**
- * Diagnostics through the API (contract §2.6, §2.10, §7.1): create, the pending list and its
+ * Diagnostics through the API: create, the pending list and its
  * long-poll, one claim per request, one result per request, and expiry by the real maintenance
  * service.
  */
@@ -194,7 +194,7 @@ describe('api diagnostics: lifecycle', () => {
     expect([bad.status, bad.body.code]).to.deep.equal([400, 'invalid_query']);
   });
 
-  describe('expiry by the maintenance service (§7.1)', () => {
+  describe('expiry by the maintenance service', () => {
     let maintenance: RunningService | undefined;
     before(async () => {
       const port = await freePort();

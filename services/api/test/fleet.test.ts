@@ -25,7 +25,7 @@ const FIELDS = [
   'k8s_api_latency_ms',
 ];
 
-/** The fleet view (live-channel.md §4) and the PAK list: GET /fleet, /agents/{id}/fleet-status, /paks, the heartbeat-age metric. */
+/** The fleet view and the PAK list: GET /fleet, /agents/{id}/fleet-status, /paks, the heartbeat-age metric. */
 describe('fleet (GET /fleet, /agents/{id}/fleet-status, /paks)', function () {
   this.timeout(60_000);
   const infra = useTestInfra({ nats: true });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { useTestInfra } from '@brokkr/testkit';
 import { adminGeneratorId, createAgent, createStack, startTestApi, type ApiClient, type TestApi } from './support/index.ts';
 
-/** Deployment health (contract §2.10, §7.2): PATCH /agents/{id}/health-status and the two admin reads. */
+/** Deployment health: PATCH /agents/{id}/health-status and the two admin reads. */
 
 const summary = (over: Record<string, unknown> = {}) => ({ pods_ready: 1, pods_total: 1, conditions: [], resources: [], ...over });
 

@@ -82,7 +82,7 @@ function expectJsonError(res: RawResponse, status: number, code: string): Record
   return body;
 }
 
-describe('api HTTP input hardening (issue 11, finding 3)', () => {
+describe('api HTTP input hardening', () => {
   const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let generator: { id: string; client: ApiClient; pak: string };

@@ -7,7 +7,7 @@ import { installSchemathesis, runSchemathesis, type FuzzFailure, type FuzzResult
 
 /**
  * Schema-conformance fuzzing of every operation in /docs/openapi.json with schemathesis
- * (issue 11, finding 6): no 5xx (`not_a_server_error`) and no status the document does not
+ *: no 5xx (`not_a_server_error`) and no status the document does not
  * declare for the operation (`status_code_conformance`). Bounded: a fixed seed and a fixed
  * number of examples per operation, about a minute in all on 2 cores. Runs as an agent, then a
  * generator, then the admin (whose deletes and rotations could otherwise end the others' PAKs);

@@ -8,7 +8,7 @@ import { routeErrors, takesBody } from '../src/http/route-errors.ts';
 import { allRoutes } from '../src/resources/index.ts';
 
 /**
- * The OpenAPI document lists every status an operation can answer with (issue 11, finding 6):
+ * The OpenAPI document lists every status an operation can answer with:
  * the success, the statuses its declaration implies, and its own errors, each with the shared
  * ErrorResponse schema and the codes in the description. The live counterpart is
  * openapi-error-samples.test.ts; the fuzzer is openapi-fuzz.test.ts.

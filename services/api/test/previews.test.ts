@@ -30,7 +30,7 @@ const RESULT = {
 };
 
 /**
- * The fleet-wide diff preview through the API (issue 17 part 2): create (same inputs and YAML
+ * The fleet-wide diff preview through the API: create (same inputs and YAML
  * validation as deployment objects, no deployment object stored), the targeted agents fixed at
  * creation and woken, the pending list and its long-poll, one result per agent, the aggregate,
  * who may do what, and bad input.

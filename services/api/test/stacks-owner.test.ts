@@ -11,7 +11,7 @@ import {
 } from './support/index.ts';
 
 /**
- * Issue 11, finding 2: a generator must not move its stack to another generator, or its objects
+ * A generator must not move its stack to another generator, or its objects
  * reach agents that registered (consented) only with that other generator. An admin may move it.
  */
 describe('api stack owner (generator_id) changes', () => {

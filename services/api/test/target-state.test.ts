@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { useTestInfra } from '@brokkr/testkit';
 import { createAgent, createGenerator, createStack, startTestApi, type ApiClient, type TestApi } from './support/index.ts';
 
-/** GET /agents/{id}/target-state (contract §3.4 with DESIGN §4's changes), black-box. */
+/** GET /agents/{id}/target-state (Brokkr's, with the changes docs/compatibility.md lists), black-box. */
 
 interface DeploymentObject {
   id: string;

@@ -219,7 +219,7 @@ describe('api webhook deliveries, test sends, agent-delivered webhooks and the d
     });
   });
 
-  describe('agent-delivered webhooks (§5.6)', () => {
+  describe('agent-delivered webhooks', () => {
     let sub: { id: string };
     let a: { id: string; client: ApiClient };
     let b: { id: string; client: ApiClient };

@@ -6,7 +6,7 @@ import { auditMessages, insertAgentRow, startTestApi, type ApiClient, type TestA
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 const key = loadWebhookKey(KEY_HEX);
 
-/** Issue 11: input that reached the database before it was validated, and what agents report. */
+/** Input that reached the database before it was validated, and what agents report. */
 describe('api webhook hardening: stored auth headers, interrupted agent attempts, agent error texts', function () {
   this.timeout(60_000);
   const infra = useTestInfra({ nats: true });

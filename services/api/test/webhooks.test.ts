@@ -58,7 +58,7 @@ const EVENT_TYPES = [
 
 const valid = (extra: Record<string, unknown> = {}) => ({ name: 'hook', url: 'https://hooks.example.com/x', event_types: ['*'], ...extra });
 
-describe('api webhook subscriptions (contract §2.8)', () => {
+describe('api webhook subscriptions', () => {
   const infra = useTestInfra({ nats: true });
   let api: TestApi;
   let generator: ApiClient;

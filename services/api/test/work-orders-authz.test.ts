@@ -16,7 +16,7 @@ const adminOnly = (ok: number): Expected => ({
 });
 
 /**
- * Who may call each work-order endpoint (contract §2.9): the admin-only queue and log, the
+ * Who may call each work-order endpoint: the admin-only queue and log, the
  * agent's own pending list, claim for oneself, complete by the claimer.
  */
 describe('api work orders: authorization matrix', () => {

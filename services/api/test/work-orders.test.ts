@@ -13,7 +13,7 @@ import {
   type TestApi,
 } from './support/index.ts';
 
-/** Work orders over HTTP (contract §2.9, §6): the queue, targeting, claim, complete, retries and the log. */
+/** Work orders over HTTP: the queue, targeting, claim, complete, retries and the log. */
 describe('api work orders', () => {
   const infra = useTestInfra({ nats: true });
   let api: TestApi;

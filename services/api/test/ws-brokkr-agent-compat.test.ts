@@ -39,7 +39,7 @@ function asBrokkrAgent(
 }
 
 /**
- * Part 4 of issue 15 without the peer binary: Brokkr's agent is served the full target state (so
+ * Without Brokkr's agent binary: Brokkr's agent is served the full target state (so
  * its gap detection keeps what it deployed) and its per-poll repeated SUCCESS is answered without a
  * new event; every other client (SDKs send a User-Agent) sees Brokkr's incremental answer.
  */

@@ -73,7 +73,7 @@ describe('maintenance tasks', () => {
     expect(await tickTwice(deliveryLeasesTask)).to.equal(4);
 
     for (const id of expired) {
-      // The attempt in flight when the lease ran out is counted (issue 11).
+      // The attempt in flight when the lease ran out is counted.
       const row = await statusOf(replica.db, 'webhook_deliveries', id);
       expect(row).to.include({ status: 'pending', acquired_by: null, acquired_until: null, attempts: 1 });
       expect(row?.last_error).to.match(/^Request interrupted: the lease expired/);

@@ -16,7 +16,7 @@ async function metric(dispatcher: InProcessDispatcher, name: string): Promise<nu
   return (await found.get()).values.reduce((sum, v) => sum + v.value, 0);
 }
 
-/** Issue 11: what reached the database unchecked, and what a delivery's outcome may store. */
+/** What reached the database unchecked, and what a delivery's outcome may store. */
 describe('webhook-dispatcher hardening', function () {
   this.timeout(60_000);
   const infra = useTestInfra({ nats: true });

@@ -4,7 +4,7 @@ import { anyPatternMatches, compileFilter, patternMatches } from '../src/subscri
 const A = '7b0c6f1e-8a53-4b5e-9a59-3c9c1a0b2d11';
 const B = '11111111-2222-4333-8444-555555555555';
 
-describe('subscription matching (contract §5.1, §5.2)', () => {
+describe('subscription matching', () => {
   it('matches *, prefix.* and exact patterns', () => {
     expect(patternMatches('*', 'stack.created')).to.equal(true);
     expect(patternMatches('stack.*', 'stack.created')).to.equal(true);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 export const ACTOR_TYPES = ['admin', 'agent', 'generator', 'system'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
-/** Resource types of Brokkr's audit log (contract §8). */
+/** Resource types of Brokkr's audit log. */
 export const AUDIT_RESOURCE_TYPES = [
   'agent',
   'stack',

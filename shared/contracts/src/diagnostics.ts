@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { timestamp, uuid } from './wire.ts';
 
 /**
- * On-demand diagnostics (contract §2.6, §2.10, §7.1; agent behaviour §5): an admin asks one agent
+ * On-demand diagnostics: an admin asks one agent
  * to collect pod statuses, Kubernetes events and log tails for a deployment object; the agent
  * claims the request, collects and posts a result. The hub serves these shapes, the agent reads
  * and writes them; both import them from here.
@@ -70,7 +70,7 @@ export const submitDiagnosticResultSchema = z
   .meta({ id: 'SubmitDiagnosticResult' });
 export type SubmitDiagnosticResult = z.input<typeof submitDiagnosticResultSchema>;
 
-/** The JSON inside `pod_statuses` (Brokkr's PodStatus, agent behaviour §5). */
+/** The JSON inside `pod_statuses` (Brokkr's PodStatus). */
 export interface DiagnosticPodStatus {
   name: string;
   namespace: string;

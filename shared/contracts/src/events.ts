@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
 /**
- * Brokkr's webhook event types (contract §5.1) and ours after them (`stack.expiring`,
+ * Brokkr's webhook event types and ours after them (`stack.expiring`,
  * `stack.expired`: expiring preview stacks; `rollout.*`: progressive rollouts); the subject is
  * `brokkr.events.<event_type>`.
  */

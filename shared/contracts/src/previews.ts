@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { timestamp, uuid } from './wire.ts';
 
 /**
- * Fleet-wide diff preview (issue 17 part 2): proposed YAML for a stack, never served as target
+ * Fleet-wide diff preview: proposed YAML for a stack, never served as target
  * state. Every agent targeted when it was created runs a server-side dry-run apply against its
  * cluster and reports one result; the hub aggregates them per agent. The hub serves these shapes,
  * the agent and the CLI read and write them; all import them from here.

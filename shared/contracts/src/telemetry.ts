@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { uuid } from './wire.ts';
 
 /**
- * The agent → hub telemetry frames of Brokkr's live channel (live-channel.md §2.4), and what the
- * hub forwards to `/api/v1/stacks/{id}/live` subscribers (§2.5). Bodies are exactly Brokkr's:
+ * The agent → hub telemetry frames of Brokkr's live channel, and what the
+ * hub forwards to `/api/v1/stacks/{id}/live` subscribers. Bodies are exactly Brokkr's:
  * every non-optional field is required, unknown extra fields are ignored, optional ones may be
  * omitted (read as null) and are always serialised as null.
  */

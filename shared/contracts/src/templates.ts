@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { softDeletableRow, timestamp, uuid } from './wire.ts';
 
 /**
- * Stack templates (contract §2.7): Tera templates with a JSON Schema for their parameters,
+ * Stack templates: Tera templates with a JSON Schema for their parameters,
  * versioned by (owner, name), instantiated into a stack as a deployment object
  * (`POST /stacks/{id}/deployment-objects/from-template`). The hub serves these shapes; clients
  * (the CLI, integrations) read and write them.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { timestamp, uuid } from './wire.ts';
 
 /**
- * Work orders (contract §2.9, §6): one-off jobs an agent claims, runs and completes. The hub
+ * Work orders: one-off jobs an agent claims, runs and completes. The hub
  * serves these shapes and the agent reads and writes them; both import them from here.
  */
 

@@ -129,7 +129,7 @@ describe('migrations', () => {
     expect(rows.map((r) => r.name)).to.include.members(REPORTED_NAMES);
   });
 
-  // Every row written pays for every index of its table (migrations 0017-0019, issue 12). Only
+  // Every row written pays for every index of its table (migrations 0017-0019, ADR 0027). Only
   // indexes of the same access method cover each other (a GIN index is no B-tree's prefix).
   it('has no index that another index of its table already covers', async () => {
     const { rows } = await pool.query<{ redundant: string; covered_by: string }>(

@@ -7,7 +7,7 @@
  * (1..300), the longest a POST may take. The SQL below is the only place the claims compute them.
  */
 
-/** Brokkr's lease (contract §5.5, §5.6), and the default of `BROKKR__BROKER__WEBHOOK_LEASE_SECONDS`. */
+/** Brokkr's lease, and the default of `BROKKR__BROKER__WEBHOOK_LEASE_SECONDS`. */
 export const DEFAULT_LEASE_SECONDS = 60;
 
 /**

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 
 /**
  * The one retry policy, for deliveries the dispatcher sends and for those agents send and report
- * through the api (contract §5.5, plus jitter, a cap and Retry-After):
+ * through the api (Brokkr's schedule, plus jitter, a cap and Retry-After):
  * 2xx → success; 408, 425, 429, 5xx, 3xx, other codes, transport errors and timeouts → retry;
  * other 4xx → dead at once. `max_retries` caps the total number of attempts (0 and 1 both mean
  * one). The n-th failed attempt is retried after 2^n s ± 25 %, at most `maxBackoffSeconds`,
@@ -73,7 +73,7 @@ export function afterFailure(failure: FailedAttempt, settings: RetrySettings): A
   return { kind: 'retry', delaySeconds: backoffSeconds(attempt, settings, failure.retryAfterSeconds) };
 }
 
-/** The dispatcher's last_error wording (contract §5.5, broker path). */
+/** The dispatcher's last_error wording (Brokkr's, broker path). */
 function errorText(result: AttemptResult): string {
   if (result.kind === 'transport') return `Request failed: ${result.message}`;
   const reason = STATUS_CODES[result.status] ?? 'Unknown';

@@ -14,7 +14,7 @@ const settings = { maxBackoffSeconds: 3600, random: () => 0.5 };
 const response = (status: number, extra: { retryAfterSeconds?: number; bodyPrefix?: string } = {}) =>
   ({ kind: 'response', status, bodyPrefix: extra.bodyPrefix ?? '', retryAfterSeconds: extra.retryAfterSeconds }) as const;
 
-describe('the one delivery retry policy (contract §5.5)', () => {
+describe('the one delivery retry policy', () => {
   it('classifies statuses like Brokkr', () => {
     for (const s of [408, 425, 429, 500, 502, 503, 301, 302, 100, 600]) expect(isRetryableStatus(s), String(s)).to.equal(true);
     for (const s of [400, 401, 403, 404, 410, 422]) expect(isRetryableStatus(s), String(s)).to.equal(false);

@@ -11,7 +11,7 @@ export interface TargetStateRequest {
   signal?: AbortSignal;
 }
 
-/** The broker's agent-facing endpoints (contract §11.15), plus the long-poll extension. */
+/** The broker's agent-facing endpoints, plus the long-poll extension. */
 export class BrokerClient {
   private readonly http: BrokerHttp;
 

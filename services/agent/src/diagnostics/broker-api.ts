@@ -5,7 +5,7 @@ const CALL_TIMEOUT_MS = 10_000;
 /** Room above the long-poll hold for the answer itself. */
 const WAIT_MARGIN_MS = 10_000;
 
-/** The broker's diagnostics endpoints (contract §2.10), on a connection pool of their own (a held long-poll never blocks a result). */
+/** The broker's diagnostics endpoints, on a connection pool of their own (a held long-poll never blocks a result). */
 export class DiagnosticsBrokerApi {
   private readonly http: BrokerHttp;
 

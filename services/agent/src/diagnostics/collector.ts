@@ -27,7 +27,7 @@ export interface Collected {
 }
 
 /**
- * What one diagnostic request collects for its deployment object (agent behaviour §5): the pods
+ * What one diagnostic request collects for its deployment object: the pods
  * attributed to the object (its id on the pod, or up the owner chain, as deployment health finds
  * them), their statuses, the Kubernetes events about those pods, their owners and the object's own
  * resources, and a bounded log tail per container. Any failure (Kubernetes unreachable, no RBAC)

@@ -29,7 +29,7 @@ function createMetrics(registry: Registry) {
 }
 
 /**
- * On-demand diagnostics (agent behaviour §5): wait for this agent's pending requests — woken at
+ * On-demand diagnostics: wait for this agent's pending requests — woken at
  * once by the broker's long-poll (a request created wakes it) or by `wake()` (the live channel's
  * hint), else every polling interval — claim each, collect, and post the result. The broker's claim
  * is a compare-and-set, so of two processes running with this agent's identity only one collects

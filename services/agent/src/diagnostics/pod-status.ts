@@ -39,7 +39,7 @@ function containerState(state: ContainerState | undefined): Pick<Container, 'sta
 }
 
 /**
- * A pod in Brokkr's PodStatus shape (agent behaviour §5): phase (`Unknown` without a status),
+ * A pod in Brokkr's PodStatus shape: phase (`Unknown` without a status),
  * conditions, and per container readiness, restarts and state. Containers the kubelet has not
  * reported on yet (an unscheduled pod) are listed from the spec as `Unknown`, so a stuck pod still
  * names its containers.

@@ -1,6 +1,6 @@
 /**
  * The labels and annotations the agent stamps on everything it applies. The stack and owner are
- * LABELS (DESIGN §4) so the agent finds its objects with a label selector; the annotations are
+ * LABELS so the agent finds its objects with a label selector; the annotations are
  * Brokkr's, kept for tools that read them.
  */
 export const STACK_LABEL = 'k8s.brokkr.io/stack';

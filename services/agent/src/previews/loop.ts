@@ -32,7 +32,7 @@ function createMetrics(registry: Registry) {
 }
 
 /**
- * Fleet-wide diff previews (issue 17): wait for previews this agent has not reported on — woken at
+ * Fleet-wide diff previews: wait for previews this agent has not reported on — woken at
  * once by the hub's long-poll or by `wake()` (the live channel's hint), else every polling
  * interval — dry-run each against the cluster and post the result. Nothing is claimed: a dry run
  * changes nothing, so running one twice (a restart before the report) is harmless, and the hub

@@ -42,7 +42,7 @@ export class InventoryError extends Error {
 }
 
 /**
- * Everything this agent owns, by label selector over every listable type (DESIGN §4: no
+ * Everything this agent owns, by label selector over every listable type (docs/compatibility.md: no
  * client-side filtering of every object in the cluster). Namespaced types are listed in the
  * watched namespace only when one is set. Objects served under two groups (core and
  * events.k8s.io Events) are counted once, by uid.

@@ -55,7 +55,7 @@ function involvedOf(event: KubeEvent): Involved | undefined {
   return { apiVersion: o.apiVersion ?? 'v1', kind: o.kind, namespace: o.namespace, name: o.name, uid: o.uid };
 }
 
-/** Brokkr's field mapping (live-channel.md §3.4). */
+/** Brokkr's field mapping. */
 function frameBody(agentId: string, stackId: string, event: KubeEvent, involved: Involved): K8sEventFrameBody {
   return {
     agent_id: agentId,

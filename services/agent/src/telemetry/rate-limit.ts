@@ -1,4 +1,4 @@
-/** Brokkr's per-container limit: 100 lines in a fixed 1-second window (live-channel.md §3.4). */
+/** Brokkr's per-container limit: 100 lines in a fixed 1-second window. */
 export const LINES_PER_WINDOW = 100;
 export const WINDOW_MS = 1000;
 

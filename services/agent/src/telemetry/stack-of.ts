@@ -1,4 +1,4 @@
-/** Brokkr's stack marker: an annotation (Brokkr) or, on what our agent applies, also a label (DESIGN §4). */
+/** Brokkr's stack marker: an annotation (Brokkr) or, on what our agent applies, also a label. */
 export const STACK_KEY = 'k8s.brokkr.io/stack';
 /** A pod's opt-in to log streaming (exactly "true"). */
 export const STREAM_LOGS_KEY = 'brokkr.io/stream-logs';

@@ -40,7 +40,7 @@ function defaultStateNamespace(watchNamespace: string | undefined): string {
 }
 
 /**
- * Stack telemetry (live-channel.md §3.4): the Kubernetes Events of objects carrying the stack
+ * Stack telemetry: the Kubernetes Events of objects carrying the stack
  * marker, and the logs of pods that opt in, streamed over the live channel. Runs whatever the
  * agent's status; the hub stores only what concerns stacks the agent targets.
  */

@@ -33,7 +33,7 @@ const LEASE_MARGIN_MS = 5_000;
 const DRAIN_GRACE_MS = 15_000;
 
 /**
- * Agent-delivered webhooks (agent behaviour §7): every interval, and again at once after a full
+ * Agent-delivered webhooks: every interval, and again at once after a full
  * batch, claim pending deliveries and POST each one to its endpoint, then report the outcome.
  * Only while the agent is ACTIVE. A stop lets POSTs in flight finish and report (within the
  * grace); deliveries not started yet are left to the lease.

@@ -34,7 +34,7 @@ export interface SendOptions {
 export type SendResult = { outcome: 'skipped' } | { outcome: Exclude<DeliveryOutcome, 'skipped'>; report: DeliveryReport };
 
 /**
- * Brokkr's headers (§7 of the agent behaviour), then the broker-signed Standard Webhooks headers
+ * Brokkr's headers, then the broker-signed Standard Webhooks headers
  * when it sent them. Only those three names are taken from the broker, so it cannot override
  * the others.
  */

@@ -37,7 +37,7 @@ const KUBE_POLL_MS = 2000;
 const COMPLETE_ATTEMPTS = 3;
 
 /**
- * Work orders (agent behaviour §6): claim pending orders — woken at once by the broker's long-poll,
+ * Work orders: claim pending orders — woken at once by the broker's long-poll,
  * else every polling interval — run them (at most `concurrency` at once), and complete them with an
  * honest `retryable`. Only while the agent is ACTIVE. No local state: the broker's claim
  * compare-and-set decides who runs an order, so a restart never runs a completed order again. A

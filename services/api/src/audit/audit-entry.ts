@@ -5,7 +5,7 @@ import { actorOf, type Identity } from '../auth/identity.ts';
 export type { AuditRecord, AuditResourceType };
 
 export interface AuditInput {
-  /** The real caller (DESIGN §4), or 'system' for actions nobody identifiable took. */
+  /** The real caller, or 'system' for actions nobody identifiable took. */
   actor: Identity | 'system';
   action: string;
   resourceType: AuditResourceType;

@@ -30,7 +30,7 @@ export interface BootstrapResult {
 }
 
 /**
- * Idempotent start-up (contract §10.1): the first run stores the admin hash and the
+ * Idempotent start-up: the first run stores the admin hash and the
  * `admin-generator`; every run provisions `__system__` and registers all agents with it.
  * Later runs never touch admin_role, whatever BROKKR__BROKER__PAK_HASH says.
  */

@@ -93,7 +93,7 @@ export function createLiveEvents(options: {
 
   // Subscribed only while a browser is connected: a plain subscription to `brokkr.events.>` makes
   // nats-server send this process a copy of every event it publishes (and every other replica's),
-  // which without a console client is parsed only to be dropped (issue 12: a third of the NATS
+  // which without a console client is parsed only to be dropped (bench:api: a third of the NATS
   // traffic of an agent event report).
   let subscriptions: { unsubscribe(): void }[] = [];
   function subscribe(): void {

@@ -1,6 +1,6 @@
 /**
  * The one error type handlers throw. It always becomes a JSON body `{code, message, details?}`
- * (DESIGN §4: even where Brokkr answers with an empty or plain-text body).
+ * (docs/compatibility.md: even where Brokkr answers with an empty or plain-text body).
  */
 export class ApiError extends Error {
   constructor(

@@ -5,7 +5,7 @@ import type { Identity } from '../auth/identity.ts';
 import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
 import { errorKind } from './api-error.ts';
 
-// Brokkr answers the middleware's 401s with an empty body; we send JSON (DESIGN §4).
+// Brokkr answers the middleware's 401s with an empty body; we send JSON.
 export const unauthorized = errorKind(401, 'unauthorized', 'Invalid PAK');
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

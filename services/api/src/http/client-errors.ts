@@ -37,7 +37,7 @@ function responseStarted(socket: Duplex): boolean {
 /**
  * Errors Node's HTTP parser raises before express sees a request (bad framing such as both
  * Content-Length and Transfer-Encoding, an oversized header block, a garbled request line) get the
- * same JSON `{code, message, details}` as every other error (DESIGN §4) instead of Node's empty
+ * same JSON `{code, message, details}` as every other error instead of Node's empty
  * body, wherever an answer can still be written. The connection is closed afterwards: the
  * parser cannot find the next request on it.
  */

@@ -34,7 +34,7 @@ function isInputError(code: string): boolean {
 }
 
 /**
- * Brokkr's `from_diesel` mapping (contract §2.0), except that value errors (a string longer than
+ * Brokkr's `from_diesel` mapping, except that value errors (a string longer than
  * its column, an invalid literal) are the client's fault and give 400 `invalid_input` instead of
  * a 500. Returns undefined for errors that are genuinely ours.
  */

@@ -32,7 +32,7 @@ function apiErrorFromHttp(err: HttpErrorLike): ApiError | undefined {
 
 export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
-  // A database that is down or restarting first: 503 + Retry-After, not a 500 (issue 11).
+  // A database that is down or restarting first: 503 + Retry-After, not a 500.
   return (
     apiErrorFromUnavailableDatabase(err) ??
     apiErrorFromDatabase(err) ??

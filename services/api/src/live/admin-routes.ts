@@ -17,7 +17,7 @@ const connectionsSchema = z
   })
   .meta({ id: 'WsConnections' });
 
-/** Brokkr's snapshot of this replica's agent sockets (live-channel.md §4.4). */
+/** Brokkr's snapshot of this replica's agent sockets. */
 export const liveAdminRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',

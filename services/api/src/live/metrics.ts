@@ -1,6 +1,6 @@
 import { metricsFor, type Registry } from '@brokkr/telemetry';
 
-/** The `brokkr_ws_*` metrics of the agent channel (live-channel.md §5), plus our drop counter. */
+/** The `brokkr_ws_*` metrics of the agent channel, plus our drop counter. */
 export function createLiveMetrics(registry: Registry) {
   const m = metricsFor(registry);
   return {

@@ -112,7 +112,7 @@ export function createUpgradeRouter(ctx: ApiContext, routes: readonly UpgradeRou
     const hash = PRINTABLE_ASCII.test(credential) ? hashPresentedPak(pakFromAuthorization(credential)) : undefined;
     const identity = hash === undefined ? undefined : await ctx.auth.resolveRequest(hash, req);
     if (!identity || hash === undefined) {
-      // Brokkr records the full path here, prefix included (live-channel.md §1).
+      // Brokkr records the full path here, prefix included.
       failedAuth.record({ path, ipAddress: ctx.clientAddress(req), userAgent: req.headers['user-agent'] ?? null });
       return 'invalid';
     }

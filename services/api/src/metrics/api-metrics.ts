@@ -1,6 +1,6 @@
 import { createMetricsRegistry, metricsFor, type Registry } from '@brokkr/telemetry';
 
-/** Brokkr's metric names (contract §1.5) plus the api's own operational counters. */
+/** Brokkr's metric names plus the api's own operational counters. */
 export function createApiMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry: Registry = createMetricsRegistry({ service: 'api', defaultMetrics: options.defaultMetrics ?? true });
   const m = metricsFor(registry);

@@ -4,7 +4,7 @@ import type { ProxyTrust } from '../http/client-info.ts';
 
 /**
  * The api's settings in the names and units the code uses. The environment keeps Brokkr's
- * `BROKKR__SECTION__KEY` names (DESIGN §4); this is the one place that reads them.
+ * `BROKKR__SECTION__KEY` names; this is the one place that reads them.
  */
 export interface ApiSettings {
   log: { level: ApiConfig['BROKKR__LOG__LEVEL']; format: ApiConfig['BROKKR__LOG__FORMAT'] };

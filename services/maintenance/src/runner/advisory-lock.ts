@@ -8,7 +8,7 @@ export type LockedOutcome<T> = { acquired: false } | { acquired: true; value: T 
  *
  * Why a session lock rather than `pg_try_advisory_xact_lock` in a transaction: the outbox relay
  * must hold its lock across a NATS publish, and no transaction is ever held open across network
- * I/O (claiming rule, DESIGN §3). With a session lock each statement of a task commits on its own
+ * I/O (the claiming rule, docs/adr/0004). With a session lock each statement of a task commits on its own
  * (short row locks, nothing to roll back), and one mechanism serves every task.
  *
  * The cost of a session lock is that it outlives a failed unlock, so the connection is destroyed

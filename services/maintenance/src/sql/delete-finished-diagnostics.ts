@@ -1,7 +1,7 @@
 import type { TaskClient } from './queryable.ts';
 
 /**
- * Diagnostics cleanup (contract §7.1): hard-deletes up to `limit` requests in a final state
+ * Diagnostics cleanup: hard-deletes up to `limit` requests in a final state
  * (`expired`, `completed`, `failed`) created more than `maxAgeHours` ago; their results go with
  * them through ON DELETE CASCADE. Final rows are not updated by anyone, SKIP LOCKED only keeps
  * the statement from ever waiting.

@@ -3,7 +3,7 @@ import type { TaskClient } from './queryable.ts';
 /**
  * Agent-event retention: hard-deletes up to `limit` agent_events created more than
  * `retentionDays` ago, soft-deleted or not (Brokkr's eviction; incremental target state then
- * re-serves objects whose events are gone, contract §11.10). SKIP LOCKED: a row being
+ * re-serves objects whose events are gone, as in Brokkr). SKIP LOCKED: a row being
  * soft-deleted by a cascade trigger right now waits for the next tick.
  */
 export async function deleteOldAgentEvents(db: TaskClient, retentionDays: number, limit: number): Promise<number> {

@@ -1,7 +1,7 @@
 import type { TaskClient } from './queryable.ts';
 
 /**
- * Audit retention (contract §8): hard-deletes up to `limit` entries whose created_at is older
+ * Audit retention: hard-deletes up to `limit` entries whose created_at is older
  * than `retentionDays`. Audit rows are append-only, so nobody else locks them; SKIP LOCKED is
  * there only so the statement can never wait. Idempotent by its WHERE.
  */

@@ -1,6 +1,6 @@
 import type { TaskClient } from './queryable.ts';
 
-/** Brokkr's hard-coded telemetry ceiling (6 h, live-channel.md §3.3): no setting raises it. */
+/** Brokkr's hard-coded telemetry ceiling (6 h): no setting raises it. */
 export const TELEMETRY_RETENTION_SECONDS = 21_600;
 
 /**

@@ -1,7 +1,7 @@
 import type { TaskClient } from './queryable.ts';
 
 /**
- * Expiry sweep, part 1 (contract §7.1): `pending` requests past expires_at become `expired`.
+ * Expiry sweep, part 1: `pending` requests past expires_at become `expired`.
  * The agent's claim (`status = 'pending'` → `claimed`) and this statement both lock the row;
  * with SKIP LOCKED we never wait on a claim in progress, and the outer WHERE re-checks
  * `pending`, so a request claimed first is left alone and a second run changes nothing.

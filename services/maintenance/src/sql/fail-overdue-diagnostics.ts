@@ -1,7 +1,7 @@
 import type { TaskClient } from './queryable.ts';
 
 /**
- * Expiry sweep, part 2 (contract §7.1): `claimed` requests past expires_at become `failed`
+ * Expiry sweep, part 2: `claimed` requests past expires_at become `failed`
  * with completed_at = now (claimed_at kept). A result arriving at the same moment locks the row
  * to mark it `completed`; SKIP LOCKED and the re-checked `claimed` state mean whichever commits
  * first wins and the other finds nothing to do.

@@ -2,7 +2,7 @@ import type { TaskClient } from './queryable.ts';
 import { workOrderAgents, type WorkOrderChange } from './work-order-agents.ts';
 
 /**
- * Work-order retries (contract §6): `RETRY_PENDING` orders whose next_retry_after has passed
+ * Work-order retries: `RETRY_PENDING` orders whose next_retry_after has passed
  * become `PENDING` again (next_retry_after cleared) and can be claimed. An admin completing or
  * deleting the order concurrently holds the row: SKIP LOCKED leaves it, and the outer WHERE
  * re-checks the state, so the statement is idempotent. Returns the agents the promoted orders

@@ -8,7 +8,7 @@ export interface ReleasedClaims extends WorkOrderChange {
 }
 
 /**
- * Stale claims (contract §6): `CLAIMED` orders whose claimed_at + claim_timeout_seconds has
+ * Stale claims: `CLAIMED` orders whose claimed_at + claim_timeout_seconds has
  * passed go back to `PENDING` with claimed_by/claimed_at cleared; retry_count is unchanged.
  * The agent completing the order at the same moment locks the row (its transaction moves the
  * order to the log and deletes it): SKIP LOCKED never waits on it and the outer WHERE re-checks

@@ -1,6 +1,6 @@
 /**
  * The live agents the work orders of `rel` (a CTE or table with an `id` column) target, as a
- * text[] expression (contract §4, OR): explicit targets, any shared label, any shared
+ * text[] expression (Brokkr's rule, an OR): explicit targets, any shared label, any shared
  * (key, value) annotation. The targeting tables are not changed by the statements using it, so
  * a data-modifying CTE's RETURNING rows can be `rel`.
  */

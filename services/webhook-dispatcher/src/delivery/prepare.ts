@@ -29,7 +29,7 @@ function open(key: WebhookKey, field: SecretField, data: Buffer | null): string 
 }
 
 /**
- * Decrypts what the POST needs. A failure is final (contract §5.4): the delivery goes dead. So is
+ * Decrypts what the POST needs. A failure is final: the delivery goes dead. So is
  * an auth header stored before the api validated it (a line break or a non-ASCII character):
  * undici refuses to send it, and retrying cannot change that.
  */

@@ -1,5 +1,5 @@
 /**
- * Brokkr's subscription matching (contract §5.1, §5.2), evaluated in memory against the cached
+ * Brokkr's subscription matching, evaluated in memory against the cached
  * enabled subscriptions: an event-type pattern, then the filters.
  */
 

@@ -42,7 +42,7 @@ export const webhookDispatcherConfigSchema = z.object({
 export type WebhookDispatcherConfig = z.output<typeof webhookDispatcherConfigSchema>;
 
 /**
- * Maintenance timers. Brokkr's names where Brokkr has the setting (§10.2), ours under
+ * Maintenance timers. Brokkr's names where Brokkr has the setting, ours under
  * BROKKR__MAINTENANCE__*. Everything from the log level down to the batch size is reloadable
  * (env, or the optional BROKKR_CONFIG_FILE, re-read on `brokkr.config.reload` and when the file
  * changes). Retentions in days: 0 disables that eviction.

@@ -3,7 +3,7 @@ import type { Queryable } from '@brokkr/db';
 /**
  * success | dead → (deleted), by the maintenance retention task.
  * Hard-deletes up to `limit` deliveries that ended (`success`, `dead`) and were created more
- * than `retentionDays` ago (Brokkr's webhook cleanup, contract §5.5). SKIP LOCKED: a row an
+ * than `retentionDays` ago (Brokkr's webhook cleanup). SKIP LOCKED: a row an
  * admin is redelivering or an agent is reporting a late result on right now is simply left for
  * the next tick; the DELETE then only touches rows this statement locked.
  */

@@ -3,7 +3,7 @@ import type { Queryable } from '@brokkr/db';
 /**
  * failed (retry due) → pending, by the maintenance reaper.
  * `failed` deliveries whose backoff has passed (next_retry_at <= now) go back to `pending`
- * with next_retry_at cleared, as Brokkr's delivery worker does (contract §5.5). The claims take
+ * with next_retry_at cleared, as Brokkr's delivery worker does. The claims take
  * due retries themselves too; this keeps `failed` meaning "waiting for its retry time".
  * Row locks: SKIP LOCKED in the CTE, held for this statement only; the outer WHERE re-checks
  * the state, so running it twice changes nothing more.

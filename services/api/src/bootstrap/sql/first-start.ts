@@ -1,7 +1,7 @@
 import type { Queryable } from '@brokkr/db';
 
 /**
- * Start-up statements (contract §10.1). They run inside one transaction that first takes a
+ * Start-up statements. They run inside one transaction that first takes a
  * transaction-scoped advisory lock, so replicas starting together against a fresh database
  * serialise here: the first one initialises, the others find the marker and skip.
  */

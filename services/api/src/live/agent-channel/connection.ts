@@ -4,7 +4,7 @@ import type { LiveMetrics } from '../metrics.ts';
 import { decodeFrame, encodeFrame, type ControlUplinkType, type TelemetryUplinkType } from './frames.ts';
 import { BoundedQueue, SerialWorker } from './lanes.ts';
 
-/** Lane sizes (live-channel.md §2.6): control 64, telemetry 1024; inbound as the agent's own lanes. */
+/** Lane sizes: control 64, telemetry 1024; inbound as the agent's own lanes. */
 const CONTROL_OUT = 64;
 const TELEMETRY_OUT = 1024;
 const CONTROL_IN = 256;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Frames the broker sends on the agent channel (live-channel.md §2.2). */
+/** Frames the broker sends on the agent channel. */
 export type HintType = 'work_order' | 'target_changed' | 'stack_changed';
 export type ControlUplinkType = 'heartbeat' | 'agent_event' | 'agent_health';
 export type TelemetryUplinkType = 'k8s_event' | 'pod_log_line' | 'log_gap';

@@ -4,7 +4,7 @@ import { AgentConnection } from './connection.ts';
 import { handleControlUplink } from './uplinks.ts';
 
 /**
- * `/internal/ws/agent` (live-channel.md §1): any non-deleted agent PAK, whatever the agent's
+ * `/internal/ws/agent`: any non-deleted agent PAK, whatever the agent's
  * status; admin and generator PAKs get 403. Hints go down, heartbeats, events, health and
  * telemetry come up.
  */

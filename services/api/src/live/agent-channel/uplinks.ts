@@ -7,7 +7,7 @@ import { reportHealth } from '../../resources/health/report.ts';
 import { repeatedSuccess } from '../brokkr-agent/repeat-event.ts';
 import type { ControlUplinkType } from './frames.ts';
 
-// Brokkr's decoding (live-channel.md §2.1): every non-Option field is required even when ignored,
+// Brokkr's decoding: every non-Option field is required even when ignored,
 // Option fields may be omitted, unknown fields are ignored.
 const timestamp = z.iso.datetime({ offset: true });
 const heartbeatBody = z.object({

@@ -24,7 +24,7 @@ export const requireAdminOrTargetAgent = raising((identity: Identity, request: D
   if (identity.agent !== request.agent_id) throw diagnosticNotOwned();
 }, diagnosticNotOwned);
 
-/** The result: only the agent the request is for (an admin too gets 403, contract §2.10). */
+/** The result: only the agent the request is for (an admin too gets 403, as in Brokkr). */
 export const requireTargetAgent = raising((identity: Identity, request: DiagnosticRequestRow): void => {
   if (identity.agent !== request.agent_id) throw diagnosticNotOwned.with('Only the agent the request is for may submit its result');
 }, diagnosticNotOwned);

@@ -32,7 +32,7 @@ function requireNonEmpty(body: SubmitDiagnosticResult): void {
   }
 }
 
-/** The agent side of diagnostics (contract §2.10, §7.1): the pending list (with a long-poll), claim, result. */
+/** The agent side of diagnostics: the pending list (with a long-poll), claim, result. */
 export const diagnosticAgentRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',

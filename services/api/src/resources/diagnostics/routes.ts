@@ -27,7 +27,7 @@ function retentionOf(body: NewDiagnosticRequest): number {
   return retention;
 }
 
-/** The admin side of diagnostics (contract §2.6, §2.10): ask an agent for diagnostics, read the outcome. */
+/** The admin side of diagnostics: ask an agent for diagnostics, read the outcome. */
 export const diagnosticRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post',

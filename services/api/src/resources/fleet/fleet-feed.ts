@@ -9,7 +9,7 @@ import { fleetRecords, sweepKey } from './fleet-record.ts';
 import { WsPresence, type LocalAgentConnections } from './presence.ts';
 import type { AgentWakeups } from '../targeting/wakeups.ts';
 
-/** Brokkr's fleet sweep period (live-channel.md §4.6). */
+/** Brokkr's fleet sweep period. */
 const SWEEP_INTERVAL_MS = 20_000;
 /** Hints about one agent arriving together (a heartbeat and a wake-up) cost one recomputation. */
 const COALESCE_MS = 200;

@@ -9,7 +9,7 @@ const tags = ['fleet'];
 const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 
 /**
- * The fleet view (live-channel.md §4): one FleetAgentRecord per live agent, computed per request.
+ * The fleet view: one FleetAgentRecord per live agent, computed per request.
  * `ws_connected` is true when the agent holds a live-channel socket on any api replica.
  */
 export const fleetRoutes: AnyRoute[] = [

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { agentEventSchema } from '@brokkr/contracts';
 import { timestamp, uuid } from '../../http/schemas.ts';
 
-/** Brokkr's FleetAgentRecord (live-channel.md §4.1): all 17 keys always present. REST and `fleet_update` alike. */
+/** Brokkr's FleetAgentRecord: all 17 keys always present. REST and `fleet_update` alike. */
 export const fleetAgentRecordSchema = z
   .object({
     agent_id: uuid(),

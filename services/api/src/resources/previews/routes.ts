@@ -22,7 +22,7 @@ const tags = ['previews'];
 const creatorOf = (identity: { admin: boolean; generator: string | null }) =>
   identity.admin ? 'admin' : `generator:${identity.generator}`;
 
-/** The owner's side of the fleet-wide diff preview (issue 17): propose, read one, list a stack's. */
+/** The owner's side of the fleet-wide diff preview: propose, read one, list a stack's. */
 export const previewRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post',

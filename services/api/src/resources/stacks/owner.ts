@@ -8,7 +8,7 @@ import { ApiError, errorKind, raising } from '../../http/api-error.ts';
  * A stack's objects are served by label/annotation to the agents registered with its generator:
  * registration is the agent's consent to that generator. Brokkr lets a generator move its own stack
  * to another generator, so G2 could hand a stack to G1 and have G2's objects applied by agents
- * that only ever consented to G1 (issue 11, finding 2). DESIGN §4: we close it; an admin, who
+ * that only ever consented to G1. docs/compatibility.md: we close it; an admin, who
  * controls registrations anyway, can still move stacks, and the audit entry names both owners.
  */
 export const stackOwnerChangeDenied = errorKind(403, 'stack_owner_change_denied', "Only an admin can change a stack's generator");

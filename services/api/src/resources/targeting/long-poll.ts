@@ -4,7 +4,7 @@ import { ifNoneMatchHits } from './target-state-etag.ts';
 import type { AgentWakeups, AgentWatch } from './wakeups.ts';
 
 /**
- * The long-poll extension of GET /agents/{id}/target-state (DESIGN §3.4). Brokkr's agent sends
+ * The long-poll extension of GET /agents/{id}/target-state. Brokkr's agent sends
  * no If-None-Match and gets exactly Brokkr's answer (always 200). A client that sends the ETag
  * of the state it holds gets 304 when nothing changed; with `wait` it is held until a wake-up
  * changes its state or the wait ends.

@@ -35,7 +35,7 @@ function accept(ctx: ApiContext, state: LiveState, frame: TelemetryFrame): void 
 
 /**
  * The agent channel calls this for each telemetry frame of an authenticated agent connection
- * (live-channel.md §2.4). A frame is dropped (logged at debug, never thrown) when it does not
+ *. A frame is dropped (logged at debug, never thrown) when it does not
  * decode, when `agent_id` is not the connection's agent (for `log_gap` too, unlike Brokkr), or when
  * the agent is not associated with `stack_id` (Brokkr accepts any agent for any stack). Log lines
  * beyond 100 per second per container are dropped and reported to live subscribers as one

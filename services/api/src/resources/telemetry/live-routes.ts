@@ -7,7 +7,7 @@ import { findLiveStack } from '../stacks/sql/queries.ts';
 const stackId = uuid();
 
 /**
- * `/api/v1/stacks/{id}/live` (live-channel.md §1, §2.5): the stack's `k8s_event`, `pod_log_line`
+ * `/api/v1/stacks/{id}/live`: the stack's `k8s_event`, `pod_log_line`
  * and `log_gap` frames as agents stream them, from whichever replica they reach. Admin (read-only
  * UI PAK included) or the generator owning the stack; agents get 403. Unlike Brokkr, a missing or
  * deleted stack is a 404 for everyone (Brokkr: 101 and silence for an admin, 403 for a generator).

@@ -33,7 +33,7 @@ const description =
   'the 6-hour retention; `since` can only narrow that window.';
 
 /**
- * What agents streamed about a stack's objects (live-channel.md §3.2): Kubernetes Events and the
+ * What agents streamed about a stack's objects: Kubernetes Events and the
  * log lines of pods that opted in. Written by ingest.ts, evicted after 6 hours by maintenance.
  */
 export const telemetryRoutes: AnyRoute[] = [

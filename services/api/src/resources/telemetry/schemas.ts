@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { timestamp, uuid } from '../../http/schemas.ts';
 
-/** Brokkr keeps telemetry for at most 6 hours (hard-coded there too; live-channel.md §3.3). */
+/** Brokkr keeps telemetry for at most 6 hours (hard-coded there too). */
 export const RETENTION_SECONDS = 21_600;
 export const LONG_TERM_SINK_HINT =
   'Brokkr retains telemetry for at most 6 hours. For long-term log centralisation, ship to Datadog or equivalent.';

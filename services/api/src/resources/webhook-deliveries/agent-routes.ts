@@ -60,7 +60,7 @@ async function auditDead(
 }
 
 /**
- * Agent-delivered webhooks (contract §5.6): deliveries with `target_labels` are claimed by an agent
+ * Agent-delivered webhooks: deliveries with `target_labels` are claimed by an agent
  * carrying all of them, sent from inside its cluster, and reported back.
  */
 export const webhookAgentRoutes: AnyRoute[] = [
@@ -84,7 +84,7 @@ export const webhookAgentRoutes: AnyRoute[] = [
       if (!identity.admin && identity.agent !== agentId) throw agentPakMismatch();
       const status = await agentStatus(ctx.db.pool, agentId);
       if (status === undefined) throw agentNotFound();
-      // Inactive agents get no work (DESIGN §4); their deliveries wait for an active agent.
+      // Inactive agents get no work; their deliveries wait for an active agent.
       if (status !== 'ACTIVE') return json(200, []);
       const claimed = await claimForAgent(ctx.db.pool, agentId, CLAIM_LIMIT);
       return json(200, await handOut(ctx, agentId, claimed));

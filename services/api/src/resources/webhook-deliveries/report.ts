@@ -1,7 +1,7 @@
 import { sanitizeErrorText } from '@brokkr/crypto';
 
 /**
- * How an agent's delivery report is read (contract §5.5, §5.6): its status code and Brokkr's
+ * How an agent's delivery report is read: its status code and Brokkr's
  * `last_error` wording for agent reports. Whether it is retried, and when, is the one retry
  * policy of @brokkr/webhook-deliveries.
  */

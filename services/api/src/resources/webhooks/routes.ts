@@ -64,7 +64,7 @@ async function changed(
 }
 
 /**
- * Webhook subscriptions (contract §2.8). `/webhooks/event-types` comes before `/webhooks/:id` so
+ * Webhook subscriptions. `/webhooks/event-types` comes before `/webhooks/:id` so
  * express does not take it for an id.
  */
 export const webhookRoutes: AnyRoute[] = [

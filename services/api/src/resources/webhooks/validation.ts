@@ -4,7 +4,7 @@ import { invalidRequestBody, validatePart } from '../../http/validate.ts';
 import { createWebhookBodySchema, updateWebhookBodySchema, type CreateWebhookBody, type UpdateWebhookBody } from './schemas.ts';
 
 /**
- * Brokkr's validation order for subscription writes (contract §2.8), which the generic route
+ * Brokkr's validation order for subscription writes, which the generic route
  * validation cannot express: removed fields are rejected on the raw body before its shape is
  * checked, and the semantic 400s come before the range 422s.
  */

@@ -28,7 +28,7 @@ interface RequestInfo {
   userAgent: string | null;
 }
 
-/** The audit entry of a completion: completed / failed {retryable} / retry (contract §8), by the real caller. */
+/** The audit entry of a completion: completed / failed {retryable} / retry, by the real caller. */
 async function auditCompletion(ctx: ApiContext, who: RequestInfo, id: string, done: Completion): Promise<void> {
   const common = {
     actor: who.identity,
@@ -51,7 +51,7 @@ function completionReply(done: Completion): Reply {
   return done.kind === 'retry' ? json(202, { status: 'retry_scheduled' }) : json(200, done.entry);
 }
 
-/** The agent side of work orders (contract §2.9, §6): the pending list (with a long-poll), claim and complete. */
+/** The agent side of work orders: the pending list (with a long-poll), claim and complete. */
 export const workOrderAgentRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',

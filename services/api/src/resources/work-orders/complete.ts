@@ -15,7 +15,7 @@ const UNKNOWN_ERROR = 'Unknown error';
 
 /**
  * POST /work-orders/{id}/complete on an order locked FOR UPDATE by the caller's transaction
- * (contract §6). Success, a non-retryable failure or a failure with no retry left: the log row
+ *. Success, a non-retryable failure or a failure with no retry left: the log row
  * and the delete, with `workorder.completed` / `workorder.failed`. Otherwise RETRY_PENDING at
  * backoff × 2^n (no event: Brokkr has none for a retry; the audit entry records it).
  */

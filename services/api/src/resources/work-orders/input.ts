@@ -31,7 +31,7 @@ function count(
 }
 
 /**
- * POST /work-orders' body → what is stored (contract §2.9): defaults max_retries 3, backoff 60 s,
+ * POST /work-orders' body → what is stored: defaults max_retries 3, backoff 60 s,
  * claim timeout 3600 s; legacy target_agent_ids merged into targeting.agent_ids; duplicates
  * removed; unusable labels and annotations dropped. At least one targeting method must remain.
  */

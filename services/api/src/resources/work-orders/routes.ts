@@ -13,7 +13,7 @@ import type { WorkOrderLogRow } from './sql/work-order-row.ts';
 
 const tags = ['work-orders'];
 
-/** GET /work-orders/{id} of an order that left the queue: a WorkOrder synthesized from its log entry (contract §2.9). */
+/** GET /work-orders/{id} of an order that left the queue: a WorkOrder synthesized from its log entry. */
 function fromLog(entry: WorkOrderLogRow) {
   return {
     id: entry.id,
@@ -34,7 +34,7 @@ function fromLog(entry: WorkOrderLogRow) {
   };
 }
 
-/** The admin side of work orders (contract §2.9): the queue and the permanent log. */
+/** The admin side of work orders: the queue and the permanent log. */
 export const workOrderRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',

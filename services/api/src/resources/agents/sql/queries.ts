@@ -3,7 +3,7 @@ import { A_COLUMNS, AGENT_COLUMNS, type AgentRow } from './agent-row.ts';
 
 /**
  * The read-only statements of agents and of their labels, annotations and explicit targets (the
- * agent side of targeting, contract §4).
+ * agent side of targeting).
  */
 
 export interface AgentLabelRow {

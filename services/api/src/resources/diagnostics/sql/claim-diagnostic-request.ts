@@ -2,7 +2,7 @@ import type { Queryable } from '@brokkr/db';
 import { DIAGNOSTIC_REQUEST_COLUMNS, type DiagnosticRequestRow } from './diagnostic-row.ts';
 
 /**
- * The claim (DESIGN §3): one compare-and-set from `pending` to `claimed`. Of concurrent claimers
+ * The claim: one compare-and-set from `pending` to `claimed`. Of concurrent claimers
  * (two agent processes with the same identity, an admin and the agent) exactly one gets the row,
  * so a request is collected once. A request past its expiry is not claimable even before the
  * maintenance sweep marks it `expired` (Brokkr claims it and lets the sweep fail it later).

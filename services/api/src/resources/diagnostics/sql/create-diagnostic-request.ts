@@ -8,7 +8,7 @@ export interface NewDiagnosticRequest {
   retentionMinutes: number;
 }
 
-/** A `pending` request that expires `retentionMinutes` after its creation (contract §7.1). */
+/** A `pending` request that expires `retentionMinutes` after its creation. */
 export async function insertDiagnosticRequest(db: Queryable, input: NewDiagnosticRequest): Promise<DiagnosticRequestRow> {
   const { rows } = await db.query<DiagnosticRequestRow>(
     `INSERT INTO diagnostic_requests (agent_id, deployment_object_id, requested_by, expires_at)

@@ -24,7 +24,7 @@ export async function findDiagnosticResult(db: Queryable, requestId: string): Pr
   return rows[0];
 }
 
-/** The agent's work: `pending` and not yet expired, oldest first (contract §7.1). */
+/** The agent's work: `pending` and not yet expired, oldest first. */
 export async function listPendingDiagnostics(db: Queryable, agentId: string): Promise<DiagnosticRequestRow[]> {
   const { rows } = await db.query<DiagnosticRequestRow>(
     `SELECT ${DIAGNOSTIC_REQUEST_COLUMNS} FROM diagnostic_requests

@@ -26,7 +26,7 @@ const age = (column: string) =>
   `CASE WHEN ${column} IS NULL THEN NULL ELSE floor(greatest(0, extract(epoch FROM now() - ${column})))::int END`;
 
 /**
- * Every live agent's fleet record in one statement (live-channel.md §4.1), filtered to some agents
+ * Every live agent's fleet record in one statement, filtered to some agents
  * ($1) and/or to the agents registered with one generator ($2, the `pak_id` tenant filter).
  *
  *   pending_object_count  per associated live stack, 1 when its newest live deployment object has

@@ -1,4 +1,4 @@
-/** Generator JSON (contract §2.4); pak_hash is never selected into it. */
+/** Generator JSON; pak_hash is never selected into it. */
 export interface GeneratorRow {
   id: string;
   created_at: Date;

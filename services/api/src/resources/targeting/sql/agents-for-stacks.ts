@@ -61,7 +61,7 @@ SELECT a.id FROM agents a JOIN matched m ON m.agent_id = a.id
  * index from the stack (stack_labels(stack_id) → agent_labels(label), stack_annotations(stack_id)
  * → agent_annotations(key, value), agent_targets(stack_id)). The general query's CTEs and
  * UNIONs with the `also` arrays cost ~0.2 ms per call and hash-joined a full scan of
- * agent_annotations (issue 12, ADR 0027). It leaves out the DISTINCT and the ORDER BY too (their
+ * agent_annotations (ADR 0027). It leaves out the DISTINCT and the ORDER BY too (their
  * HashAggregate and Sort were a third of its cost, most of it setting the nodes up on every
  * execution): an agent matched by two legs comes twice, in no order, and callers pass the ids
  * through distinctSorted(). `stack` is an SQL uuid expression (a parameter). A test

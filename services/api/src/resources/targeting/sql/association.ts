@@ -1,5 +1,5 @@
 /**
- * The stack ↔ agent association rule (contract §3.4 step 1, §4), as SQL fragments shared by the
+ * The stack ↔ agent association rule, as SQL fragments shared by the
  * target-state query, the stacks listing and the wake-up fan-out.
  *
  * A stack is associated with an agent when

@@ -21,7 +21,7 @@ const HELD_BASELINE = `
  * The whole target state in ONE round trip, whatever the number of stacks: agents poll this
  * every few seconds, so it must not fan out into per-stack queries.
  *
- *   agent     the agent, only while it is live and ACTIVE (DESIGN §4: an inactive agent gets
+ *   agent     the agent, only while it is live and ACTIVE (docs/compatibility.md: an inactive agent gets
  *             an empty target state, so every later CTE is empty too);
  *   stack_ids its associated stacks (association.ts), deleted ones included;
  *   latest    per stack, the live object with the highest sequence_id: a LATERAL
@@ -32,7 +32,7 @@ const HELD_BASELINE = `
  *             retired with its generator has no live object left and drops out;
  *   served    the latest object, or the baseline a progressive rollout still holds the agent on.
  *
- * Then the "already handled" filter (DESIGN §4, deliberately unlike Brokkr):
+ * Then the "already handled" filter (docs/compatibility.md, deliberately unlike Brokkr):
  *   - a deleted stack's marker is served in both modes until the agent posts ANY event for it
  *     (it acknowledged the deletion, the stack is gone for good);
  *   - otherwise, in incremental mode only, an object is dropped once the agent reported a

@@ -10,7 +10,7 @@ import { ConsumerSocket } from './consumer-socket.ts';
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const FLUSH_TIMEOUT_MS = 2000;
 
-/** Brokkr's lag marker for a per-stack subscriber that fell behind (live-channel.md §2.5). */
+/** Brokkr's lag marker for a per-stack subscriber that fell behind. */
 const lagMarker = (stackId: string) => (skipped: number, since: string) =>
   JSON.stringify({
     type: 'log_gap',

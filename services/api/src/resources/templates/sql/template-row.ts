@@ -1,4 +1,4 @@
-/** A stack_templates row as the API returns it (contract §2.7). */
+/** A stack_templates row as the API returns it. */
 export interface TemplateRow {
   id: string;
   created_at: Date;

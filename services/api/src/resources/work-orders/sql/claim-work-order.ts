@@ -26,7 +26,7 @@ const claimStatement = prepared(
 );
 
 /**
- * The claim (DESIGN §3, contract §6): one compare-and-set on a PENDING order that targets the
+ * The claim (docs/adr/0004): one compare-and-set on a PENDING order that targets the
  * agent, with its `workorder.claimed` outbox row (`event`). Of concurrent claimers exactly one
  * gets the row; undefined for everyone else (missing, not targeted at the agent, or no longer
  * PENDING).

@@ -5,7 +5,7 @@ import { WORK_ORDER_COLUMNS, type WorkOrderRow } from './work-order-row.ts';
 const MAX_DELAY_SECONDS = 2147483647;
 
 /**
- * A retryable failure with retries left (contract §6): RETRY_PENDING, retry_count = n, due at
+ * A retryable failure with retries left: RETRY_PENDING, retry_count = n, due at
  * now + backoff_seconds × 2^n, claim cleared, the error kept. maintenance makes it PENDING again.
  */
 export async function scheduleRetry(db: Queryable, id: string, n: number, error: string): Promise<WorkOrderRow | undefined> {

@@ -58,7 +58,7 @@ export const moveToLogSql = (o: { where: string; success: string; message: strin
    )`;
 
 /**
- * "This order targets agent $n" (contract §4, OR): an explicit target, any shared label, or any
+ * "This order targets agent $n" (Brokkr's rule, an OR): an explicit target, any shared label, or any
  * shared (key, value) annotation. `w` is the work_orders alias.
  */
 export const targetsAgent = (param: string) => `(

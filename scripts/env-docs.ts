@@ -1,6 +1,6 @@
 /**
- * Prints the environment-variable table of the README from the services' zod schemas, so the
- * documentation cannot drift from what the services accept. `--write` updates README.md between
+ * Prints the environment-variable table of docs/configuration.md from the services' zod schemas, so
+ * the documentation cannot drift from what the services accept. `--write` updates the file between
  * the `<!-- env:begin -->` / `<!-- env:end -->` markers; test/readme.test.ts fails when it is stale.
  */
 import fs from 'node:fs';
@@ -61,17 +61,19 @@ export function envTable(): string {
 const BEGIN = '<!-- env:begin -->';
 const END = '<!-- env:end -->';
 
+/** Where the table lives. */
+export const ENV_TABLE_FILE = path.resolve(import.meta.dirname, '..', 'docs', 'configuration.md');
+
 export function withEnvTable(readme: string): string {
   const start = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error('README.md lacks the env table markers');
+  if (start < 0 || end < start) throw new Error('docs/configuration.md lacks the env table markers');
   return `${readme.slice(0, start + BEGIN.length)}\n${envTable()}\n${readme.slice(end)}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--write')) {
-    const file = path.resolve(import.meta.dirname, '..', 'README.md');
-    fs.writeFileSync(file, withEnvTable(fs.readFileSync(file, 'utf8')));
+    fs.writeFileSync(ENV_TABLE_FILE, withEnvTable(fs.readFileSync(ENV_TABLE_FILE, 'utf8')));
   } else {
     process.stdout.write(`${envTable()}\n`);
   }

@@ -84,10 +84,10 @@ function composeVariables(): Set<string> {
   return new Set([...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1] ?? ''));
 }
 
-/** The BROKKR_* names the README's Docker Compose section tells the operator to set. */
+/** The BROKKR_* names the Docker Compose section of docs/operations.md tells the operator to set. */
 function readmeComposeVariables(): Set<string> {
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-  const section = /^## Docker Compose\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+  const doc = readFileSync(path.join(root, 'docs', 'operations.md'), 'utf8');
+  const section = /^## Docker Compose\n([\s\S]*?)^## /m.exec(doc)?.[1] ?? '';
   return new Set([...section.matchAll(/BROKKR_[A-Z0-9_]+/g)].map((m) => m[0]));
 }
 
@@ -219,7 +219,7 @@ describe('compose/docker-compose.yml', () => {
     expect(configured['BROKKR__BROKER__PAK_HASH']).to.equal(hash);
   });
 
-  it("reads exactly the variables the README's Docker Compose section names", () => {
+  it("reads exactly the variables docs/operations.md's Docker Compose section names", () => {
     expect([...readmeComposeVariables()].sort()).to.deep.equal([...composeVariables()].sort());
   });
 

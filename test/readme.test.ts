@@ -1,19 +1,37 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
-import { withEnvTable } from '../scripts/env-docs.ts';
+import { ENV_TABLE_FILE, withEnvTable } from '../scripts/env-docs.ts';
 import { firstDeploymentScript } from '../scripts/lib/first-deployment.ts';
 
 describe('README', () => {
   const readme = fs.readFileSync('README.md', 'utf8');
 
-  it('lists every environment variable the services accept (regenerate with scripts/env-docs.ts --write)', () => {
-    expect(withEnvTable(readme)).to.equal(readme);
+  it('docs/configuration.md lists every environment variable the services accept (regenerate with scripts/env-docs.ts --write)', () => {
+    const configuration = fs.readFileSync(ENV_TABLE_FILE, 'utf8');
+    expect(withEnvTable(configuration)).to.equal(configuration);
   });
 
-  it('lists every bench:* script with what it measures, and every script points at a file that exists', () => {
+  it('stays a first screen and a tour (under 250 lines), and every link to a file in the repository resolves', () => {
+    expect(readme.split('\n').length).to.be.at.most(250);
+    for (const [doc, text] of [
+      ['README.md', readme],
+      ...fs
+        .readdirSync('docs')
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => [`docs/${f}`, fs.readFileSync(`docs/${f}`, 'utf8')]),
+    ]) {
+      const base = doc.includes('/') ? 'docs/' : '';
+      for (const [, target] of text!.matchAll(/\]\(((?!https?:|#|mailto:)[^)#\s]+)(?:#[^)]*)?\)/g))
+        expect(fs.existsSync(`${base}${target}`), `${doc} links to ${target}`).to.equal(true);
+    }
+  });
+
+  it('docs/benchmarks.md lists every bench:* script with what it measures, and every script points at a file that exists', () => {
+    const benchmarks = fs.readFileSync('docs/benchmarks.md', 'utf8');
     const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
     for (const [name, command] of Object.entries(scripts).filter(([n]) => n === 'bench' || n.startsWith('bench:'))) {
-      if (name !== 'bench') expect(readme, `README row for ${name}`).to.match(new RegExp(`\\| \`npm run ${name}\` \\| \\S`));
+      if (name !== 'bench')
+        expect(benchmarks, `docs/benchmarks.md row for ${name}`).to.match(new RegExp(`\\| \`npm run ${name}\` \\| \\S`));
       const file = /\S+\.ts\b/.exec(command)?.[0];
       expect(file && fs.existsSync(file), `${name} runs ${file}`).to.equal(true);
     }

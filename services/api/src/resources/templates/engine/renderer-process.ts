@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Job, JobFailureCode, JobResult } from './jobs.ts';
-import type { Pending, TemplateRendererOptions } from './renderer.ts';
+import type { Pending, TemplateRendererOptions } from './renderer-options.ts';
 import { spawnSandboxed } from './sandbox.ts';
 
 // The process runs the same kind of file as this module: .ts under tsx (tests), .js once built.

@@ -1,6 +1,9 @@
 import { FairQueue } from './fair-queue.ts';
 import type { Job, JobResult } from './jobs.ts';
 import { RendererProcess } from './renderer-process.ts';
+import type { Pending, TemplateRendererOptions } from './renderer-options.ts';
+
+export type { TemplateRendererOptions } from './renderer-options.ts';
 
 /** Runs template checks and renders in sandboxed processes, fairly between tenants. */
 export interface TemplateRenderer {
@@ -9,29 +12,8 @@ export interface TemplateRenderer {
   close(): Promise<void>;
 }
 
-export interface TemplateRendererOptions {
-  /** Renderer processes at most (default 2). */
-  processes?: number;
-  /** Jobs one tenant may have waiting (default 8). */
-  maxQueuedPerTenant?: number;
-  /** Jobs waiting in all (default 32). */
-  maxQueued?: number;
-  /** Time one job may take; past it the process is killed and the job fails (default 5 s). */
-  deadlineMs?: number;
-  /** Heap of one process (default 128 MB); a template that needs more fails, the api does not. */
-  memoryMb?: number;
-  /** An idle process exits after this long (default 30 s). */
-  idleMs?: number;
-}
-
 export class TemplateRendererBusy extends Error {
   override name = 'TemplateRendererBusy';
-}
-
-export interface Pending {
-  job: Job;
-  resolve(result: JobResult): void;
-  reject(err: Error): void;
 }
 
 /**

@@ -66,11 +66,16 @@ SELECT a.id FROM agents a JOIN matched m ON m.agent_id = a.id
  * execution): an agent matched by two legs comes twice, in no order, and callers pass the ids
  * through distinctSorted(). `stack` is an SQL uuid expression (a parameter). A test
  * (wake-list.test.ts) checks it gives agentsForStacks' answer.
+ *
+ * The matches are MATERIALIZED, then joined to the live agents: with statistics that do not yet
+ * know the agents (a fleet registered in bulk, before autovacuum analyzed the tables) the planner
+ * put `agents` outermost and ran the label leg once per agent, 0.4 s of CPU for 1,000 agents;
+ * a burst of 100 such writes took 24 s (ADR 0035, docs/perf/2026-11-27-fleet-holds.md).
  */
 export function agentsForOneStackSql(stack: string): string {
   return `
-SELECT a.id
-  FROM (SELECT al.agent_id
+WITH m AS MATERIALIZED (
+        SELECT al.agent_id
           FROM stack_labels sl
           JOIN stacks s ON s.id = sl.stack_id
           JOIN agent_labels al ON al.label = sl.label
@@ -84,7 +89,9 @@ SELECT a.id
           JOIN agent_generator_registrations r ON r.agent_id = aa.agent_id AND r.generator_id = s.generator_id
          WHERE sa.stack_id = ${stack}
         UNION ALL
-        SELECT t.agent_id FROM agent_targets t WHERE t.stack_id = ${stack}) m
+        SELECT t.agent_id FROM agent_targets t WHERE t.stack_id = ${stack})
+SELECT a.id
+  FROM m
   JOIN agents a ON a.id = m.agent_id
  WHERE a.deleted_at IS NULL`;
 }

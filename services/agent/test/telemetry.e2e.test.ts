@@ -5,7 +5,7 @@ import type { KubeClient } from '../src/kube/client.ts';
 import { connectKubernetes } from '../src/runtime/startup.ts';
 import { createStack, deploy, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
-import { FakeContainerLogs, InProcessTelemetry, stamped } from './support/telemetry.ts';
+import { InProcessTelemetry, KubeletLogEndpoint, stamped } from './support/telemetry.ts';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 
 const STACK = 'k8s.brokkr.io/stack';
@@ -151,13 +151,13 @@ describe('agent telemetry: the cluster’s own Kubernetes events (end to end)', 
 });
 
 /**
- * The log streamer end to end. No node serves container logs here (KWOK's log endpoint is not
- * configured) and KWOK's pod stages give no container an ID, which the streamer keys its tails by,
- * so this half stays on the bare apiserver: the test plays the kubelet (pods bound to a node that
- * does not exist, their running containers written through the status subresource) and the lines
- * come from the log-source seam (`FakeContainerLogs`).
+ * The log streamer end to end, through the agent's real log client and the apiserver's pod-log
+ * proxy. The full test cluster serves no container logs (KWOK's log endpoint is not configured) and
+ * its pod stages give no container an ID, which the streamer keys its tails by, so this half stays
+ * on the bare apiserver and the test plays the kubelet: its pods' running containers written
+ * through the status subresource, and its container-log endpoint (`KubeletLogEndpoint`).
  */
-describe('agent telemetry: pod logs through the log-source seam (end to end)', function () {
+describe('agent telemetry: pod logs through the apiserver, the test playing the kubelet (end to end)', function () {
   this.timeout(240_000);
   const infra = useTestInfra({ nats: true });
   const ns = `tel-${randomBytes(3).toString('hex')}`;
@@ -166,7 +166,7 @@ describe('agent telemetry: pod logs through the log-source seam (end to end)', f
   let kubectl: Kubectl;
   let client: KubeClient;
   let stackId: string;
-  let logs: FakeContainerLogs;
+  let logs: KubeletLogEndpoint;
   let telemetry: InProcessTelemetry;
 
   const lines = async () => (await hub.admin.get(`/stacks/${stackId}/logs`, { query: { limit: '5000' } })).body.lines as StoredLine[];
@@ -202,14 +202,16 @@ describe('agent telemetry: pod logs through the log-source seam (end to end)', f
     const agent = await registerAgent(hub.admin);
     stackId = await createStack(hub.admin);
     await target(hub.admin, agent.id, stackId);
-    logs = new FakeContainerLogs();
-    telemetry = new InProcessTelemetry({ hubUrl: hub.url, agent, kube, client, stateNamespace: ns, logSource: logs.source });
+    logs = await KubeletLogEndpoint.start(kube);
+    await logs.registerNode(kubectl, 'node-1');
+    telemetry = new InProcessTelemetry({ hubUrl: hub.url, agent, kube, client, stateNamespace: ns });
     await telemetry.start();
   });
   after(async () => {
     await telemetry?.stop();
     await client?.close();
     await kubectl?.close();
+    await logs?.stop();
     await Promise.allSettled([hub?.stop(), kube?.stop()]);
   });
 
@@ -243,6 +245,17 @@ describe('agent telemetry: pod logs through the log-source seam (end to end)', f
     expect((await lines()).map((l) => l.line)).to.deep.equal(['request served', 'listening on :8080', 'starting']);
     // The tail resumed from the cursor, not from the start of the container's log.
     expect(logs.requests.filter((r) => r.pod === 'chatty').at(-1)!.sinceTime).to.be.a('string');
+  });
+
+  it('a pod deleted while its log is followed: the tail is closed and the streamer carries on', async () => {
+    await eventually(() => logs.openStreams('chatty') === 1, { what: "chatty's log followed" });
+    expect((await kubectl.call('DELETE', `/api/v1/namespaces/${ns}/pods/chatty?gracePeriodSeconds=0`)).status).to.equal(200);
+    await eventually(() => logs.openStreams('chatty') === 0, { what: "chatty's log stream closed" });
+    // Still streaming: a new pod that opts in is followed.
+    logs.print(ns, 'late', 'app', stamped(new Date(), 'still here'));
+    await pod('late', { [STACK]: stackId, 'brokkr.io/stream-logs': 'true' });
+    await running('late', ['app']);
+    await eventually(async () => (await lines()).some((l) => l.line === 'still here'), { timeoutMs: 60_000, what: "the late pod's line" });
   });
 });
 

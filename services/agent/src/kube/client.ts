@@ -29,6 +29,8 @@ export class KubeClient {
   private constructor(
     private readonly kubeConfig: KubeConfig,
     private readonly dispatcher: Dispatcher,
+    /** Long-lived streams (followed logs) get connections of their own, never the bounded pool requests share. */
+    private readonly streams: Dispatcher,
     readonly server: string,
   ) {}
 
@@ -45,7 +47,8 @@ export class KubeClient {
       ...(opts.servername ? { servername: opts.servername } : {}),
     };
     const dispatcher = new Agent({ connect, connections, keepAliveTimeout: 30_000 });
-    return new KubeClient(kubeConfig, dispatcher, cluster.server.replace(/\/+$/, ''));
+    const streams = new Agent({ connect, keepAliveTimeout: 30_000 });
+    return new KubeClient(kubeConfig, dispatcher, streams, cluster.server.replace(/\/+$/, ''));
   }
 
   /** Credentials are re-read now and then: in-cluster service-account tokens rotate. */
@@ -88,13 +91,38 @@ export class KubeClient {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
+  /**
+   * A streamed GET (a followed pod log): the body's chunks as they come, until the server ends it
+   * or `signal` aborts. An abort ends the iteration with an AbortError the caller's loop sees (and
+   * closes the connection). No body timeout: a followed log may stay quiet for any length of time.
+   */
+  async *stream(path: string, query: Record<string, string | undefined>, signal: AbortSignal): AsyncGenerator<Buffer> {
+    const call = `GET ${path}`;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(`${this.server}${path}${queryString(query)}`, {
+        method: 'GET',
+        headers: { ...(await this.headers()), accept: '*/*' },
+        dispatcher: this.streams,
+        signal,
+        bodyTimeout: 0,
+      });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw new KubeApiError(0, undefined, `${call}: ${(err as Error).message}`, { cause: err });
+    }
+    if (res.statusCode >= 400) throw toError(call, res.statusCode, await res.body.text(), res.headers['retry-after']);
+    yield* res.body as AsyncIterable<Buffer>;
+  }
+
   /** GET /version: the reachability probe (heartbeat, /readyz, start-up). */
   version(timeoutMs = 5000): Promise<{ gitVersion: string }> {
     return this.request('GET', '/version', { timeoutMs, retry: false });
   }
 
-  close(): Promise<void> {
-    return this.dispatcher.close();
+  /** Requests in flight finish; streams still open are cut (their readers see an error). */
+  async close(): Promise<void> {
+    await Promise.all([this.dispatcher.close(), this.streams.destroy()]);
   }
 }
 

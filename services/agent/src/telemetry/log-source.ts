@@ -1,5 +1,4 @@
-import { PassThrough } from 'node:stream';
-import { Log, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeClient } from '../kube/client.ts';
 
 export interface LogStreamRequest {
   namespace: string;
@@ -12,34 +11,28 @@ export interface LogStreamRequest {
 
 /**
  * Where container logs come from: lines as the kubelet writes them with `timestamps=true`
- * (`<RFC3339Nano> <text>`), following until the container stops. This is the test seam of the log
- * path: a kubelet-less apiserver (the tests' envtest) serves no logs, so tests hand the streamer a
- * source of their own; in a cluster it is `kubeletLogs`.
+ * (`<RFC3339Nano> <text>`), following until the container stops or `signal` aborts.
  */
 export type LogSource = (req: LogStreamRequest) => AsyncIterable<string>;
 
-/** client-node's `Log` (GET …/pods/{pod}/log?follow=true&timestamps=true), split into lines. */
-export function kubeletLogs(kc: KubeConfig): LogSource {
+/**
+ * GET …/pods/{pod}/log?follow=true&timestamps=true through the agent's own client, split into
+ * lines. Not client-node's `Log`: it pipes the response into the caller's stream without handling
+ * the response's errors, so aborting a tail (the pod deleted or opted out, the agent stopping)
+ * threw an uncaught AbortError and took the agent down.
+ */
+export function kubeletLogs(kube: KubeClient): LogSource {
   return async function* (req) {
-    const stream = new PassThrough();
-    const controller = await new Log(kc).log(req.namespace, req.pod, req.container, stream, {
-      follow: true,
-      timestamps: true,
-      ...(req.sinceTime ? { sinceTime: req.sinceTime } : {}),
-    });
-    const abort = () => controller.abort();
-    req.signal.addEventListener('abort', abort, { once: true });
-    try {
-      let rest = '';
-      for await (const chunk of stream) {
-        const parts = (rest + (chunk as Buffer).toString('utf8')).split('\n');
-        rest = parts.pop() ?? '';
-        yield* parts;
-      }
-      if (rest) yield rest;
-    } finally {
-      req.signal.removeEventListener('abort', abort);
-      controller.abort();
+    const path = `/api/v1/namespaces/${encodeURIComponent(req.namespace)}/pods/${encodeURIComponent(req.pod)}/log`;
+    const query = { container: req.container, follow: 'true', timestamps: 'true', sinceTime: req.sinceTime };
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of kube.stream(path, query, req.signal)) {
+      const parts = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+      rest = parts.pop() ?? '';
+      yield* parts;
     }
+    rest += decoder.decode();
+    if (rest) yield rest;
   };
 }

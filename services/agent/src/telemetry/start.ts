@@ -7,7 +7,7 @@ import type { KubeObjects } from '../kube/objects.ts';
 import type { TelemetryChannel } from './channel.ts';
 import { CursorStore } from './cursor-store.ts';
 import { EventTailer } from './event-tailer.ts';
-import { kubeletLogs, type LogSource } from './log-source.ts';
+import { kubeletLogs } from './log-source.ts';
 import { PodLogTailer } from './pod-log-tailer.ts';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -24,8 +24,6 @@ export interface TelemetryOptions {
   watchNamespace: string | undefined;
   /** Where the resume cursor ConfigMap lives; default: the agent pod's namespace, else the watched one, else `default`. */
   stateNamespace?: string | undefined;
-  /** Test seam: a kubelet-less apiserver has no logs (see log-source.ts). */
-  logSource?: LogSource;
   logger: Logger;
 }
 
@@ -51,7 +49,7 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Running
   const cursor = await CursorStore.load(options.kube, namespace, options.agentId, logger);
   const common = { kc, channel: options.live, cursor, agentId: options.agentId, watchNamespace: options.watchNamespace, logger };
   const events = new EventTailer({ ...common, objects: options.objects, discovery: options.discovery });
-  const logs = new PodLogTailer({ ...common, source: options.logSource ?? kubeletLogs(kc) });
+  const logs = new PodLogTailer({ ...common, source: kubeletLogs(options.kube) });
   const onState = (state: string) => {
     if (state !== 'up') return;
     events.retryUnsent();

@@ -120,6 +120,8 @@ describe('agent telemetry: the cluster’s own Kubernetes events (end to end)', 
     expect(scaled).to.deep.include({ event_type: 'Normal', source: 'deployment-controller' });
     expect(scaled.involved_object).to.include({ name: 'web', uid: web.metadata.uid });
     expect(scaled.message).to.match(/^Scaled up replica set web-[a-z0-9]+ from 0 to 1$/);
+    // The scheduler writes events.k8s.io/v1 Events: no source.component, its name in reportingComponent.
+    expect(stored.find((e) => e.reason === 'Scheduled')).to.deep.include({ event_type: 'Normal', source: 'default-scheduler' });
   });
 
   it('after a restart, resumes where it was: nothing already sent is sent again, what came meanwhile is sent once', async () => {

@@ -20,6 +20,8 @@ interface KubeEvent {
   message?: string;
   type?: string;
   source?: { component?: string };
+  /** Set by events.k8s.io/v1 writers (the scheduler, among others), which leave `source` empty. */
+  reportingComponent?: string;
   eventTime?: string | null;
   lastTimestamp?: string | null;
   firstTimestamp?: string | null;
@@ -64,7 +66,8 @@ function frameBody(agentId: string, stackId: string, event: KubeEvent, involved:
     reason: event.reason ?? '',
     message: event.message ?? '',
     event_type: event.type ?? 'Normal',
-    source: event.source?.component ?? null,
+    // Brokkr sends source.component only: null for every event an events.k8s.io/v1 writer reported.
+    source: event.source?.component || event.reportingComponent || null,
     involved_object: {
       api_version: involved.apiVersion,
       kind: involved.kind,

@@ -13,15 +13,16 @@ describe('README', () => {
 
   it('stays a first screen and a tour (under 250 lines), and every link to a file in the repository resolves', () => {
     expect(readme.split('\n').length).to.be.at.most(250);
-    for (const [doc, text] of [
+    const docs: [string, string][] = [
       ['README.md', readme],
       ...fs
         .readdirSync('docs')
         .filter((f) => f.endsWith('.md'))
-        .map((f) => [`docs/${f}`, fs.readFileSync(`docs/${f}`, 'utf8')]),
-    ]) {
+        .map((f): [string, string] => [`docs/${f}`, fs.readFileSync(`docs/${f}`, 'utf8')]),
+    ];
+    for (const [doc, text] of docs) {
       const base = doc.includes('/') ? 'docs/' : '';
-      for (const [, target] of text!.matchAll(/\]\(((?!https?:|#|mailto:)[^)#\s]+)(?:#[^)]*)?\)/g))
+      for (const [, target] of text.matchAll(/\]\(((?!https?:|#|mailto:)[^)#\s]+)(?:#[^)]*)?\)/g))
         expect(fs.existsSync(`${base}${target}`), `${doc} links to ${target}`).to.equal(true);
     }
   });

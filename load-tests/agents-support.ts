@@ -60,6 +60,13 @@ export interface SimAgent {
 }
 
 const dispatcher = new Agent({ connections: null, keepAliveTimeout: 120_000, headersTimeout: 0, bodyTimeout: 0 });
+/**
+ * The WebSocket agents' fetches share at most this many connections. Each real agent would hold its
+ * own, but here the api and this process would then need two descriptors per agent, and the
+ * machine allows 20,000 per process. A fetch that finds them all busy waits its turn here, which
+ * counts against "holds".
+ */
+const fetchDispatcher = new Agent({ connections: 1000, keepAliveTimeout: 120_000, headersTimeout: 0, bodyTimeout: 0 });
 
 interface Answer {
   status: number;
@@ -80,7 +87,8 @@ async function fetchTargetState(
   const { etag, waitSeconds } = held;
   if (etag && waitSeconds > 0) query.set('wait', String(waitSeconds));
   const res = await request(`${agent.url}/api/v1/agents/${agent.id}/target-state?${query.toString()}`, {
-    dispatcher,
+    // A long-poll holds its connection for up to a minute: one per agent, as a real one.
+    dispatcher: waitSeconds > 0 ? dispatcher : fetchDispatcher,
     signal,
     headers: { authorization: `Bearer ${agent.pak}`, 'user-agent': 'bench-agent', ...(etag ? { 'if-none-match': etag } : {}) },
   });
@@ -315,6 +323,13 @@ export function natsServerPid(natsUrl: string): number {
     }
   }
   throw new Error(`no nats-server on port ${port}`);
+}
+
+/** brokkr_target_state_reads_total{source="database"} of an api (0 before the first read). */
+export async function databaseReads(metricsUrl: string): Promise<number> {
+  const res = await request(metricsUrl, { dispatcher: fetchDispatcher });
+  const text = await res.body.text();
+  return Number(/^brokkr_target_state_reads_total\{[^}]*source="database"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
 export async function eventuallyAll(check: () => boolean, timeoutMs: number): Promise<boolean> {

@@ -18,6 +18,7 @@
  */
 import { TestClient, freePort, spawnService, type RunningService } from '@brokkr/testkit';
 import {
+  databaseReads,
   eventuallyAll,
   LongPollSimAgent,
   natsServerPid,
@@ -48,6 +49,8 @@ interface Change {
   missed: number;
   cpu: Cpu;
   answers: number;
+  /** Of those, how many the api read with the full target-state query (the rest: memory, or patched from one read of the stack). */
+  databaseReads: number;
 }
 
 /** CPU seconds of the api, PostgreSQL (postmaster and backends) and nats-server. */
@@ -75,6 +78,8 @@ interface Pids {
   api: () => number;
   pg: number;
   nats: number;
+  /** The api's /metrics (where its target-state reads are counted). */
+  metricsUrl: string;
 }
 
 function cpuNow(pids: Pids): Cpu {
@@ -111,6 +116,7 @@ async function startApi(stack: Stack, port: number, hash: string): Promise<Runni
  */
 async function measure(sims: SimAgent[], pids: Pids, change: () => Promise<(i: number) => string>) {
   const cpuBefore = cpuNow(pids);
+  const readsBefore = await databaseReads(pids.metricsUrl);
   for (const s of sims) s.arm();
   const t0 = performance.now();
   const expected = await change();
@@ -126,6 +132,7 @@ async function measure(sims: SimAgent[], pids: Pids, change: () => Promise<(i: n
     missed: sims.length - held.length,
     cpu: cpuSince(cpuBefore, cpuNow(pids)),
     answers: sims.reduce((n, s) => n + s.answers, 0),
+    databaseReads: (await databaseReads(pids.metricsUrl)) - readsBefore,
   };
 }
 
@@ -135,6 +142,7 @@ async function repeat(sims: SimAgent[], pids: Pids, change: () => Promise<(i: nu
   let missed = 0;
   let postsMs = 0;
   let answers = 0;
+  let reads = 0;
   const cpu: Cpu = { api: 0, pg: 0, nats: 0 };
   for (let i = 0; i < REPEATS; i++) {
     const r = await measure(sims, pids, change);
@@ -143,6 +151,7 @@ async function repeat(sims: SimAgent[], pids: Pids, change: () => Promise<(i: nu
     missed += r.missed;
     postsMs = Math.max(postsMs, r.postsMs);
     answers += r.answers;
+    reads += r.databaseReads;
     for (const k of ['api', 'pg', 'nats'] as const) cpu[k] += r.cpu[k] / REPEATS;
     await new Promise((r) => setTimeout(r, 1000));
   }
@@ -156,6 +165,7 @@ async function repeat(sims: SimAgent[], pids: Pids, change: () => Promise<(i: nu
     missed,
     cpu,
     answers: answers / REPEATS,
+    databaseReads: reads / REPEATS,
   };
 }
 
@@ -173,6 +183,11 @@ async function scenario(
   try {
     const admin = new TestClient(url, pak);
     const seeded = await seedAgents(stack.pool, count, SPREAD);
+    const deploy = async (stackId: string) =>
+      (await admin.must<{ id: string }>('POST', `/stacks/${stackId}/deployment-objects`, { yaml_content: `n: ${Math.random()}\n` })).id;
+    // Every stack starts with an object, so a measured change is a new version of something agents
+    // hold (a stack's very first object is the rare case).
+    await Promise.all([seeded.all, ...seeded.spread].map(deploy));
     seeded.agents.forEach((a, i) => {
       const ws = mode === 'ws' || (mode === 'mixed' && i % 2 === 0);
       sims.push(ws ? new WsSimAgent(url, a, RESYNC_SECONDS * 1000) : new LongPollSimAgent(url, a));
@@ -184,15 +199,18 @@ async function scenario(
     }
     await eventuallyAll(() => sims.every((s) => s.connected), 120_000);
     const connectS = (performance.now() - connectStart) / 1000;
-    const pids: Pids = { api: () => api.child.pid!, pg: await postmasterPid(stack.pool), nats: natsServerPid(stack.natsUrl) };
+    const pids: Pids = {
+      api: () => api.child.pid!,
+      pg: await postmasterPid(stack.pool),
+      nats: natsServerPid(stack.natsUrl),
+      metricsUrl: `${url}/metrics`,
+    };
     // Every agent's first answer is immediate; give them a moment to be held (or quiet) again.
     await new Promise((r) => setTimeout(r, 3000));
     const idleBefore = cpuNow(pids);
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
     const idle = cpuSince(idleBefore, cpuNow(pids));
     const idlePctPer1k = (cpuTotal(idle) / IDLE_SECONDS) * 100 * (1000 / count);
-    const deploy = async (stackId: string) =>
-      (await admin.must<{ id: string }>('POST', `/stacks/${stackId}/deployment-objects`, { yaml_content: `n: ${Math.random()}\n` })).id;
     const one = await repeat(sims, pids, async () => {
       const id = await deploy(seeded.all);
       return () => id;
@@ -205,6 +223,11 @@ async function scenario(
     const { rssMiB, peakMiB } = processStats(pids.api());
     const reconnectS = RESTART ? await restart() : undefined;
     return { count, mode, connectS, rssMiB, peakMiB, idlePctPer1k, idle, one, hundred, reconnectS };
+  } catch (err) {
+    log(
+      `  api exit code ${api.child.exitCode ?? '–'}, signal ${api.child.signalCode ?? '–'}; its last output:\n${api.output().slice(-3000)}`,
+    );
+    throw err;
   } finally {
     for (const s of sims) s.stop();
     await api.stop();
@@ -258,10 +281,10 @@ try {
 
 const cpuCell = (c: Cpu) => `${c.api.toFixed(2)} + ${c.pg.toFixed(2)} + ${c.nats.toFixed(2)}`;
 const changeCells = (c: Change) =>
-  `${ms(c.postsMs)} | ${ms(c.p50)} / **${ms(c.p99)}** | ${ms(c.toldP99)} | ${cpuCell(c.cpu)} | ${c.answers.toFixed(0)}`;
+  `${ms(c.postsMs)} | ${ms(c.p50)} / **${ms(c.p99)}** | ${ms(c.toldP99)} | ${cpuCell(c.cpu)} | ${c.answers.toFixed(0)} / ${c.databaseReads.toFixed(0)}`;
 log(
   '\n| agents | mode | change | POSTs answered (ms) | all hold p50 / p99 (ms) | "told" p99 (ms, hint frame / any 200) | ' +
-    'CPU per change, api + PostgreSQL + NATS (s) | target-state answers per change | idle CPU per 1,000 agents (% of a core) | api RSS / peak (MiB) | connect all (s) | not held | restart → all reconnected (s) |',
+    'CPU per change, api + PostgreSQL + NATS (s) | target-state answers per change / of them read from the database | idle CPU per 1,000 agents (% of a core) | api RSS / peak (MiB) | connect all (s) | not held | restart → all reconnected (s) |',
 );
 log('|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {

@@ -13,6 +13,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { startGuarded, type GuardedProcess } from './guarded-process.ts';
 import { startKubeApiServer, type KubeApiServerHandle, type StartKubeApiServerOptions } from './kube-apiserver.ts';
 import { findKubeAssets } from './kube-assets.ts';
+import { freePort } from './ports.ts';
 import { repoRoot } from './paths.ts';
 
 export interface StartKubeClusterOptions extends StartKubeApiServerOptions {
@@ -27,6 +28,13 @@ export interface StartKubeClusterOptions extends StartKubeApiServerOptions {
 
 export interface KubeClusterHandle extends KubeApiServerHandle {
   nodeNames: string[];
+  /**
+   * What every container of the cluster "prints": KWOK serves this file as each container's log
+   * (`GET …/pods/{name}/log`, following it), one line per entry in the container runtime's format,
+   * `<RFC 3339 time> stdout F <text>` — appendPodLog writes one.
+   */
+  podLogFile: string;
+  appendPodLog(text: string): Promise<void>;
 }
 
 // KWOK's own node stages and pod deletion, copied beside the binaries by scripts/build-k8s-assets.sh;
@@ -57,15 +65,32 @@ async function ownPodStages(failures: boolean): Promise<string> {
   return stages.map((stage) => stringify(stage)).join('---\n');
 }
 
+/** Every container's log is the one file (KWOK's ClusterLogs), followed while it grows. */
+function clusterLogs(logFile: string): string {
+  return stringify({
+    apiVersion: 'kwok.x-k8s.io/v1alpha1',
+    kind: 'ClusterLogs',
+    metadata: { name: 'every-container' },
+    spec: { selector: {}, logs: [{ logsFile: logFile, follow: true }] },
+  });
+}
+
 async function writeStages(bin: string, dir: string, failures: boolean): Promise<string> {
   const kwokOwn = await Promise.all(KWOK_STAGES.map((name) => fs.readFile(path.join(bin, '..', 'kwok-stages', name), 'utf8')));
-  const documents = [...kwokOwn, await ownPodStages(failures)];
+  const logFile = path.join(dir, 'pod.log');
+  await fs.writeFile(logFile, '');
+  const documents = [...kwokOwn, await ownPodStages(failures), clusterLogs(logFile)];
   const stages = path.join(dir, 'kwok-stages.yaml');
   await fs.writeFile(stages, documents.map((d) => d.trim()).join('\n---\n') + '\n');
   return stages;
 }
 
-function controlPlane(bin: string, api: KubeApiServerHandle, stages: string, log?: (line: string) => void): GuardedProcess[] {
+function controlPlane(
+  bin: string,
+  api: KubeApiServerHandle,
+  kwok: { stages: string; port: number },
+  log?: (line: string) => void,
+): GuardedProcess[] {
   const kubeconfig = `--kubeconfig=${api.kubeconfigPath}`;
   const start = (name: string, args: string[]) =>
     startGuarded({ command: path.join(bin, name), args, ...(log ? { onOutput: (line) => log(`[${name}] ${line}`) } : {}) });
@@ -85,10 +110,14 @@ function controlPlane(bin: string, api: KubeApiServerHandle, stages: string, log
     start('kube-scheduler', [kubeconfig, '--leader-elect=false', '--secure-port=0', '--v=0']),
     start('kwok', [
       kubeconfig,
-      `--config=${stages}`,
+      `--config=${kwok.stages}`,
       '--manage-all-nodes=false',
       `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
-      '--node-ip=10.0.0.1',
+      // The nodes' kubelet endpoint is KWOK's own server: the apiserver proxies pod logs to it
+      // (it does not verify a kubelet's serving certificate, so KWOK's self-signed one does).
+      '--node-ip=127.0.0.1',
+      `--server-address=127.0.0.1:${kwok.port}`,
+      `--node-port=${kwok.port}`,
       '--cidr=10.0.0.0/24',
     ]),
   ];
@@ -169,7 +198,8 @@ export async function startKubeCluster(options: StartKubeClusterOptions = {}): P
       'kube-controller-manager, kube-scheduler or kwok not found: ensureKubeAssets() (scripts/build-k8s-assets.sh) builds them',
     );
   const api = await startKubeApiServer(options);
-  const processes = controlPlane(bin, api, await writeStages(bin, api.dir, options.failures ?? true), options.log);
+  const kwok = { stages: await writeStages(bin, api.dir, options.failures ?? true), port: await freePort() };
+  const processes = controlPlane(bin, api, kwok, options.log);
   const client = apiClient(api);
   const stop = async () => {
     await Promise.all(processes.map((p) => p.stop()));
@@ -187,5 +217,7 @@ export async function startKubeCluster(options: StartKubeClusterOptions = {}): P
     await stop();
     throw err;
   }
-  return { ...api, nodeNames, stop };
+  const podLogFile = path.join(api.dir, 'pod.log');
+  const appendPodLog = (text: string) => fs.appendFile(podLogFile, `${new Date().toISOString()} stdout F ${text}\n`);
+  return { ...api, nodeNames, podLogFile, appendPodLog, stop };
 }

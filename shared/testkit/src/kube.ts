@@ -33,6 +33,9 @@ export interface StartKubeApiServerOptions {
 
 export interface KubeCluster extends KubeApiServer {
   nodeNames: string[];
+  /** Every container's log (KWOK serves it); appendPodLog adds a line to it. */
+  podLogFile: string;
+  appendPodLog(text: string): Promise<void>;
 }
 
 export interface StartKubeClusterOptions extends StartKubeApiServerOptions {
@@ -60,7 +63,7 @@ export async function startKubeApiServer(options: StartKubeApiServerOptions = {}
 export async function startKubeCluster(options: StartKubeClusterOptions = {}): Promise<KubeCluster> {
   await findKubeAssets();
   const handle: KubeClusterHandle = await startInfraKubeCluster(options);
-  return { ...withKubeConfig(handle), nodeNames: handle.nodeNames };
+  return { ...withKubeConfig(handle), nodeNames: handle.nodeNames, podLogFile: handle.podLogFile, appendPodLog: handle.appendPodLog };
 }
 
 function withKubeConfig(handle: KubeApiServerHandle): KubeApiServer {

@@ -110,4 +110,11 @@ describe('testkit: a cluster where pods run (controllers, scheduler, KWOK)', fun
       await lenient.stop();
     }
   });
+
+  it("serves every container's log from the cluster's log file, as kubectl logs reads it", async () => {
+    const [pod] = await podsOf('web');
+    await kube.appendPodLog('hello from a simulated container');
+    const log = await core.readNamespacedPodLog({ name: pod!.metadata!.name!, namespace: 'default', container: 'main' });
+    expect(log).to.include('hello from a simulated container');
+  });
 });

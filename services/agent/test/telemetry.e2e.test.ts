@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
 import { expect } from 'chai';
-import { eventually, startKubeApiServer, startKubeCluster, useTestInfra, type KubeApiServer, type KubeCluster } from '@brokkr/testkit';
+import { eventually, startKubeCluster, useTestInfra, type KubeCluster } from '@brokkr/testkit';
 import type { KubeClient } from '../src/kube/client.ts';
 import { connectKubernetes } from '../src/runtime/startup.ts';
 import { createStack, deploy, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
-import { InProcessTelemetry, KubeletLogEndpoint, stamped } from './support/telemetry.ts';
+import { InProcessTelemetry } from './support/telemetry.ts';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 
 const STACK = 'k8s.brokkr.io/stack';
@@ -23,6 +24,10 @@ interface StoredLine {
   line: string;
   ts: string;
 }
+interface KubePod {
+  metadata: { name: string };
+  status: { containerStatuses?: { containerID?: string; state: { running?: unknown } }[] };
+}
 interface ClusterEvent {
   reason: string;
   message: string;
@@ -32,9 +37,12 @@ interface ClusterEvent {
 const storedEvents = async (hub: Broker, stackId: string) =>
   (await hub.admin.get(`/stacks/${stackId}/events`)).body.events as StoredEvent[];
 
-/** A one-replica Deployment; `stackId` marks it and its pod template (so its ReplicaSets and pods carry the marker too). */
-function deployment(name: string, stackId?: string) {
-  const annotations = stackId ? { [STACK]: stackId } : {};
+/**
+ * A one-replica Deployment; `stackId` marks it and its pod template (so its ReplicaSets and pods
+ * carry the marker too), and so do the other `annotations`.
+ */
+function deployment(name: string, stackId?: string, more: Record<string, string> = {}) {
+  const annotations = { ...(stackId ? { [STACK]: stackId } : {}), ...more };
   return {
     metadata: { name, annotations },
     spec: {
@@ -153,59 +161,54 @@ describe('agent telemetry: the cluster’s own Kubernetes events (end to end)', 
 });
 
 /**
- * The log streamer end to end, through the agent's real log client and the apiserver's pod-log
- * proxy. The full test cluster serves no container logs (KWOK's log endpoint is not configured) and
- * its pod stages give no container an ID, which the streamer keys its tails by, so this half stays
- * on the bare apiserver and the test plays the kubelet: its pods' running containers written
- * through the status subresource, and its container-log endpoint (`KubeletLogEndpoint`).
+ * The log streamer end to end, on a cluster where pods run: the pods are the Deployment
+ * controller's, KWOK runs them (a running container has a containerID, which the streamer keys its
+ * tails by) and its node server, each node's kubelet endpoint, serves the cluster's one log file as
+ * every container's log, followed while it grows; the agent reads it through the apiserver's
+ * pod-log proxy. Every container "prints" every line appended to that file, so each test appends
+ * lines of its own and reads what the hub stored per Deployment (its pods' names start with its
+ * name).
  */
-describe('agent telemetry: pod logs through the apiserver, the test playing the kubelet (end to end)', function () {
+describe('agent telemetry: pod logs through the apiserver from the nodes (end to end)', function () {
   this.timeout(240_000);
   const infra = useTestInfra({ nats: true });
   const ns = `tel-${randomBytes(3).toString('hex')}`;
   let hub: Broker;
-  let kube: KubeApiServer;
+  let kube: KubeCluster;
   let kubectl: Kubectl;
   let client: KubeClient;
   let stackId: string;
-  let logs: KubeletLogEndpoint;
   let telemetry: InProcessTelemetry;
 
+  const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+  const streamsLogs = { 'brokkr.io/stream-logs': 'true' };
   const lines = async () => (await hub.admin.get(`/stacks/${stackId}/logs`, { query: { limit: '5000' } })).body.lines as StoredLine[];
-
-  async function pod(name: string, annotations: Record<string, string>, containers = ['app']) {
-    await kubectl.create(`/api/v1/namespaces/${ns}/pods`, {
-      metadata: { name, annotations },
-      spec: { nodeName: 'node-1', containers: containers.map((c) => ({ name: c, image: 'busybox:1.36' })) },
-    });
-  }
-  /** What the kubelet would report once the containers run. */
-  const running = (name: string, containers: string[], instance = '1') =>
-    kubectl.mergePatch(`/api/v1/namespaces/${ns}/pods/${name}/status`, {
-      status: {
-        phase: 'Running',
-        containerStatuses: containers.map((c) => ({
-          name: c,
-          ready: true,
-          restartCount: 0,
-          image: 'busybox:1.36',
-          imageID: '',
-          containerID: `containerd://${name}-${c}-${instance}`,
-          state: { running: { startedAt: new Date().toISOString() } },
-        })),
+  /** What the hub stored from the pods of one Deployment, newest first. */
+  const linesOf = async (name: string) => (await lines()).filter((l) => l.pod.startsWith(`${name}-`));
+  const storedFrom = async (name: string, line: string) => (await linesOf(name)).some((l) => l.line === line);
+  /** The Deployment's pod once KWOK runs its container. */
+  const runningPod = (name: string) =>
+    eventually(
+      async () => {
+        const pods = (await kubectl.get<{ items: KubePod[] }>(`/api/v1/namespaces/${ns}/pods?labelSelector=app%3D${name}`))!.items;
+        return pods.find((p) => p.status.containerStatuses?.some((c) => c.containerID && c.state.running))?.metadata.name;
       },
-    });
+      { timeoutMs: 60_000, what: `a running ${name} pod` },
+    );
+  /** The time the container runtime wrote a line with (`<RFC 3339> stdout F <text>` in the cluster's log file). */
+  const writtenAt = async (text: string) => {
+    const entry = (await fs.readFile(kube.podLogFile, 'utf8')).split('\n').find((l) => l.endsWith(` stdout F ${text}`))!;
+    return new Date(entry.slice(0, entry.indexOf(' '))).toISOString();
+  };
 
   before(async () => {
-    [hub, kube] = await Promise.all([startBroker(infra), startKubeApiServer()]);
+    [hub, kube] = await Promise.all([startBroker(infra), startKubeCluster()]);
     kubectl = new Kubectl(kube);
     await kubectl.create('/api/v1/namespaces', { metadata: { name: ns } });
     ({ kube: client } = await connectKubernetes(kube.kubeconfigPath, 8));
     const agent = await registerAgent(hub.admin);
     stackId = await createStack(hub.admin);
     await target(hub.admin, agent.id, stackId);
-    logs = await KubeletLogEndpoint.start(kube);
-    await logs.registerNode(kubectl, 'node-1');
     telemetry = new InProcessTelemetry({ hubUrl: hub.url, agent, kube, client, stateNamespace: ns });
     await telemetry.start();
   });
@@ -213,51 +216,57 @@ describe('agent telemetry: pod logs through the apiserver, the test playing the 
     await telemetry?.stop();
     await client?.close();
     await kubectl?.close();
-    await logs?.stop();
     await Promise.allSettled([hub?.stop(), kube?.stop()]);
   });
 
-  it('streams the log lines of a pod that opts in (brokkr.io/stream-logs: "true"), and never opens the logs of one that does not', async () => {
-    const t0 = new Date();
-    logs.print(ns, 'quiet', 'app', stamped(t0, 'not for the hub'));
-    logs.print(ns, 'chatty', 'app', stamped(t0, 'starting'), stamped(new Date(t0.getTime() + 1), 'listening on :8080'));
-    await pod('quiet', { [STACK]: stackId });
-    await running('quiet', ['app']);
-    await pod('chatty', { [STACK]: stackId, 'brokkr.io/stream-logs': 'true' });
-    await running('chatty', ['app']);
-    const got = await eventually(async () => ((await lines()).length >= 2 ? lines() : undefined), {
-      timeoutMs: 60_000,
-      what: 'two log lines',
-    });
+  it('streams and follows the log lines of a pod that opts in (brokkr.io/stream-logs: "true"), and none of one that does not', async () => {
+    await kubectl.create(deployments, deployment('quiet', stackId));
+    await runningPod('quiet');
+    // quiet's running pod reached the streamer before anything of chatty's (one watch, in order).
+    await kube.appendPodLog('starting');
+    await kubectl.create(deployments, deployment('chatty', stackId, streamsLogs));
+    const pod = await runningPod('chatty');
+    await eventually(() => storedFrom('chatty', 'starting'), { timeoutMs: 60_000, what: "chatty's first line" });
+    // Followed: a line printed after the tail opened comes too.
+    await kube.appendPodLog('listening on :8080');
+    await eventually(() => storedFrom('chatty', 'listening on :8080'), { timeoutMs: 60_000, what: "chatty's next line" });
+
+    const got = await linesOf('chatty');
     expect(got.map((l) => [l.pod, l.container, l.line])).to.deep.equal([
-      ['chatty', 'app', 'listening on :8080'],
-      ['chatty', 'app', 'starting'],
+      [pod, 'app', 'listening on :8080'],
+      [pod, 'app', 'starting'],
     ]);
-    expect(got[1]!.ts).to.equal(new Date(`${t0.toISOString().replace('Z', '')}000001Z`).toISOString().replace('Z', '') + 'Z');
-    expect(logs.requests.map((r) => r.pod)).to.not.include('quiet');
+    // Each line keeps the time the container runtime wrote it with, not when the agent read it.
+    for (const l of got) expect(l.ts).to.equal(await writtenAt(l.line));
+    expect(await linesOf('quiet')).to.deep.equal([]);
   });
 
   it('after a restart, resumes each tail from its cursor: nothing already sent is sent again, what came meanwhile is sent once', async () => {
     await telemetry.stop();
     // While the agent is away, the pod prints more.
-    logs.print(ns, 'chatty', 'app', stamped(new Date(Date.now() + 5), 'request served'));
+    await kube.appendPodLog('request served');
     await telemetry.start();
 
-    await eventually(async () => (await lines()).some((l) => l.line === 'request served'), { timeoutMs: 60_000, what: 'the new line' });
-    expect((await lines()).map((l) => l.line)).to.deep.equal(['request served', 'listening on :8080', 'starting']);
-    // The tail resumed from the cursor, not from the start of the container's log.
-    expect(logs.requests.filter((r) => r.pod === 'chatty').at(-1)!.sinceTime).to.be.a('string');
+    await eventually(() => storedFrom('chatty', 'request served'), { timeoutMs: 60_000, what: 'the new line' });
+    expect((await linesOf('chatty')).map((l) => l.line)).to.deep.equal(['request served', 'listening on :8080', 'starting']);
   });
 
-  it('a pod deleted while its log is followed: the tail is closed and the streamer carries on', async () => {
-    await eventually(() => logs.openStreams('chatty') === 1, { what: "chatty's log followed" });
-    expect((await kubectl.call('DELETE', `/api/v1/namespaces/${ns}/pods/chatty?gracePeriodSeconds=0`)).status).to.equal(200);
-    await eventually(() => logs.openStreams('chatty') === 0, { what: "chatty's log stream closed" });
-    // Still streaming: a new pod that opts in is followed.
-    logs.print(ns, 'late', 'app', stamped(new Date(), 'still here'));
-    await pod('late', { [STACK]: stackId, 'brokkr.io/stream-logs': 'true' });
-    await running('late', ['app']);
-    await eventually(async () => (await lines()).some((l) => l.line === 'still here'), { timeoutMs: 60_000, what: "the late pod's line" });
+  it('a pod deleted while its log is followed: its tail is closed and the streamer carries on', async () => {
+    const gone = await runningPod('chatty');
+    expect((await kubectl.call('DELETE', `/api/v1/namespaces/${ns}/pods/${gone}?gracePeriodSeconds=0`)).status).to.equal(200);
+    await eventually(async () => (await kubectl.get(`/api/v1/namespaces/${ns}/pods/${gone}`)) === undefined, { what: `${gone} gone` });
+    // A pod made now reaches the streamer after the deletion (one watch, in order); once its tail
+    // sends, the deleted pod's tail has been closed.
+    await kubectl.create(deployments, deployment('late', stackId, streamsLogs));
+    await eventually(() => storedFrom('late', 'starting'), { timeoutMs: 60_000, what: "the late pod's log from its start" });
+    await kube.appendPodLog('still here');
+    await eventually(() => storedFrom('late', 'still here'), { timeoutMs: 60_000, what: "the late pod's new line" });
+    // chatty's replacement (another pod, another tail) reads it too; the deleted pod's closed tail does not.
+    await eventually(async () => (await linesOf('chatty')).some((l) => l.line === 'still here' && l.pod !== gone), {
+      timeoutMs: 60_000,
+      what: "chatty's replacement's new line",
+    });
+    expect((await lines()).filter((l) => l.pod === gone).map((l) => l.line)).to.not.include('still here');
   });
 });
 

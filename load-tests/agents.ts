@@ -14,7 +14,9 @@
  * Targets (10,000 agents, one api process): holds p99 < 1 s over WebSocket, < 2 s over long-poll,
  * 100 stacks p99 < 2 s; idle < 5 % of a core; RSS < 512 MiB.
  * Environment: BENCH_AGENT_COUNTS (1000,5000,10000), BENCH_MODES (ws,long-poll,mixed), BENCH_REPEATS (3),
- * BENCH_WS_RESYNC_SECONDS (300, our agent's default), BENCH_RESTART (1).
+ * BENCH_WS_RESYNC_SECONDS (300, our agent's default), BENCH_RESTART (1),
+ * BENCH_API_REPLICAS (1; 2: two api processes on the same PostgreSQL and NATS, agents split between
+ * them, changes posted to the first, CPU summed, RSS of the larger).
  */
 import { TestClient, freePort, spawnService, type RunningService } from '@brokkr/testkit';
 import {
@@ -39,6 +41,7 @@ const RESYNC_SECONDS = Number(process.env.BENCH_WS_RESYNC_SECONDS ?? 300);
 const RESTART = process.env.BENCH_RESTART !== '0';
 const HELD_TIMEOUT_MS = 60_000;
 const IDLE_SECONDS = 10;
+const REPLICAS = Number(process.env.BENCH_API_REPLICAS ?? 1);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Change {
@@ -75,15 +78,29 @@ interface Row {
 }
 
 interface Pids {
-  api: () => number;
+  /** The api processes (BENCH_API_REPLICAS). */
+  apis: () => number[];
   pg: number;
   nats: number;
-  /** The api's /metrics (where its target-state reads are counted). */
-  metricsUrl: string;
+  /** The apis' /metrics (where their target-state reads are counted). */
+  metricsUrls: string[];
 }
 
 function cpuNow(pids: Pids): Cpu {
-  return { api: processStats(pids.api()).cpuSeconds, pg: treeCpuSeconds(pids.pg), nats: treeCpuSeconds(pids.nats) };
+  const api = pids.apis().reduce((sum, pid) => sum + processStats(pid).cpuSeconds, 0);
+  return { api, pg: treeCpuSeconds(pids.pg), nats: treeCpuSeconds(pids.nats) };
+}
+
+async function databaseReadsOf(pids: Pids): Promise<number> {
+  const reads = await Promise.all(pids.metricsUrls.map(databaseReads));
+  return reads.reduce((a, b) => a + b, 0);
+}
+
+/** As many distinct free ports. */
+async function freePorts(n: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < n) ports.add(await freePort());
+  return [...ports];
 }
 
 const cpuSince = (before: Cpu, after: Cpu): Cpu => ({
@@ -116,7 +133,7 @@ async function startApi(stack: Stack, port: number, hash: string): Promise<Runni
  */
 async function measure(sims: SimAgent[], pids: Pids, change: () => Promise<(i: number) => string>) {
   const cpuBefore = cpuNow(pids);
-  const readsBefore = await databaseReads(pids.metricsUrl);
+  const readsBefore = await databaseReadsOf(pids);
   for (const s of sims) s.arm();
   const t0 = performance.now();
   const expected = await change();
@@ -132,7 +149,7 @@ async function measure(sims: SimAgent[], pids: Pids, change: () => Promise<(i: n
     missed: sims.length - held.length,
     cpu: cpuSince(cpuBefore, cpuNow(pids)),
     answers: sims.reduce((n, s) => n + s.answers, 0),
-    databaseReads: (await databaseReads(pids.metricsUrl)) - readsBefore,
+    databaseReads: (await databaseReadsOf(pids)) - readsBefore,
   };
 }
 
@@ -175,13 +192,14 @@ async function scenario(
   mode: 'ws' | 'long-poll' | 'mixed',
 ): Promise<Row> {
   const stack = await freshStack(server);
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const ports = await freePorts(REPLICAS);
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`);
   const { pak, hash } = adminPak();
-  let api = await startApi(stack, port, hash);
+  let apis = await Promise.all(ports.map((port) => startApi(stack, port, hash)));
   const sims: SimAgent[] = [];
   try {
-    const admin = new TestClient(url, pak);
+    // Changes are posted to the first process; agent i is served by process i % REPLICAS.
+    const admin = new TestClient(urls[0]!, pak);
     const seeded = await seedAgents(stack.pool, count, SPREAD);
     const deploy = async (stackId: string) =>
       (await admin.must<{ id: string }>('POST', `/stacks/${stackId}/deployment-objects`, { yaml_content: `n: ${Math.random()}\n` })).id;
@@ -190,6 +208,7 @@ async function scenario(
     await Promise.all([seeded.all, ...seeded.spread].map(deploy));
     seeded.agents.forEach((a, i) => {
       const ws = mode === 'ws' || (mode === 'mixed' && i % 2 === 0);
+      const url = urls[i % urls.length]!;
       sims.push(ws ? new WsSimAgent(url, a, RESYNC_SECONDS * 1000) : new LongPollSimAgent(url, a));
     });
     const connectStart = performance.now();
@@ -200,10 +219,10 @@ async function scenario(
     await eventuallyAll(() => sims.every((s) => s.connected), 120_000);
     const connectS = (performance.now() - connectStart) / 1000;
     const pids: Pids = {
-      api: () => api.child.pid!,
+      apis: () => apis.map((api) => api.child.pid!),
       pg: await postmasterPid(stack.pool),
       nats: natsServerPid(stack.natsUrl),
-      metricsUrl: `${url}/metrics`,
+      metricsUrls: urls.map((url) => `${url}/metrics`),
     };
     // Every agent's first answer is immediate; give them a moment to be held (or quiet) again.
     await new Promise((r) => setTimeout(r, 3000));
@@ -220,26 +239,31 @@ async function scenario(
       const ids = await Promise.all(seeded.spread.map(deploy));
       return (i) => ids[i % ids.length]!;
     });
-    const { rssMiB, peakMiB } = processStats(pids.api());
+    // The largest process's.
+    const stats = pids.apis().map((pid) => processStats(pid));
+    const rssMiB = Math.max(...stats.map((st) => st.rssMiB));
+    const peakMiB = Math.max(...stats.map((st) => st.peakMiB));
     const reconnectS = RESTART ? await restart() : undefined;
-    return { count, mode, connectS, rssMiB, peakMiB, idlePctPer1k, idle, one, hundred, reconnectS };
+    const label = REPLICAS > 1 ? `${mode}, ${REPLICAS} api processes` : mode;
+    return { count, mode: label, connectS, rssMiB, peakMiB, idlePctPer1k, idle, one, hundred, reconnectS };
   } catch (err) {
-    log(
-      `  api exit code ${api.child.exitCode ?? '–'}, signal ${api.child.signalCode ?? '–'}; its last output:\n${api.output().slice(-3000)}`,
-    );
+    for (const api of apis)
+      log(
+        `  api exit code ${api.child.exitCode ?? '–'}, signal ${api.child.signalCode ?? '–'}; its last output:\n${api.output().slice(-3000)}`,
+      );
     throw err;
   } finally {
     for (const s of sims) s.stop();
-    await api.stop();
+    await Promise.all(apis.map((api) => api.stop()));
     await stack.close();
   }
 
-  /** SIGTERM, a new process on the same port, until every agent is connected again (seconds). */
+  /** SIGTERM, new processes on the same ports, until every agent is connected again (seconds). */
   async function restart(): Promise<number> {
     const restartStart = performance.now();
-    await api.stop();
+    await Promise.all(apis.map((api) => api.stop()));
     for (const s of sims) if (s instanceof LongPollSimAgent) s.markDisconnected();
-    api = await startApi(stack, port, hash);
+    apis = await Promise.all(ports.map((port) => startApi(stack, port, hash)));
     await eventuallyAll(() => sims.every((s) => s.connected), 180_000);
     return (performance.now() - restartStart) / 1000;
   }
@@ -265,7 +289,7 @@ const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)}` : '–');
 
 log(`bench:agents on ${machine()}`);
 log(
-  `agents ${COUNTS.join(' / ')}; modes ${MODES.join(', ')}; ${REPEATS} changes per scenario; one api process; ` +
+  `agents ${COUNTS.join(' / ')}; modes ${MODES.join(', ')}; ${REPEATS} changes per scenario; ${REPLICAS === 1 ? 'one api process' : `${REPLICAS} api processes`}; ` +
     `WebSocket agents resync every ${RESYNC_SECONDS} s ±20 %\n`,
 );
 const server = await startPostgresServer();
@@ -294,7 +318,7 @@ for (const r of rows) {
   log(`| ${r.count} | ${r.mode} | 100 stacks at once | ${changeCells(r.hundred)} | ${tail} | ${r.hundred.missed} | ${restart} |`);
 }
 for (const r of rows.filter((r) => r.count === 10_000)) {
-  const holdLimit = r.mode === 'long-poll' ? 2000 : 1000;
+  const holdLimit = r.mode.startsWith('long-poll') ? 2000 : 1000;
   const ok =
     r.peakMiB < 512 &&
     r.one.p99 < holdLimit &&

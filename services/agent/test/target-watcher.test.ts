@@ -10,12 +10,12 @@ import { jittered, TargetWatcher } from '../src/runtime/target-watcher.ts';
  * fetch, and only a slow resync covers a lost hint.
  */
 describe('agent target watcher', () => {
-  function watcher(channelUp: boolean) {
+  function watcher(channelUp: boolean, pollSeconds?: number) {
     const requests: { etag: string | undefined; waitSeconds: number }[] = [];
     const broker = {
       targetState(req: { etag?: string | undefined; waitSeconds: number }) {
         requests.push({ etag: req.etag, waitSeconds: req.waitSeconds });
-        return Promise.resolve({ changed: false as const, etag: '"ts-1"' });
+        return Promise.resolve({ changed: false as const, etag: '"ts-1"', ...(pollSeconds ? { pollSeconds } : {}) });
       },
     } as unknown as BrokerClient;
     const w = new TargetWatcher({
@@ -65,6 +65,20 @@ describe('agent target watcher', () => {
     await until(() => requests.length >= 3);
     stop.abort();
     await running;
+  });
+
+  it('without the channel, polls as often as the hub says (Brokkr-Poll-Interval), not at its own interval', async () => {
+    const { w, requests } = watcher(false, 3600);
+    const stop = new AbortController();
+    const running = w.run(stop.signal);
+    try {
+      await until(() => requests.length === 1);
+      await settle();
+      expect(requests, 'the hub asked for one request an hour').to.have.length(1);
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 
   it('spreads the resync ±20 % around the setting', () => {

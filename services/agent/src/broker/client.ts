@@ -1,7 +1,10 @@
 import { BrokerHttp } from './http.ts';
 import type { AgentEventBody, AgentEventRecord, AgentRecord, AuthPayload, DeploymentObject, HealthRecord, HeartbeatBody } from './types.ts';
 
-export type TargetStateAnswer = { changed: true; objects: DeploymentObject[]; etag: string | undefined } | { changed: false; etag: string };
+/** `pollSeconds`: how often the hub wants polling agents to ask (its `Brokkr-Poll-Interval`), when it says. */
+export type TargetStateAnswer = (
+  { changed: true; objects: DeploymentObject[]; etag: string | undefined } | { changed: false; etag: string }
+) & { pollSeconds?: number };
 
 export interface TargetStateRequest {
   agentId: string;
@@ -51,8 +54,10 @@ export class BrokerClient {
       ...(req.signal ? { signal: req.signal } : {}),
     });
     const etag = typeof res.headers.etag === 'string' ? res.headers.etag : undefined;
-    if (res.status === 304) return { changed: false, etag: etag ?? req.etag ?? '' };
-    return { changed: true, objects: res.body, etag };
+    const pollSeconds = pollInterval(res.headers['brokkr-poll-interval']);
+    const told = pollSeconds === undefined ? {} : { pollSeconds };
+    if (res.status === 304) return { changed: false, etag: etag ?? req.etag ?? '', ...told };
+    return { changed: true, objects: res.body, etag, ...told };
   }
 
   async postEvent(agentId: string, body: AgentEventBody): Promise<void> {
@@ -70,4 +75,11 @@ export class BrokerClient {
   close(): Promise<void> {
     return this.http.close();
   }
+}
+
+/** A positive whole number of seconds, or nothing (absent or malformed: the agent keeps its own interval). */
+function pollInterval(header: unknown): number | undefined {
+  if (typeof header !== 'string' || !/^\d{1,5}$/.test(header.trim())) return undefined;
+  const seconds = Number(header.trim());
+  return seconds > 0 ? seconds : undefined;
 }

@@ -40,6 +40,8 @@ export function jittered(ms: number, random: () => number = Math.random): number
  */
 export class TargetWatcher {
   private etag: string | undefined;
+  /** The hub's `Brokkr-Poll-Interval`, in ms, once it said one: it replaces the polling interval. */
+  private hubPollMs: number | undefined;
   private readonly activeWake = new Wakeup();
   private readonly hintWake = new Wakeup();
   /** Aborts the long-poll in flight (the agent channel came up: hints take over). */
@@ -88,6 +90,7 @@ export class TargetWatcher {
     this.deps.metrics.lastSuccessfulPoll.set(Date.now() / 1000);
     this.deps.metrics.pollRequests.inc({ status: answer.changed ? 'success' : 'not_modified' });
     this.etag = answer.etag;
+    if (answer.pollSeconds !== undefined) this.hubPollMs = answer.pollSeconds * 1000;
     if (answer.changed) this.deps.onState(answer.objects);
     if (channelUp) return jittered(this.deps.channelResyncMs);
     return this.pauseAfterPoll({ waitSeconds, sentEtag, answer, tookMs: Date.now() - started });
@@ -96,10 +99,14 @@ export class TargetWatcher {
   /** Without the channel: at once after a held long-poll, else the polling interval. */
   private pauseAfterPoll(poll: { waitSeconds: number; sentEtag: string | undefined; answer: TargetStateAnswer; tookMs: number }): number {
     const longPoll = poll.waitSeconds > 0 && poll.answer.etag !== undefined;
-    if (!longPoll) return this.deps.pollingIntervalMs;
     // The first request (no ETag yet) is answered at once by design; later ones should be held.
-    const held = !poll.sentEtag || poll.answer.changed || poll.tookMs >= HELD_MS;
-    return held ? 0 : this.deps.pollingIntervalMs;
+    const held = longPoll && (!poll.sentEtag || poll.answer.changed || poll.tookMs >= HELD_MS);
+    return held ? 0 : this.pollingPause();
+  }
+
+  /** The hub's interval when it said one, else ours; jittered, so a fleet that started together does not poll in step. */
+  private pollingPause(): number {
+    return this.hubPollMs === undefined ? this.deps.pollingIntervalMs : jittered(this.hubPollMs);
   }
 
   async run(signal: AbortSignal): Promise<void> {

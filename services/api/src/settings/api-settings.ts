@@ -35,6 +35,8 @@ export interface ApiSettings {
   limits: TenantLimits;
   /** The longest a target-state long-poll is held. */
   longPollMaxSeconds: number;
+  /** Told to polling agents with every target-state answer (`Brokkr-Poll-Interval`); 0 = not told. */
+  agentPollSeconds: number;
   /** RSS above which the api, once quiet, gives memory back to the OS; 0 = never (ADR 0030). */
   memoryReleaseAboveBytes: number;
   webhooks: {
@@ -104,6 +106,7 @@ export function settingsFrom(config: ApiConfig): ApiSettings {
       },
     },
     longPollMaxSeconds: config.BROKKR__BROKER__LONG_POLL_MAX_SECONDS,
+    agentPollSeconds: config.BROKKR__BROKER__AGENT_POLL_SECONDS,
     memoryReleaseAboveBytes: config.BROKKR__BROKER__MEMORY_RELEASE_ABOVE_MIB * 1024 * 1024,
     webhooks: {
       encryptionKey: config.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY,

@@ -31,6 +31,11 @@ export const apiConfigSchema = z.object({
   /** Upper bound of the retry backoff of agent-delivered webhooks (the same setting and policy as the dispatcher's). */
   BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS: int(3600, 1, 86400),
   BROKKR__BROKER__LONG_POLL_MAX_SECONDS: int(60, 0, 300),
+  /**
+   * How often agents that poll should ask for their target state, sent with every target-state
+   * answer as `Brokkr-Poll-Interval` (seconds; our agent follows it, ±20 %); 0 = not sent.
+   */
+  BROKKR__BROKER__AGENT_POLL_SECONDS: int(0, 0, 3600),
   /** true: every hop is a trusted proxy, so the client is X-Forwarded-For's first entry (Brokkr's rule, spoofable unless the proxy overwrites the header). */
   BROKKR__BROKER__TRUST_PROXY: bool(false),
   /** Comma list of proxy addresses or CIDRs whose X-Forwarded-For is believed; unset and TRUST_PROXY false: the socket's address. */

@@ -36,9 +36,16 @@ export function clientGone(res: ServerResponse): AbortSignal {
   return controller.signal;
 }
 
-function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>): Reply {
-  if (answer.status === 304) return { status: 304, headers: { ETag: answer.etag } };
-  return { status: 200, body: answer.body, headers: { ETag: answer.etag } };
+/**
+ * The answer, and how often an agent that polls should ask again when the operator set it: a fleet
+ * whose agents poll can be slowed down from the hub (after a restart of the api, say), without
+ * reconfiguring every agent.
+ */
+function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>, pollSeconds: number): Reply {
+  const headers: Record<string, string> = { ETag: answer.etag };
+  if (pollSeconds > 0) headers['Brokkr-Poll-Interval'] = String(pollSeconds);
+  if (answer.status === 304) return { status: 304, headers };
+  return { status: 200, body: answer.body, headers };
 }
 
 /** What an agent receives: its target state (with the long-poll extension) and its associated stacks. */
@@ -58,8 +65,12 @@ export const targetingRoutes: AnyRoute[] = [
     params: idParams,
     query: targetStateQuery,
     responses: {
-      200: { description: 'Deployment objects (header `ETag`)', schema: deploymentObjectSchema.array() },
-      304: { description: 'Unchanged since If-None-Match (header `ETag`)' },
+      200: {
+        description:
+          'Deployment objects (header `ETag`; `Brokkr-Poll-Interval`: seconds until a polling agent should ask again, when the hub sets it)',
+        schema: deploymentObjectSchema.array(),
+      },
+      304: { description: 'Unchanged since If-None-Match (headers `ETag`, `Brokkr-Poll-Interval`)' },
     },
     errors: [requireAdminOrSelf, tooManyStreams],
     async handler({ params, query, identity, ctx, req, res }) {
@@ -78,7 +89,7 @@ export const targetingRoutes: AnyRoute[] = [
         signal: clientGone(res),
         hurry: ctx.shutdownSignal,
       }).finally(release);
-      if (answer.status !== 'aborted') return reply(answer);
+      if (answer.status !== 'aborted') return reply(answer, ctx.settings.agentPollSeconds);
       // Nobody is listening any more; 499 ("client closed request") keeps the metrics honest.
       res.statusCode = 499;
       res.end();

@@ -41,6 +41,7 @@ const RESYNC_SECONDS = Number(process.env.BENCH_WS_RESYNC_SECONDS ?? 300);
 const RESTART = process.env.BENCH_RESTART !== '0';
 const HELD_TIMEOUT_MS = 60_000;
 const IDLE_SECONDS = 10;
+const SETTLE_SECONDS = 10;
 const REPLICAS = Number(process.env.BENCH_API_REPLICAS ?? 1);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -225,7 +226,9 @@ async function scenario(
       metricsUrls: urls.map((url) => `${url}/metrics`),
     };
     // Every agent's first answer is immediate; give them a moment to be held (or quiet) again.
-    await new Promise((r) => setTimeout(r, 3000));
+    // 10 s: 3 s after connecting 10,000 agents still counted their first fetches as idle (0.89 % of a
+    // core per 1,000 agents against 0.20 % after 10 s, docs/perf/2026-11-27-fleet-holds.md).
+    await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
     const idleBefore = cpuNow(pids);
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
     const idle = cpuSince(idleBefore, cpuNow(pids));

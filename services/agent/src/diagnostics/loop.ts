@@ -2,7 +2,8 @@ import type { DiagnosticRequest, SubmitDiagnosticResult } from '@brokkr/contract
 import type { Logger } from '@brokkr/logger';
 import { metricsFor, type Registry } from '@brokkr/telemetry';
 import { BrokerError } from '../broker/http.ts';
-import { errorMessage, sleep, Wakeup } from '../util/async.ts';
+import { errorMessage, sleep } from '../util/async.ts';
+import { PendingLoop } from '../util/pending-loop.ts';
 import type { DiagnosticsBrokerApi } from './broker-api.ts';
 import type { DiagnosticsCollector } from './collector.ts';
 
@@ -37,61 +38,38 @@ function createMetrics(registry: Registry) {
  * result the broker does not take is retried a little, then left to the expiry sweep (`failed`).
  */
 export class DiagnosticsLoop {
-  private readonly wakeup = new Wakeup();
   private readonly outcomes;
-  /** The pending request in flight; `wake()` cuts it short so the list is read again at once. */
-  private listing: AbortController | undefined;
+  private readonly loop: PendingLoop<DiagnosticRequest>;
 
   constructor(private readonly deps: DiagnosticsLoopDeps) {
     this.outcomes = createMetrics(deps.registry);
+    this.loop = new PendingLoop({
+      pollingIntervalMs: deps.pollingIntervalMs,
+      isActive: () => deps.isActive(),
+      list: (signal) => deps.api.pending(deps.agentId, deps.longPollWaitSeconds, signal),
+      take: (candidate) => this.take(candidate.id),
+      listFailed: (err) => deps.logger.warn({ err: errorMessage(err) }, 'could not list pending diagnostic requests'),
+      wakeCutsListing: true,
+    });
   }
 
   /** Look now: a hint that a request is pending (live channel), or the agent just became ACTIVE. */
   wake(): void {
-    this.wakeup.notify();
-    this.listing?.abort();
+    this.loop.wake();
   }
 
   async run(stop: AbortSignal): Promise<void> {
     try {
-      while (!stop.aborted) {
-        if (!this.deps.isActive()) {
-          await this.wakeup.wait(this.deps.pollingIntervalMs, stop);
-          continue;
-        }
-        const started = Date.now();
-        const outcome = await this.pass(stop);
-        // Brokkr's broker answers at once: poll again after the polling interval. A held long-poll
-        // has already waited; a pass that handled requests or was woken looks again at once.
-        if (outcome === 'idle' || outcome === 'error') await this.wakeup.wait(this.deps.pollingIntervalMs - (Date.now() - started), stop);
-      }
+      await this.loop.run(stop);
     } finally {
       await this.deps.api.close().catch(() => undefined);
     }
   }
 
-  private async pass(stop: AbortSignal): Promise<'handled' | 'idle' | 'woken' | 'error'> {
-    const listing = (this.listing = new AbortController());
-    let pending: DiagnosticRequest[];
-    try {
-      pending = await this.deps.api.pending(this.deps.agentId, this.deps.longPollWaitSeconds, AbortSignal.any([stop, listing.signal]));
-    } catch (err) {
-      if (stop.aborted) return 'idle';
-      if (listing.signal.aborted) return 'woken';
-      this.deps.logger.warn({ err: errorMessage(err) }, 'could not list pending diagnostic requests');
-      return 'error';
-    } finally {
-      this.listing = undefined;
-    }
-    let handled = false;
-    for (const candidate of pending) {
-      if (stop.aborted || !this.deps.isActive()) break;
-      const request = await this.claim(candidate.id);
-      if (!request) continue;
-      handled = true;
-      await this.handle(request);
-    }
-    return handled ? 'handled' : 'idle';
+  private async take(id: string): Promise<boolean> {
+    const request = await this.claim(id);
+    if (request) await this.handle(request);
+    return request !== undefined;
   }
 
   private async claim(id: string): Promise<DiagnosticRequest | undefined> {

@@ -2,7 +2,8 @@ import type { PendingPreview } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import { metricsFor, type Registry } from '@brokkr/telemetry';
 import { BrokerError } from '../broker/http.ts';
-import { errorMessage, sleep, Wakeup } from '../util/async.ts';
+import { errorMessage, sleep } from '../util/async.ts';
+import { PendingLoop } from '../util/pending-loop.ts';
 import type { PreviewBrokerApi } from './broker-api.ts';
 import { previewOnCluster, type PreviewOutcome, type PreviewScope } from './dry-run.ts';
 
@@ -39,66 +40,47 @@ function createMetrics(registry: Registry) {
  * keeps only the first report. A preview whose result the hub refused is not run again.
  */
 export class PreviewLoop {
-  private readonly wakeup = new Wakeup();
   private readonly outcomes;
   private readonly givenUp = new Set<string>();
-  private listing: AbortController | undefined;
+  private readonly loop: PendingLoop<PendingPreview>;
   private saidUnsupported = false;
 
   constructor(private readonly deps: PreviewLoopDeps) {
     this.outcomes = createMetrics(deps.registry);
+    this.loop = new PendingLoop({
+      pollingIntervalMs: deps.pollingIntervalMs,
+      isActive: () => deps.isActive(),
+      list: (signal) => deps.api.pending(deps.agentId, deps.longPollWaitSeconds, signal),
+      take: (preview) => this.take(preview),
+      listFailed: (err) => this.listFailed(err),
+      wakeCutsListing: true,
+    });
   }
 
   /** Look now: a hint (live channel), or the agent just became ACTIVE. */
   wake(): void {
-    this.wakeup.notify();
-    this.listing?.abort();
+    this.loop.wake();
   }
 
   async run(stop: AbortSignal): Promise<void> {
     try {
-      while (!stop.aborted) {
-        if (!this.deps.isActive()) {
-          await this.wakeup.wait(this.deps.pollingIntervalMs, stop);
-          continue;
-        }
-        const started = Date.now();
-        const outcome = await this.pass(stop);
-        if (outcome === 'idle' || outcome === 'error') await this.wakeup.wait(this.deps.pollingIntervalMs - (Date.now() - started), stop);
-      }
+      await this.loop.run(stop);
     } finally {
       await this.deps.api.close().catch(() => undefined);
     }
   }
 
-  private async pass(stop: AbortSignal): Promise<'handled' | 'idle' | 'woken' | 'error'> {
-    const listing = (this.listing = new AbortController());
-    let pending: PendingPreview[];
-    try {
-      pending = await this.deps.api.pending(this.deps.agentId, this.deps.longPollWaitSeconds, AbortSignal.any([stop, listing.signal]));
-    } catch (err) {
-      return this.listingFailed(err, stop, listing.signal);
-    } finally {
-      this.listing = undefined;
-    }
-    let handled = false;
-    for (const preview of pending) {
-      if (stop.aborted || !this.deps.isActive()) break;
-      if (this.givenUp.has(preview.id)) continue;
-      handled = true;
-      await this.handle(preview);
-    }
-    return handled ? 'handled' : 'idle';
+  private async take(preview: PendingPreview): Promise<boolean> {
+    if (this.givenUp.has(preview.id)) return false;
+    await this.handle(preview);
+    return true;
   }
 
-  private listingFailed(err: unknown, stop: AbortSignal, listing: AbortSignal): 'idle' | 'woken' | 'error' {
-    if (stop.aborted) return 'idle';
-    if (listing.aborted) return 'woken';
+  private listFailed(err: unknown): void {
     // Brokkr's own broker has no previews: say so once, keep polling quietly.
     const unsupported = err instanceof BrokerError && err.status === 404;
     if (!unsupported || !this.saidUnsupported) this.deps.logger.warn({ err: errorMessage(err) }, 'could not list pending previews');
     this.saidUnsupported ||= unsupported;
-    return 'error';
   }
 
   private async handle(preview: PendingPreview): Promise<void> {

@@ -2,7 +2,8 @@ import type { Logger } from '@brokkr/logger';
 import type { Registry } from '@brokkr/telemetry';
 import type { CompleteWorkOrder, WorkOrder } from '@brokkr/contracts';
 import type { ApplyContext } from '../reconcile/apply-stack.ts';
-import { errorMessage, sleep, Wakeup } from '../util/async.ts';
+import { errorMessage, sleep } from '../util/async.ts';
+import { PendingLoop } from '../util/pending-loop.ts';
 import { WorkOrderBrokerApi } from './broker-api.ts';
 import { runBuild } from './build.ts';
 import type { WorkOrderContext } from './context.ts';
@@ -45,74 +46,63 @@ const COMPLETE_ATTEMPTS = 3;
  * completed and comes back through the broker's stale-claim release.
  */
 export class WorkOrderLoop {
-  private readonly wake = new Wakeup();
   private readonly api: WorkOrderBrokerApi;
   private readonly metrics: WorkOrderMetrics;
   private readonly running = new Map<string, Promise<void>>();
+  private readonly loop: PendingLoop<WorkOrder>;
+  /** Aborted when the drain grace after a stop runs out: orders still running are cut off. */
+  private readonly orders = new AbortController();
 
   constructor(private readonly deps: WorkOrderLoopDeps) {
     this.api = new WorkOrderBrokerApi(deps.brokerUrl, deps.pak);
     this.metrics = createWorkOrderMetrics(deps.registry);
+    this.loop = new PendingLoop({
+      pollingIntervalMs: deps.pollingIntervalMs,
+      isActive: () => deps.isActive(),
+      list: (signal) => this.api.pending(deps.agentId, deps.longPollWaitSeconds, signal),
+      take: (candidate) => this.take(candidate.id),
+      listFailed: (err) => deps.logger.warn({ err: errorMessage(err) }, 'could not list pending work orders'),
+      // A slot coming free wakes the loop; it need not cut a held long-poll short.
+      wakeCutsListing: false,
+      full: () => this.running.size >= deps.concurrency,
+    });
   }
 
   /** Look now (e.g. the agent just became ACTIVE). */
   poke(): void {
-    this.wake.notify();
+    this.loop.wake();
   }
 
   async run(stop: AbortSignal): Promise<void> {
-    const orders = new AbortController();
     try {
-      while (!stop.aborted) {
-        if (!this.deps.isActive() || this.running.size >= this.deps.concurrency) {
-          await this.wake.wait(this.deps.pollingIntervalMs, stop);
-          continue;
-        }
-        const started = Date.now();
-        const outcome = await this.pass(stop, orders.signal);
-        // Brokkr's broker answers at once: poll again after the polling interval. A long-poll that
-        // was held has already waited; one that claimed something looks again at once.
-        if (outcome !== 'claimed') await this.wake.wait(this.deps.pollingIntervalMs - (Date.now() - started), stop);
-      }
+      await this.loop.run(stop);
     } finally {
-      await this.drain(orders);
+      await this.drain();
       await this.api.close().catch(() => undefined);
     }
   }
 
   /** Waits for the orders in flight, then cuts off what is left after the grace. */
-  private async drain(orders: AbortController): Promise<void> {
+  private async drain(): Promise<void> {
     if (this.running.size === 0) return;
     this.deps.logger.info({ running: [...this.running.keys()] }, 'waiting for work orders in flight');
-    const grace = setTimeout(() => orders.abort(), DRAIN_GRACE_MS);
+    const grace = setTimeout(() => this.orders.abort(), DRAIN_GRACE_MS);
     await Promise.allSettled(this.running.values());
     clearTimeout(grace);
   }
 
-  /** One look at the pending orders; claims as many as there are free slots. */
-  private async pass(stop: AbortSignal, orders: AbortSignal): Promise<'claimed' | 'none' | 'error'> {
-    let pending: WorkOrder[];
-    try {
-      pending = await this.api.pending(this.deps.agentId, this.deps.longPollWaitSeconds, stop);
-    } catch (err) {
-      if (!stop.aborted) this.deps.logger.warn({ err: errorMessage(err) }, 'could not list pending work orders');
-      return 'error';
-    }
-    let claimed = false;
-    for (const candidate of pending) {
-      if (stop.aborted || !this.deps.isActive() || this.running.size >= this.deps.concurrency) break;
-      if (this.running.has(candidate.id)) continue;
-      const claimedAt = Date.now();
-      const order = await this.claim(candidate.id);
-      if (!order) continue;
-      claimed = true;
-      const task = this.execute(order, claimedAt, orders).finally(() => {
-        this.running.delete(order.id);
-        this.wake.notify();
-      });
-      this.running.set(order.id, task);
-    }
-    return claimed ? 'claimed' : 'none';
+  /** Claims one listed order and starts it in a free slot; the loop takes as many as there are slots. */
+  private async take(id: string): Promise<boolean> {
+    if (this.running.has(id)) return false;
+    const claimedAt = Date.now();
+    const order = await this.claim(id);
+    if (!order) return false;
+    const task = this.execute(order, claimedAt, this.orders.signal).finally(() => {
+      this.running.delete(order.id);
+      this.loop.wake();
+    });
+    this.running.set(order.id, task);
+    return true;
   }
 
   private async claim(id: string): Promise<WorkOrder | undefined> {

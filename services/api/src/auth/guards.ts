@@ -1,4 +1,4 @@
-import { errorKind, raising } from '../http/api-error.ts';
+import { errorKind, raising } from '../errors/api-error.ts';
 import type { Identity } from './identity.ts';
 
 /** Admin, or the generator itself. */

@@ -1,4 +1,4 @@
-import { errorKind } from '../http/api-error.ts';
+import { errorKind } from '../errors/api-error.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 /** Enough for a flood of distinct hashes; beyond it the oldest entry goes first. */

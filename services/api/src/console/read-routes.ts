@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Identity } from '../auth/identity.ts';
-import { errorKind } from '../http/api-error.ts';
+import { errorKind } from '../errors/api-error.ts';
 import { idParams } from '../http/schemas.ts';
 import { fetchOwnedRollout } from '../resources/rollouts/access.ts';
 import { rolloutJson } from '../resources/rollouts/serialize.ts';

@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Identity } from '../auth/identity.ts';
 import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
-import { errorKind } from './api-error.ts';
+import { errorKind } from '../errors/api-error.ts';
 
 // Brokkr answers the middleware's 401s with an empty body; we send JSON.
 export const unauthorized = errorKind(401, 'unauthorized', 'Invalid PAK');

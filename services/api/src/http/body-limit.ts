@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import type { ApiError } from './api-error.ts';
+import type { ApiError } from '../errors/api-error.ts';
 import { closeAfterAnswer } from './lingering-close.ts';
 import { payloadTooLarge } from './read-body.ts';
 

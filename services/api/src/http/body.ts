@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { errorKind, raising } from './api-error.ts';
+import { errorKind, raising } from '../errors/api-error.ts';
 import { readBodyWithin } from './read-body.ts';
 import { loneSurrogatePath } from './well-formed.ts';
 

@@ -1,6 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errorBody } from './api-error.ts';
+import { errorBody } from '../errors/api-error.ts';
 
 interface ClientErrorAnswer {
   status: number;

@@ -1,5 +1,5 @@
 import { PG_ERRORS, pgErrorCode } from '@brokkr/db';
-import { ApiError, errorKind, type ErrorKind } from './api-error.ts';
+import { ApiError, errorKind, type ErrorKind } from '../errors/api-error.ts';
 
 interface PgErrorFields {
   constraint?: string;

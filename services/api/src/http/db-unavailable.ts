@@ -1,5 +1,5 @@
 import { isDatabaseUnavailable } from '@brokkr/db';
-import { ApiError, type ErrorSpec, type Raises } from './api-error.ts';
+import { ApiError, type ErrorSpec, type Raises } from '../errors/api-error.ts';
 
 const SPEC: ErrorSpec = { status: 503, code: 'service_unavailable' };
 /** Every route can answer it: authenticating any request may need the database (route-errors.ts). */

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '@brokkr/logger';
-import { ApiError, errorBody, type ErrorBody } from './api-error.ts';
+import { ApiError, errorBody, type ErrorBody } from '../errors/api-error.ts';
 import { apiErrorFromDatabase } from './db-errors.ts';
 import { apiErrorFromUnavailableDatabase, ServiceUnavailableError } from './db-unavailable.ts';
 import { payloadTooLarge, unreadableBody, unsupportedEncoding } from './body.ts';

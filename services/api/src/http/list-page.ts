@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
+import type { ListWindow } from '../domain/list-window.ts';
 import type { Reply } from './route.ts';
 
 /**
@@ -21,12 +22,6 @@ export const listPageQuery = z.object({
   offset: z.coerce.number().int().min(0).optional().meta({ description: 'Entries to skip (default 0)' }),
 });
 export type ListPageQuery = z.output<typeof listPageQuery>;
-
-/** What the SQL reads: one row more than the page, to know whether more follow. */
-export interface ListWindow {
-  limit: number;
-  offset: number;
-}
 
 export interface ListPage extends ListWindow {
   /** The client sent `limit` or `offset`. */

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
-import { adminRequired, errorBody } from './api-error.ts';
+import { adminRequired, errorBody } from '../errors/api-error.ts';
 import { jsonBody, rawBody, readBody } from './body.ts';
 import { userAgent } from './client-info.ts';
 import type { AnyRoute, Reply } from './route.ts';

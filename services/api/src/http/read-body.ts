@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
-import { errorKind } from './api-error.ts';
+import { errorKind } from '../errors/api-error.ts';
 import { closeAfterAnswer } from './lingering-close.ts';
 
 const DECODERS: Record<string, (() => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress) | undefined> = {

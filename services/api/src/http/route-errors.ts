@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unknownPakThrottled } from '../auth/unknown-paks.ts';
-import { adminRequired, raisesOf, type ErrorSpec, type Raises } from './api-error.ts';
+import { adminRequired, raisesOf, type ErrorSpec, type Raises } from '../errors/api-error.ts';
 import { unauthorized } from './authenticate.ts';
 import { jsonBody, payloadTooLarge, unreadableBody, unsupportedEncoding } from './body.ts';
 import { invalidInput } from './db-errors.ts';

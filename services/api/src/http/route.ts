@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
-import type { Raises } from './api-error.ts';
+import type { Raises } from '../errors/api-error.ts';
 import type { BodyMode, RawBody } from './body.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { errorKind, type ErrorKind } from './api-error.ts';
+import { errorKind, type ErrorKind } from '../errors/api-error.ts';
 
 export interface IssueSummary {
   path: string;

@@ -1,5 +1,5 @@
 import type { Identity } from '../auth/identity.ts';
-import { errorKind, type ApiError } from '../http/api-error.ts';
+import { errorKind, type ApiError } from '../errors/api-error.ts';
 
 /** What a PAK holds open: WebSockets, console event streams (SSE), long-polls held on a wait. */
 export type StreamKind = 'websocket' | 'event_stream' | 'long_poll';

@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
 import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
 import { closeSocket } from './close.ts';

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../resources/agent-events/sql/queries.ts';
+import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../domain/agent-event-row.ts';
 
 /**
  * Brokkr's agent, served its full target state, applies every object on every poll and reports

@@ -1,5 +1,5 @@
 import { generatePak, hashPresentedPak } from '@brokkr/pak';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { rotateAdminPakBodySchema, rotateAdminPakResponseSchema } from './schemas.ts';
 import { rotateAdminPak } from './sql/rotate-admin-pak.ts';

@@ -1,6 +1,6 @@
 import { publishCore, SUBJECTS } from '@brokkr/bus';
 import type { ConfigReloadNotice } from '@brokkr/contracts';
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import type { ReloadOutcome } from '../../settings/config-reload.ts';
 import { configReloadResponseSchema } from './schemas.ts';

@@ -1,6 +1,6 @@
 import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
 import { writeOnce, type WriteOnceDeps } from '../../events/write-once.ts';
-import type { AgentEventRow } from './sql/queries.ts';
+import type { AgentEventRow } from '../../domain/agent-event-row.ts';
 import { AGENT_EVENT_DATA_KEYS, recordAgentEvent, type NewAgentEvent } from './sql/record-agent-event.ts';
 
 export type AgentEventReport = Omit<NewAgentEvent, 'agentId'>;

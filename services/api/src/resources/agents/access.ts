@@ -2,7 +2,7 @@ import type { Queryable } from '@brokkr/db';
 import { isAdminOrAgent } from '../../auth/guards.ts';
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 import { stackNotFound } from '../stacks/access.ts';
 import type { AgentRow } from './sql/agent-row.ts';
 import { findGenerator, listAgents, listAgentsOfGenerator, stackForTargeting } from './sql/queries.ts';

@@ -2,7 +2,7 @@ import { agentSchema } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import { generatePak } from '@brokkr/pak';
 import type { Identity } from '../../auth/identity.ts';
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';

@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../../auth/identity.ts';
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 import { agentHasHardTarget } from '../stacks/sql/queries.ts';
 import type { DeploymentObjectWithStack } from './sql/queries.ts';
 

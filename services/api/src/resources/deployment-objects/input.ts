@@ -1,4 +1,4 @@
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import type { RawBody } from '../../http/body.ts';
 import { decodeUtf8, isYamlContentType, YamlValidatorBusy, type YamlValidator } from '../../yaml/index.ts';
 import { newDeploymentObjectSchema } from './schemas.ts';

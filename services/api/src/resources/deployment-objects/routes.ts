@@ -1,6 +1,6 @@
 import { deploymentObjectSchema } from '@brokkr/contracts';
 import { writeOnce } from '../../events/write-once.ts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { listPage, listPageQuery, pageReply, readWindow } from '../../http/list-page.ts';
 import { idParams } from '../../http/schemas.ts';

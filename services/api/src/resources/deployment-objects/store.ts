@@ -2,7 +2,7 @@ import type { WriteScope } from '../../events/transact.ts';
 import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 import { stackNotFound } from '../stacks/access.ts';
 import type { DeploymentObjectRow } from './sql/deployment-object-row.ts';
 import { DEPLOYMENT_CREATED_KEYS, insertDeploymentObject } from './sql/create-deployment-object.ts';

@@ -1,5 +1,5 @@
 import { DIAGNOSTIC_RETENTION_MINUTES, type NewDiagnosticRequest } from '@brokkr/contracts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';

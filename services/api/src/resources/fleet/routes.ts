@@ -1,4 +1,4 @@
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fleetRecords } from './fleet-record.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Identity } from '../../auth/identity.ts';
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 import type { registrationBodySchema } from './schemas.ts';
 
 type RegistrationBody = z.output<typeof registrationBodySchema>;

@@ -1,5 +1,5 @@
 import { requireAdminOrGenerator } from '../../auth/guards.ts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { registrationRequestParams, registrationRequestSchema, registrationSchema } from './schemas.ts';

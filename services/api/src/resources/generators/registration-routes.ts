@@ -2,7 +2,7 @@ import type { Queryable } from '@brokkr/db';
 import { isAdminOrGenerator } from '../../auth/guards.ts';
 import type { Identity } from '../../auth/identity.ts';
 import type { TxScope } from '../../events/transact.ts';
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';

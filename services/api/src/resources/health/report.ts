@@ -1,6 +1,6 @@
 import { HEALTH_STATUSES, type HealthUpdate } from '@brokkr/contracts';
 import type { ApiContext } from '../../context.ts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { upsertHealth, type HealthInput } from './sql/record-health.ts';
 
 const isStatus = (s: string) => (HEALTH_STATUSES as readonly string[]).includes(s);

@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../../auth/identity.ts';
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 import { fetchOwnedStack } from '../stacks/access.ts';
 import type { PreviewRow } from './sql/preview-row.ts';
 import { findPreview, isPreviewAgent } from './sql/queries.ts';

@@ -1,5 +1,5 @@
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../stacks/access.ts';
 import { rolloutPolicySchema, stackRolloutPolicySchema } from './schemas.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ROLLOUT_STATUSES, type RolloutStatus } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../stacks/access.ts';
 import { fetchOwnedRollout } from './access.ts';

@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../../auth/identity.ts';
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 import { agentHasHardTarget, findLiveStack } from './sql/queries.ts';
 import type { StackRow } from './sql/stack-row.ts';
 

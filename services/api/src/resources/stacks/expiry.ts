@@ -1,4 +1,4 @@
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 
 const invalidExpiry = errorKind(400, 'invalid_expiry', 'Give expires_at or ttl_seconds, not both');
 const expiryInPast = errorKind(400, 'expiry_in_past', 'expires_at must be in the future');

@@ -1,6 +1,6 @@
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
-import { ApiError, errorKind, raising } from '../../http/api-error.ts';
+import { ApiError, errorKind, raising } from '../../errors/api-error.ts';
 
 /**
  * Who may change a stack's owner (`generator_id`, written by PUT /stacks/{id}): only an admin.

@@ -1,6 +1,6 @@
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { YamlValidatorBusy } from '../../yaml/index.ts';
 import { runTemplateJob, templateRendererBusy } from './rendering.ts';
 import { templateStackMismatch } from './sql/queries.ts';

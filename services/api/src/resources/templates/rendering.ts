@@ -1,6 +1,6 @@
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import type { CheckJob, JobResult, RenderJob } from './engine/jobs.ts';
 import { TemplateRendererBusy, createTemplateRenderer, type TemplateRenderer } from './engine/renderer.ts';
 

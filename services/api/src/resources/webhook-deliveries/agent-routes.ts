@@ -10,7 +10,7 @@ import {
   type RecordedResult,
 } from '@brokkr/webhook-deliveries';
 import type { ApiContext } from '../../context.ts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams, uuid } from '../../http/schemas.ts';
 import { findSubscriptionSecrets } from '../webhooks/sql/queries.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { redeliver } from '@brokkr/webhook-deliveries';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { webhookNotFound } from '../webhooks/routes.ts';

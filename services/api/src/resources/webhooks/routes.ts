@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '@brokkr/contracts';
 import { encrypt, generateSigningSecret } from '@brokkr/crypto';
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
-import { errorKind } from '../../http/api-error.ts';
+import { errorKind } from '../../errors/api-error.ts';
 import { jsonBody } from '../../http/body.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decryptString, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
 import type { ApiContext } from '../../context.ts';
-import { ApiError, errorKind } from '../../http/api-error.ts';
+import { ApiError, errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { webhookNotFound } from './routes.ts';

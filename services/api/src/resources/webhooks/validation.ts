@@ -1,5 +1,5 @@
 import { headerValueProblem } from '@brokkr/crypto';
-import { errorKind, raising, type ApiError } from '../../http/api-error.ts';
+import { errorKind, raising, type ApiError } from '../../errors/api-error.ts';
 import { invalidRequestBody, validatePart } from '../../http/validate.ts';
 import { createWebhookBodySchema, updateWebhookBodySchema, type CreateWebhookBody, type UpdateWebhookBody } from './schemas.ts';
 

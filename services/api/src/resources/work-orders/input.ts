@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { newWorkOrderSchema } from '@brokkr/contracts';
-import { errorKind, raising } from '../../http/api-error.ts';
+import { errorKind, raising } from '../../errors/api-error.ts';
 import type { NewWorkOrderFields } from './sql/create-work-order.ts';
 
 export const invalidWorkOrder = errorKind(400, 'invalid_work_order', 'Invalid work order');

@@ -1,21 +1,8 @@
 import type { Queryable } from '@brokkr/db';
-import type { ListWindow } from '../../../http/list-page.ts';
+import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../../domain/agent-event-row.ts';
+import type { ListWindow } from '../../../domain/list-window.ts';
 
 /** The read-only statements of agent events. */
-
-export interface AgentEventRow {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-  agent_id: string;
-  deployment_object_id: string;
-  event_type: string;
-  status: string;
-  message: string | null;
-}
-
-export const AGENT_EVENT_COLUMNS = 'id, created_at, updated_at, deleted_at, agent_id, deployment_object_id, event_type, status, message';
 
 export async function listAgentEvents(db: Queryable, agentId: string, window: ListWindow): Promise<AgentEventRow[]> {
   const { rows } = await db.query<AgentEventRow>(

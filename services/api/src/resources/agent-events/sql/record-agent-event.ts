@@ -1,6 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
-import { AGENT_EVENT_COLUMNS, type AgentEventRow } from './queries.ts';
+import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../../domain/agent-event-row.ts';
 
 export interface NewAgentEvent {
   agentId: string;

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import type { ListWindow } from '../../../http/list-page.ts';
+import type { ListWindow } from '../../../domain/list-window.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from './deployment-object-row.ts';
 
 /** The read-only statements of deployment objects. */

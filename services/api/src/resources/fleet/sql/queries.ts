@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../agent-events/sql/queries.ts';
+import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../../domain/agent-event-row.ts';
 
 const RECENT_EVENTS = 20;
 

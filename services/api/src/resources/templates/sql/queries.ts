@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import type { ListWindow } from '../../../http/list-page.ts';
+import type { ListWindow } from '../../../domain/list-window.ts';
 import { TEMPLATE_COLUMNS, type TemplateAnnotationRow, type TemplateLabelRow, type TemplateRow } from './template-row.ts';
 
 /** The read-only statements of templates, their labels and annotations. */

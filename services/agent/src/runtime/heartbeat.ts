@@ -14,8 +14,6 @@ export interface HeartbeatDeps {
   intervalMs: number;
   /** Called after each beat (events waiting for the broker go out with it). */
   afterBeat?: () => Promise<void>;
-  /** Called when the agent's status changes (e.g. an admin set it ACTIVE). */
-  onStatusChange(agent: AgentRecord): void;
 }
 
 /**
@@ -26,6 +24,7 @@ export class Heartbeat {
   brokerConnected = true;
   k8sReachable = true;
   lastHeartbeatAt: Date | undefined;
+  private readonly statusListeners: ((agent: AgentRecord) => void)[] = [];
 
   constructor(
     private readonly deps: HeartbeatDeps,
@@ -36,13 +35,18 @@ export class Heartbeat {
     return this.agent.status === 'ACTIVE';
   }
 
+  /** `listener` hears of every status change (e.g. an admin set the agent ACTIVE). */
+  onStatusChange(listener: (agent: AgentRecord) => void): void {
+    this.statusListeners.push(listener);
+  }
+
   /** Takes a fresh agent record (from here or elsewhere) and reports a status change. */
   update(agent: AgentRecord): void {
     const before = this.agent.status;
     this.agent = agent;
     if (agent.status !== before) {
       this.deps.logger.info({ from: before, to: agent.status }, 'agent status changed');
-      this.deps.onStatusChange(agent);
+      for (const listener of this.statusListeners) listener(agent);
     }
   }
 

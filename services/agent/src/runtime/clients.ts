@@ -1,0 +1,58 @@
+import type { Logger } from '@brokkr/logger';
+import type { AgentRecord } from '../broker/types.ts';
+import type { AgentSettings } from '../config.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { Discovery } from '../kube/discovery.ts';
+import { KubeObjects } from '../kube/objects.ts';
+import { ChannelBrokerClient } from '../live/channel-broker.ts';
+import { LiveChannel } from '../live/channel.ts';
+import { agentChannelUrl } from '../live/url.ts';
+import { createAgentMetrics, type AgentMetrics } from '../metrics.ts';
+import { EventReporter } from '../reconcile/event-reporter.ts';
+import { connectKubernetes, identify, waitForBroker } from './startup.ts';
+import { AGENT_VERSION } from './version.ts';
+
+/** The agent's identity and the clients its loops share, made once at start-up. */
+export interface AgentClients {
+  settings: AgentSettings;
+  agent: AgentRecord;
+  /** The agent's logger (carries its id). */
+  log: Logger;
+  broker: ChannelBrokerClient;
+  /** The agent channel (WebSocket to the broker); the broker client sends over it while it is up. */
+  live: LiveChannel;
+  kube: KubeClient;
+  objects: KubeObjects;
+  discovery: Discovery;
+  metrics: AgentMetrics;
+  events: EventReporter;
+}
+
+/** Start-up: the broker ready, the PAK verified, the agent record found, Kubernetes reachable. */
+export async function connectClients(settings: AgentSettings, logger: Logger): Promise<AgentClients> {
+  const broker = new ChannelBrokerClient(settings.brokerUrl, settings.pak);
+  await waitForBroker(broker, settings.brokerReadyAttempts, logger);
+  const agent = await identify(broker, settings.agentName, settings.clusterName);
+  const { kube, version } = await connectKubernetes(settings.kubeconfig, settings.concurrency * 2);
+  const log = logger.child({ agentId: agent.id });
+  log.info({ kubernetes: version, server: kube.server, status: agent.status, watchNamespace: settings.watchNamespace }, 'agent identified');
+  const metrics = createAgentMetrics();
+  const live = createLiveChannel(settings, log);
+  broker.attach(live);
+  const events = new EventReporter(broker, agent.id, metrics, log);
+  events.seed(await broker.listEvents(agent.id).catch((err: unknown) => (log.warn({ err }, 'could not read past events'), [])));
+  const objects = new KubeObjects(kube);
+  const discovery = new Discovery(kube, settings.concurrency);
+  return { settings, agent, log, broker, live, kube, objects, discovery, metrics, events };
+}
+
+/** Hints wake the loops; heartbeats, events and health go up it while it is up (REST otherwise). Started last. */
+function createLiveChannel(settings: AgentSettings, log: Logger): LiveChannel {
+  return new LiveChannel({
+    url: agentChannelUrl(settings.brokerUrl, settings.live.url),
+    pak: settings.pak,
+    userAgent: `brokkr-ts-agent/${AGENT_VERSION}`,
+    forceRest: settings.live.forceRest,
+    logger: log.child({ loop: 'live' }),
+  });
+}

@@ -1,0 +1,147 @@
+import type { HintType, LiveChannel } from '../live/channel.ts';
+import { createDiagnosticsLoop } from '../diagnostics/start.ts';
+import type { DiagnosticsLoop } from '../diagnostics/loop.ts';
+import { HealthMonitor } from '../health/monitor.ts';
+import { createPreviewLoop } from '../previews/start.ts';
+import type { PreviewLoop } from '../previews/loop.ts';
+import { Reconciler } from '../reconcile/reconciler.ts';
+import { createWebhookPoller } from '../webhooks/start.ts';
+import type { WebhookPoller } from '../webhooks/poller.ts';
+import { createWorkOrderLoop } from '../work-orders/start.ts';
+import type { WorkOrderLoop } from '../work-orders/loop.ts';
+import type { AgentClients } from './clients.ts';
+import { Heartbeat } from './heartbeat.ts';
+import { ReconcileLoop } from './reconcile-loop.ts';
+import { TargetWatcher } from './target-watcher.ts';
+import { AGENT_VERSION } from './version.ts';
+
+/** The agent's loops; the optional ones are off by configuration. All but the heartbeat run only while the agent is ACTIVE. */
+export interface AgentLoops {
+  heartbeat: Heartbeat;
+  watcher: TargetWatcher;
+  reconcileLoop: ReconcileLoop;
+  health: HealthMonitor | undefined;
+  webhooks: WebhookPoller | undefined;
+  workOrders: WorkOrderLoop | undefined;
+  diagnostics: DiagnosticsLoop | undefined;
+  previews: PreviewLoop;
+}
+
+/** Builds the loops (not started) and wires what wakes them: status changes and the channel's hints. */
+export function createLoops(c: AgentClients): AgentLoops {
+  const heartbeat = createHeartbeat(c);
+  const isActive = () => heartbeat.active;
+  const wiring = { settings: c.settings, agentId: c.agent.id, registry: c.metrics.registry, logger: c.log, isActive };
+  const health = c.settings.health.enabled ? createHealthMonitor(c, isActive) : undefined;
+  const reconciler = createReconciler(c, heartbeat);
+  const reconcileLoop = new ReconcileLoop({ reconciler, events: c.events, health, logger: c.log, backoff: c.settings.backoff, isActive });
+  const loops: AgentLoops = {
+    heartbeat,
+    watcher: createTargetWatcher(c, reconcileLoop, isActive),
+    reconcileLoop,
+    health,
+    webhooks: createWebhookPoller({ ...wiring, version: AGENT_VERSION }),
+    workOrders: createWorkOrderLoop({ ...wiring, objects: c.objects, discovery: c.discovery, metrics: c.metrics }),
+    diagnostics: c.settings.diagnostics.enabled
+      ? createDiagnosticsLoop({ ...wiring, kube: c.kube, objects: c.objects, discovery: c.discovery })
+      : undefined,
+    previews: createPreviewLoop({ ...wiring, objects: c.objects, discovery: c.discovery }),
+  };
+  heartbeat.onStatusChange(() => wakeOnStatusChange(loops));
+  wakeOnHints(c.live, loops);
+  return loops;
+}
+
+/** Starts every loop; each promise settles once `signal` aborts and the loop has finished. */
+export function runLoops(loops: AgentLoops, signal: AbortSignal): Promise<void>[] {
+  const { heartbeat, watcher, reconcileLoop, health, webhooks, workOrders, diagnostics, previews } = loops;
+  const running = [heartbeat, watcher, reconcileLoop, health, webhooks, workOrders, diagnostics, previews];
+  return running.flatMap((loop) => (loop ? [loop.run(signal)] : []));
+}
+
+function wakeOnStatusChange(loops: AgentLoops): void {
+  loops.watcher.statusChanged();
+  loops.reconcileLoop.poke();
+  loops.webhooks?.poke();
+  loops.workOrders?.poke();
+  loops.diagnostics?.wake();
+  loops.previews.wake();
+}
+
+function wakeOnHints(live: LiveChannel, loops: AgentLoops): void {
+  live.on('hint', (type: HintType) => {
+    if (type !== 'work_order') loops.watcher.hinted();
+    // target_changed also covers work orders due again (retries, released claims).
+    if (type !== 'stack_changed') loops.workOrders?.poke();
+    // A new preview wakes its agents with a plain target_changed hint.
+    if (type === 'target_changed') loops.previews.wake();
+  });
+  // Up: stop holding a long-poll (hints take over); down: resume it at once.
+  live.on('state', (state: string) => {
+    if (state === 'up') loops.watcher.stopHolding();
+    loops.watcher.hinted();
+  });
+}
+
+/** Heartbeats every polling interval; the events waiting for the broker go out with each. */
+function createHeartbeat(c: AgentClients): Heartbeat {
+  const deps = { broker: c.broker, kube: c.kube, metrics: c.metrics, logger: c.log, intervalMs: c.settings.pollingIntervalMs };
+  return new Heartbeat({ ...deps, afterBeat: () => c.events.flush() }, c.agent);
+}
+
+function createReconciler(c: AgentClients, heartbeat: Heartbeat): Reconciler {
+  const { settings } = c;
+  return new Reconciler({
+    objects: c.objects,
+    discovery: c.discovery,
+    events: c.events,
+    metrics: c.metrics,
+    logger: c.log,
+    agentId: c.agent.id,
+    watchNamespace: settings.watchNamespace,
+    concurrency: settings.concurrency,
+    crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
+    adoptionEnabled: settings.adoptionEnabled,
+    resyncIntervalMs: settings.resyncIntervalMs,
+    backoff: settings.backoff,
+    confirmActive: () =>
+      heartbeat.refresh().then(
+        (a) => a.status === 'ACTIVE',
+        () => false,
+      ),
+  });
+}
+
+function createHealthMonitor(c: AgentClients, isActive: () => boolean): HealthMonitor {
+  const { settings } = c;
+  return new HealthMonitor({
+    broker: c.broker,
+    objects: c.objects,
+    discovery: c.discovery,
+    metrics: c.metrics,
+    logger: c.log,
+    agentId: c.agent.id,
+    watchNamespace: settings.watchNamespace,
+    checkIntervalMs: settings.health.checkIntervalMs,
+    reportIntervalMs: settings.health.reportIntervalMs,
+    readinessGraceMs: settings.health.readinessGraceMs,
+    isActive,
+  });
+}
+
+/** Keeps the desired state current and offers it to the reconcile loop; holds no long-poll while the channel is up. */
+function createTargetWatcher(c: AgentClients, reconcileLoop: ReconcileLoop, isActive: () => boolean): TargetWatcher {
+  const { settings, live } = c;
+  return new TargetWatcher({
+    broker: c.broker,
+    metrics: c.metrics,
+    logger: c.log,
+    agentId: c.agent.id,
+    pollingIntervalMs: settings.pollingIntervalMs,
+    channelResyncMs: settings.channelResyncMs,
+    longPollWaitSeconds: settings.longPollWaitSeconds,
+    isActive,
+    longPollWanted: () => !live.up,
+    onState: (objects) => reconcileLoop.offer(objects),
+  });
+}

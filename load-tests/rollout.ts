@@ -188,6 +188,105 @@ function report(plain: Reads, held: Reads, rollbackMs: number[]): string {
   );
 }
 
+/** The running api and what the two measurements use of it. */
+interface Bench {
+  url: string;
+  stack: Stack;
+  admin: TestClient;
+  pids: { api: number; pg: number };
+}
+
+async function publishTo(b: Bench, stackId: string, v: string): Promise<string> {
+  return (await b.admin.must<{ id: string }>('POST', `/stacks/${stackId}/deployment-objects`, { yaml_content: yaml(v) })).id;
+}
+
+async function rolloutOf(b: Bench, stackId: string) {
+  const rollouts = await b.admin.must<{ id: string; status: string; finished_at: string | null; released_wave: number }[]>(
+    'GET',
+    `/stacks/${stackId}/rollouts`,
+  );
+  return rollouts[0]!;
+}
+
+/**
+ * Cost: two groups of agents, one on a stack without a rollout, one on a stack whose rollout
+ * is paused after its first wave; measured alternately (the machine's noise hits both alike).
+ */
+async function measureCost(b: Bench): Promise<{ plain: Reads; held: Reads }> {
+  const plainGroup = await setUp(b.admin, 'plain', 50);
+  const heldGroup = await setUp(b.admin, 'held', 50);
+  await publishTo(b, plainGroup.stackId, '1');
+  await publishTo(b, plainGroup.stackId, '2');
+  await publishTo(b, heldGroup.stackId, '1');
+  await b.admin.must('PUT', `/stacks/${heldGroup.stackId}/rollout-policy`, POLICY);
+  await publishTo(b, heldGroup.stackId, '2');
+  await waitFor(async () => (await rolloutOf(b, heldGroup.stackId)).status === 'progressing', 30_000, 'the rollout to start');
+  await b.admin.must('POST', `/rollouts/${(await rolloutOf(b, heldGroup.stackId)).id}/pause`);
+  await measureReads(b.url, plainGroup.agents, b.pids); // warm-up
+  await measureReads(b.url, heldGroup.agents, b.pids);
+  const plainRuns: Reads[] = [];
+  const heldRuns: Reads[] = [];
+  for (let round = 0; round < 5; round++) {
+    plainRuns.push(await measureReads(b.url, plainGroup.agents, b.pids));
+    heldRuns.push(await measureReads(b.url, heldGroup.agents, b.pids));
+  }
+  return { plain: medianReads(plainRuns), held: medianReads(heldRuns) };
+}
+
+/** Rollback: the main fleet on v2, then ROUNDS bad objects; per agent served one, ms from the rollout's failure to the baseline again. */
+async function measureRollbacks(b: Bench): Promise<number[]> {
+  const { agents, stackId } = await setUp(b.admin, 'rollout', AGENTS);
+  const rollout = () => rolloutOf(b, stackId);
+  const good = await publishTo(b, stackId, '1');
+  await b.admin.must('PUT', `/stacks/${stackId}/rollout-policy`, POLICY);
+  await publishTo(b, stackId, '2');
+
+  let stopping = false;
+  const world: World = { url: b.url, bad: new Set(), firstWave: new Map(), stop: () => stopping };
+  // An agent whose request fails (the hub going away at the end) just stops.
+  const running = Promise.all(
+    agents.map((a) =>
+      runAgent(world, a).catch((err: unknown) => {
+        if (!stopping) process.stderr.write(`agent ${a.id} stopped: ${String(err)}\n`);
+      }),
+    ),
+  );
+  await waitFor(() => agents.every((a) => a.served !== undefined && a.served !== good), 60_000, 'every agent on v2');
+  // A rollout superseded before it finished rolls the next one out from its own baseline.
+  await waitFor(async () => (await rollout()).status === 'succeeded', 60_000, 'the v2 rollout to finish');
+  const baseline = agents[0]!.served!;
+  const rollbackMs: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) rollbackMs.push(...(await rollBackOnce(b, world, { agents, stackId, baseline, round })));
+  stopping = true;
+  await running.catch(() => undefined);
+  return rollbackMs;
+}
+
+/** One bad object published, its rollout rolled back; the agents it reached, timed back to the baseline. */
+async function rollBackOnce(
+  b: Bench,
+  world: World,
+  fleet: { agents: SimAgent[]; stackId: string; baseline: string; round: number },
+): Promise<number[]> {
+  const { agents, stackId, baseline, round } = fleet;
+  const rollout = () => rolloutOf(b, stackId);
+  // Forget when the agents first got the baseline, so their return to it is timestamped.
+  for (const a of agents) a.seenAt.delete(baseline);
+  const id = await publishTo(b, stackId, `bad-${round}`);
+  world.bad.add(id);
+  await waitFor(async () => (await rollout()).status !== 'pending', 30_000, 'the waves to be assigned');
+  const { rows } = await b.stack.pool.query<{ agent_id: string }>(
+    'SELECT ra.agent_id FROM rollout_agents ra JOIN rollouts r ON r.id = ra.rollout_id WHERE r.deployment_object_id = $1 AND ra.wave = 0',
+    [id],
+  );
+  world.firstWave.set(id, new Set(rows.map((r) => r.agent_id)));
+  await waitFor(async () => (await rollout()).status === 'rolled_back', 120_000, `rollback ${round + 1}`);
+  const failedAt = Date.parse((await rollout()).finished_at!);
+  const hit = agents.filter((a) => a.seenAt.has(id));
+  await waitFor(() => hit.every((a) => a.served === baseline), 60_000, 'every updated agent back on the previous object');
+  return hit.map((a) => a.seenAt.get(baseline)! - failedAt);
+}
+
 async function main(): Promise<void> {
   process.stdout.write(`rollouts: ${AGENTS} simulated agents, 4 waves, ${ROUNDS} failing rollouts\nmachine: ${machine()}\n`);
   const server = await startPostgresServer();
@@ -197,82 +296,9 @@ async function main(): Promise<void> {
     const url = await spawnApi(stack, hash);
     const pids = { api: stack.services[0]!.child.pid!, pg: postmasterPid(server.dir) };
     await spawnMaintenance(stack);
-    const admin = new TestClient(url, pak);
-    const publishTo = async (stackId: string, v: string) =>
-      (await admin.must<{ id: string }>('POST', `/stacks/${stackId}/deployment-objects`, { yaml_content: yaml(v) })).id;
-    const rolloutOf = async (stackId: string) =>
-      (
-        await admin.must<{ id: string; status: string; finished_at: string | null; released_wave: number }[]>(
-          'GET',
-          `/stacks/${stackId}/rollouts`,
-        )
-      )[0]!;
-
-    // Cost: two groups of agents, one on a stack without a rollout, one on a stack whose rollout
-    // is paused after its first wave; measured alternately (the machine's noise hits both alike).
-    const plainGroup = await setUp(admin, 'plain', 50);
-    const heldGroup = await setUp(admin, 'held', 50);
-    await publishTo(plainGroup.stackId, '1');
-    await publishTo(plainGroup.stackId, '2');
-    await publishTo(heldGroup.stackId, '1');
-    await admin.must('PUT', `/stacks/${heldGroup.stackId}/rollout-policy`, POLICY);
-    await publishTo(heldGroup.stackId, '2');
-    await waitFor(async () => (await rolloutOf(heldGroup.stackId)).status === 'progressing', 30_000, 'the rollout to start');
-    await admin.must('POST', `/rollouts/${(await rolloutOf(heldGroup.stackId)).id}/pause`);
-    await measureReads(url, plainGroup.agents, pids); // warm-up
-    await measureReads(url, heldGroup.agents, pids);
-    const plainRuns: Reads[] = [];
-    const heldRuns: Reads[] = [];
-    for (let round = 0; round < 5; round++) {
-      plainRuns.push(await measureReads(url, plainGroup.agents, pids));
-      heldRuns.push(await measureReads(url, heldGroup.agents, pids));
-    }
-    const plain = medianReads(plainRuns);
-    const held = medianReads(heldRuns);
-
-    // Rollback: the main fleet.
-    const { agents, stackId } = await setUp(admin, 'rollout', AGENTS);
-    const publish = (v: string) => publishTo(stackId, v);
-    const rollout = () => rolloutOf(stackId);
-    const good = await publish('1');
-    await admin.must('PUT', `/stacks/${stackId}/rollout-policy`, POLICY);
-    await publish('2');
-
-    let stopping = false;
-    const world: World = { url, bad: new Set(), firstWave: new Map(), stop: () => stopping };
-    // An agent whose request fails (the hub going away at the end) just stops.
-    const running = Promise.all(
-      agents.map((a) =>
-        runAgent(world, a).catch((err: unknown) => {
-          if (!stopping) process.stderr.write(`agent ${a.id} stopped: ${String(err)}\n`);
-        }),
-      ),
-    );
-    await waitFor(() => agents.every((a) => a.served !== undefined && a.served !== good), 60_000, 'every agent on v2');
-    // A rollout superseded before it finished rolls the next one out from its own baseline.
-    await waitFor(async () => (await rollout()).status === 'succeeded', 60_000, 'the v2 rollout to finish');
-    const baseline = agents[0]!.served!;
-    const rollbackMs: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      // Forget when the agents first got the baseline, so their return to it is timestamped.
-      for (const a of agents) a.seenAt.delete(baseline);
-      const id = await publish(`bad-${round}`);
-      world.bad.add(id);
-      await waitFor(async () => (await rollout()).status !== 'pending', 30_000, 'the waves to be assigned');
-      const { rows } = await stack.pool.query<{ agent_id: string }>(
-        'SELECT ra.agent_id FROM rollout_agents ra JOIN rollouts r ON r.id = ra.rollout_id WHERE r.deployment_object_id = $1 AND ra.wave = 0',
-        [id],
-      );
-      world.firstWave.set(id, new Set(rows.map((r) => r.agent_id)));
-      await waitFor(async () => (await rollout()).status === 'rolled_back', 120_000, `rollback ${round + 1}`);
-      const failedAt = Date.parse((await rollout()).finished_at!);
-      const hit = agents.filter((a) => a.seenAt.has(id));
-      await waitFor(() => hit.every((a) => a.served === baseline), 60_000, 'every updated agent back on the previous object');
-      for (const a of hit) rollbackMs.push(a.seenAt.get(baseline)! - failedAt);
-    }
-    stopping = true;
-    await running.catch(() => undefined);
-
+    const bench: Bench = { url, stack, admin: new TestClient(url, pak), pids };
+    const { plain, held } = await measureCost(bench);
+    const rollbackMs = await measureRollbacks(bench);
     process.stdout.write(report(plain, held, rollbackMs));
   } catch (err) {
     for (const service of stack.services)

@@ -73,6 +73,7 @@ export interface UpgradeRouter {
  * (Brokkr's order: 401 before any handshake check), hand the request to the route, and keep every
  * accepted socket in the revocation index.
  */
+// eslint-disable-next-line max-lines-per-function -- one closure over the servers and sockets every upgrade shares; its split into named parts comes with the api restructuring
 export function createUpgradeRouter(ctx: ApiContext, routes: readonly UpgradeRoute[]): UpgradeRouter {
   const compiled = routes.map(compile);
   // One server per message limit (a larger message closes the socket with 1009): `ws` sets the

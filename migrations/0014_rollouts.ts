@@ -53,9 +53,9 @@ CREATE TABLE rollout_agents (
 );
 `;
 
-// The association rule of services/api/src/resources/targeting/sql/association.ts, read from
-// the stack side, for the rollouts task (which must know every agent a wave holds back). A
-// test (services/maintenance/test/rollouts.test.ts) checks both agree.
+// Same rule as services/api/src/domain/association.ts (the stack <-> agent association), read
+// from the stack side, for the rollouts task (which must know every agent a wave holds back).
+// A test (services/api/test/rollout-targeting.test.ts) checks both agree.
 const stackAgents = `
 CREATE FUNCTION brokkr_stack_agents(p_stack uuid) RETURNS TABLE (agent_id uuid) LANGUAGE sql STABLE
 SET search_path FROM CURRENT AS $$

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 // generator only asks: the request waits here, and gives the agent nothing, until that generator
 // or an admin approves it. Approval moves the pair into agent_generator_registrations, so that
 // table keeps meaning "both sides agreed" and every reader of it (the association rule of
-// services/api/src/resources/targeting/sql/association.ts, brokkr_stack_agents() of migration
+// services/api/src/domain/association.ts, brokkr_stack_agents() of migration
 // 0014, the fleet and console filters) stays as it is. Registrations that exist when this runs
 // were made under the old rule and are kept: dropping them would make their agents prune what
 // they run.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
 import { useTestInfra } from '@brokkr/testkit';
-import { agentsForStack } from '../src/resources/targeting/sql/agents-for-stacks.ts';
+import { agentsForStack } from '../src/domain/agents-for-stacks.ts';
 
 /**
  * Migration 0014's brokkr_stack_agents() restates the association rule for maintenance's wave

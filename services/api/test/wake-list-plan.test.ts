@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { useTestInfra } from '@brokkr/testkit';
-import { agentsForOneStackSql } from '../src/resources/targeting/sql/agents-for-stacks.ts';
+import { agentsForOneStackSql } from '../src/domain/agents-for-stacks.ts';
 
 interface PlanNode {
   'Shared Hit Blocks'?: number;

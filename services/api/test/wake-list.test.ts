@@ -4,7 +4,7 @@ import pg from 'pg';
 import { useTestInfra } from '@brokkr/testkit';
 import { statementEvent } from '../src/events/sql/statement-event.ts';
 import { insertDeploymentObject } from '../src/resources/deployment-objects/sql/create-deployment-object.ts';
-import { agentsForStack, agentsForStacks } from '../src/resources/targeting/sql/agents-for-stacks.ts';
+import { agentsForStack, agentsForStacks } from '../src/domain/agents-for-stacks.ts';
 
 /**
  * The wake list of one stack (agentsForOneStackSql: what a new deployment object and

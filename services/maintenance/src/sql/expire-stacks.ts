@@ -26,7 +26,8 @@ const outboxInsert = (events: string) => `
    ORDER BY e.ord
   RETURNING id, event_type, subject, payload, headers`;
 
-// brokkr_stack_agents (migration 0014) is the association rule read from the stack side. Called
+// brokkr_stack_agents (migration 0014) is the association rule read from the stack side (same
+// rule as services/api/src/domain/association.ts). Called
 // in the deleting statement, it sees the statement's snapshot: the stacks' labels, annotations
 // and targets as they were, which the soft delete does not touch anyway.
 const CHANGED_STACKS_AGENTS = `ARRAY(SELECT DISTINCT sa.agent_id::text FROM changed c CROSS JOIN LATERAL brokkr_stack_agents(c.id) sa)`;

@@ -1,7 +1,7 @@
 /**
  * The live agents the work orders of `rel` (a CTE or table with an `id` column) target, as a
  * text[] expression (Brokkr's rule, an OR): explicit targets, any shared label, any shared
- * (key, value) annotation. The targeting tables are not changed by the statements using it, so
+ * (key, value) annotation. Same rule as services/api/src/domain/association.ts (targetsAgent). The targeting tables are not changed by the statements using it, so
  * a data-modifying CTE's RETURNING rows can be `rel`.
  */
 export const workOrderAgents = (rel: string) => `(

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { A_COLUMNS, type AgentRow } from '../../resources/agents/sql/agent-row.ts';
+import { A_COLUMNS, type AgentRow } from '../../domain/agent-row.ts';
 
 /**
  * The console's fleet page: one page of agents with their health counts, and counts over the

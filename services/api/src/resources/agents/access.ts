@@ -3,8 +3,8 @@ import { isAdminOrAgent } from '../../auth/guards.ts';
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
-import { stackNotFound } from '../stacks/access.ts';
-import type { AgentRow } from './sql/agent-row.ts';
+import { stackNotFound } from '../../domain/stack-access.ts';
+import type { AgentRow } from '../../domain/agent-row.ts';
 import { findGenerator, listAgents, listAgentsOfGenerator, stackForTargeting } from './sql/queries.ts';
 
 export const agentPakMismatch = errorKind(403, 'agent_pak_mismatch', 'PAK does not match the agent');

@@ -11,7 +11,7 @@ import { agentSearchQuery, agentUpdateSchema, createAgentResponseSchema, newAgen
 import { createAgent } from './sql/create-agent.ts';
 import { softDeleteAgent } from './sql/delete-agent.ts';
 import { findAgent, findAgentByName, unknownGeneratorIds } from './sql/queries.ts';
-import type { AgentRow } from './sql/agent-row.ts';
+import type { AgentRow } from '../../domain/agent-row.ts';
 import { rotateAgentPak } from './sql/rotate-agent-pak.ts';
 import { updateAgent, type AgentChanges } from './sql/update-agent.ts';
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../../auth/identity.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
-import { agentHasHardTarget } from '../stacks/sql/queries.ts';
+import { agentHasHardTarget } from '../../domain/live-stack.ts';
 import type { DeploymentObjectWithStack } from './sql/queries.ts';
 
 const generatorNotAssociated = errorKind(403, 'generator_not_associated', 'Generator is not associated with this deployment object');

@@ -1,10 +1,10 @@
 import { deploymentObjectSchema, templateInstantiationSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { fetchOwnedStack } from '../stacks/access.ts';
+import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { fetchReadableTemplate } from '../templates/access.ts';
 import { instantiateErrors, renderForStack, requireStackMatch } from '../templates/instantiate.ts';
-import { insertRenderedObject } from '../templates/sql/record-rendered-object.ts';
+import { insertRenderedObject } from './sql/record-rendered-object.ts';
 import { storeDeploymentObject } from './store.ts';
 
 /**

@@ -5,7 +5,7 @@ import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.t
 import { listPage, listPageQuery, pageReply, readWindow } from '../../http/list-page.ts';
 import { idParams } from '../../http/schemas.ts';
 import { acceptsYaml } from '../../yaml/index.ts';
-import { fetchOwnedStack, stackNotFound } from '../stacks/access.ts';
+import { fetchOwnedStack, stackNotFound } from '../../domain/stack-access.ts';
 import { requireObjectReader } from './access.ts';
 import { readDeploymentObjectInput, yamlValidatorBusy } from './input.ts';
 import { newDeploymentObjectQuery, newDeploymentObjectSchema, yamlRequestContent, yamlResponseContent } from './schemas.ts';

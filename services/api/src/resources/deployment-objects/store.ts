@@ -3,8 +3,8 @@ import { statementEvent, statementOutboxRow } from '../../events/sql/statement-e
 import type { Identity } from '../../auth/identity.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
-import { stackNotFound } from '../stacks/access.ts';
-import type { DeploymentObjectRow } from './sql/deployment-object-row.ts';
+import { stackNotFound } from '../../domain/stack-access.ts';
+import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import { DEPLOYMENT_CREATED_KEYS, insertDeploymentObject } from './sql/create-deployment-object.ts';
 
 const stackNotOwned = errorKind(403, 'stack_not_owned', 'Access denied to this stack');

@@ -1,7 +1,7 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../../auth/identity.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
-import { fetchOwnedStack } from '../stacks/access.ts';
+import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import type { PreviewRow } from './sql/preview-row.ts';
 import { findPreview, isPreviewAgent } from './sql/queries.ts';
 

@@ -1,8 +1,8 @@
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { readDeploymentObjectInput, yamlValidatorBusy } from '../deployment-objects/input.ts';
-import { fetchOwnedStack } from '../stacks/access.ts';
-import { agentsForStack } from '../targeting/sql/agents-for-stacks.ts';
+import { fetchOwnedStack } from '../../domain/stack-access.ts';
+import { agentsForStack } from '../../domain/agents-for-stacks.ts';
 import { fetchReadablePreview, invalidPreview } from './access.ts';
 import {
   newPreviewQuery,

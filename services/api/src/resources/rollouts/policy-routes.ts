@@ -1,7 +1,7 @@
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { errorKind } from '../../errors/api-error.ts';
 import { idParams } from '../../http/schemas.ts';
-import { fetchOwnedStack } from '../stacks/access.ts';
+import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { rolloutPolicySchema, stackRolloutPolicySchema } from './schemas.ts';
 import { deletePolicy } from './sql/delete-policy.ts';
 import { putPolicy } from './sql/put-policy.ts';

@@ -3,7 +3,7 @@ import { ROLLOUT_STATUSES, type RolloutStatus } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { errorKind } from '../../errors/api-error.ts';
 import { idParams } from '../../http/schemas.ts';
-import { fetchOwnedStack } from '../stacks/access.ts';
+import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { fetchOwnedRollout } from './access.ts';
 import { fleetRolloutSchema, rolloutSchema } from './schemas.ts';
 import { rolloutJson } from './serialize.ts';

@@ -2,7 +2,7 @@ import { errorKind } from '../../errors/api-error.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { fetchOwnedStack, requireStackMetadataReader, stackIdMismatch } from './access.ts';
+import { fetchOwnedStack, requireStackMetadataReader, stackIdMismatch } from '../../domain/stack-access.ts';
 import { newStackAnnotationSchema, stackAnnotationParams, stackAnnotationSchema } from './schemas.ts';
 import { insertStackAnnotation } from './sql/add-annotation.ts';
 import { listStackAnnotations } from './sql/queries.ts';

@@ -1,10 +1,10 @@
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { fetchOwnedStack } from './access.ts';
+import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { requireExpiry } from './expiry.ts';
 import { stackExpiryInputSchema, stackExpirySchema } from './schemas.ts';
 import { setStackExpiry } from './sql/set-stack-expiry.ts';
-import type { StackRow } from './sql/stack-row.ts';
+import type { StackRow } from '../../domain/stack-row.ts';
 
 const tags = ['stacks'];
 

@@ -2,7 +2,7 @@ import { errorKind } from '../../errors/api-error.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { fetchOwnedStack, requireStackMetadataReader } from './access.ts';
+import { fetchOwnedStack, requireStackMetadataReader } from '../../domain/stack-access.ts';
 import { newStackLabelSchema, stackLabelParams, stackLabelSchema } from './schemas.ts';
 import { insertStackLabel } from './sql/add-label.ts';
 import { listStackLabels } from './sql/queries.ts';

@@ -2,7 +2,7 @@ import { errorKind } from '../../errors/api-error.ts';
 import { foreignKeyViolation, uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { fetchOwnedStack, stackIdMismatch } from './access.ts';
+import { fetchOwnedStack, stackIdMismatch } from '../../domain/stack-access.ts';
 import { auditDeniedOwnerChange, requireOwnerKept, stackOwnerChangeDenied, stackUpdatedDetails } from './owner.ts';
 import { newStackSchema, stackSchema, stackUpdateSchema } from './schemas.ts';
 import { insertStack } from './sql/create-stack.ts';

@@ -1,4 +1,4 @@
-import type { StackRow } from './sql/stack-row.ts';
+import type { StackRow } from '../../domain/stack-row.ts';
 
 /**
  * The v1 Stack as Brokkr serializes it, plus `expires_at` only when the stack has one: a stack

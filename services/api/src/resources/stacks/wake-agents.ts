@@ -1,5 +1,5 @@
 import type { TxScope } from '../../events/transact.ts';
-import { agentsForStack, type AlsoMatching } from '../targeting/sql/agents-for-stacks.ts';
+import { agentsForStack, type AlsoMatching } from '../../domain/agents-for-stacks.ts';
 
 /**
  * Queues a wake-up (sent after commit) for every agent whose target state depends on the stack.

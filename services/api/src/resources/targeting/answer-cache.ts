@@ -1,6 +1,6 @@
 import type { AgentNotice } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
-import type { DeploymentObjectRow } from '../deployment-objects/sql/deployment-object-row.ts';
+import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import { queryStackLatest, type StackLatest } from './sql/stack-latest.ts';
 import { queryTargetState } from './sql/target-state.ts';
 import { targetStateEtag } from './target-state-etag.ts';

@@ -1,4 +1,4 @@
-import type { DeploymentObjectRow } from '../deployment-objects/sql/deployment-object-row.ts';
+import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import type { CachedState as State, TargetStateCache } from './answer-cache.ts';
 import { ifNoneMatchHits } from './target-state-etag.ts';
 import type { AgentWakeups, AgentWatch } from './wakeups.ts';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DeploymentObjectRow } from '../deployment-objects/sql/deployment-object-row.ts';
+import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 
 /** Strong ETag over what identifies the answer: the mode and each object's id and sequence id. */
 export function targetStateEtag(rows: readonly DeploymentObjectRow[], full: boolean): string {

@@ -1,6 +1,6 @@
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { fetchOwnedStack } from '../stacks/access.ts';
+import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import {
   DEFAULT_LIMIT,
   LONG_TERM_SINK_HINT,

@@ -13,7 +13,7 @@ import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams, uuid } from '../../http/schemas.ts';
-import { findSubscriptionSecrets } from '../webhooks/sql/queries.ts';
+import { findSubscriptionSecrets } from '../../domain/webhook-subscriptions.ts';
 import { handOut } from './hand-out.ts';
 import { storedAgentError, usableStatusCode } from './report.ts';
 import { deliveryNotFound } from './routes.ts';

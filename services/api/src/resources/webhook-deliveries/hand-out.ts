@@ -3,7 +3,7 @@ import type { pendingDeliverySchema } from '@brokkr/contracts';
 import { decryptString, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
 import { recordAgentUndeliverable, type AgentClaimedDelivery } from '@brokkr/webhook-deliveries';
 import type { ApiContext } from '../../context.ts';
-import { findSubscriptionSecrets } from '../webhooks/sql/queries.ts';
+import { findSubscriptionSecrets } from '../../domain/webhook-subscriptions.ts';
 
 /**
  * Turning deliveries an agent claimed into what it sends: the URL and auth header decrypted, the

@@ -4,7 +4,7 @@ import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { webhookNotFound } from '../webhooks/routes.ts';
-import { findSubscription } from '../webhooks/sql/queries.ts';
+import { findSubscription } from '../../domain/webhook-subscriptions.ts';
 import { webhookDeliverySchema } from './schemas.ts';
 import { findDelivery, listDeliveries, listDeliveriesForSubscription } from './sql/queries.ts';
 import { wakeDispatchers } from './wake-dispatchers.ts';

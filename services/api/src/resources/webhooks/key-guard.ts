@@ -1,7 +1,7 @@
 import { requireKeyWhenSubscriptionsExist, type WebhookKey } from '@brokkr/crypto';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
-import { anySubscriptionExists } from './sql/queries.ts';
+import { anySubscriptionExists } from '../../domain/webhook-subscriptions.ts';
 
 /**
  * Called once at start-up with the process's key: like Brokkr, refuse to run with a random

@@ -19,7 +19,7 @@ import {
 import { filtersForStorage, webhookResponse } from './serialize.ts';
 import { insertSubscription } from './sql/create-subscription.ts';
 import { deleteSubscription } from './sql/delete-subscription.ts';
-import { findSubscription, listSubscriptions } from './sql/queries.ts';
+import { findSubscription, listSubscriptions } from '../../domain/webhook-subscriptions.ts';
 import { rotateSigningSecret } from './sql/rotate-signing-secret.ts';
 import { updateSubscription, type SubscriptionChanges } from './sql/update-subscription.ts';
 import { checkUpdateWebhook, parseCreateWebhook, parseUpdateWebhook } from './validation.ts';

@@ -1,4 +1,4 @@
-import type { SubscriptionRow } from './sql/queries.ts';
+import type { SubscriptionRow } from '../../domain/webhook-subscriptions.ts';
 
 type Filters = { agent_id?: string; stack_id?: string };
 

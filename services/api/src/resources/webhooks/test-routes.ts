@@ -6,7 +6,7 @@ import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { webhookNotFound } from './routes.ts';
 import { testResultSchema } from './schemas.ts';
-import { findSubscriptionSecrets, type SubscriptionSecrets } from './sql/queries.ts';
+import { findSubscriptionSecrets, type SubscriptionSecrets } from '../../domain/webhook-subscriptions.ts';
 import { sendTestWebhook } from './test-send.ts';
 
 const tags = ['webhooks'];

@@ -1,6 +1,6 @@
 import { errorKind, raising } from '../../errors/api-error.ts';
 import type { Identity } from '../../auth/identity.ts';
-import type { WorkOrderRow } from './sql/work-order-row.ts';
+import type { WorkOrderRow } from '../../domain/work-order-row.ts';
 
 export const workOrderNotFound = errorKind(404, 'work_order_not_found', 'Work order not found');
 export const workOrderNotClaimable = errorKind(

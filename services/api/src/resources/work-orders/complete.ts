@@ -6,7 +6,7 @@ import { writeOnce, type WriteOnceDeps } from '../../events/write-once.ts';
 import { finishOwnClaim, FINISHED_DATA_KEYS } from './sql/finish-own-claim.ts';
 import { finishWorkOrder } from './sql/finish-work-order.ts';
 import { scheduleRetry } from './sql/schedule-retry.ts';
-import type { WorkOrderLogRow, WorkOrderRow } from './sql/work-order-row.ts';
+import type { WorkOrderLogRow, WorkOrderRow } from '../../domain/work-order-row.ts';
 
 export type Completion =
   { kind: 'logged'; entry: WorkOrderLogRow; retryable: boolean } | { kind: 'retry'; order: WorkOrderRow; error: string };

@@ -9,7 +9,7 @@ import { newWorkOrderSchema, workOrderListQuery, workOrderLogQuery, workOrderLog
 import { CREATED_DATA_KEYS, insertWorkOrder } from './sql/create-work-order.ts';
 import { deleteWorkOrder } from './sql/delete-work-order.ts';
 import { findLogEntry, findWorkOrder, listLogEntries, listWorkOrders } from './sql/queries.ts';
-import type { WorkOrderLogRow } from './sql/work-order-row.ts';
+import type { WorkOrderLogRow } from '../../domain/work-order-row.ts';
 
 const tags = ['work-orders'];
 

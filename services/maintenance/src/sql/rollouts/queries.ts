@@ -30,7 +30,10 @@ export async function lockActiveRollouts(db: TaskClient, limit: number): Promise
   return rows;
 }
 
-/** The ACTIVE agents associated with the stack now (brokkr_stack_agents, migration 0014), with their labels. */
+/**
+ * The ACTIVE agents associated with the stack now (brokkr_stack_agents, migration 0014: same rule
+ * as services/api/src/domain/association.ts), with their labels.
+ */
 export async function stackAgents(db: TaskClient, stackId: string): Promise<TargetedAgent[]> {
   const { rows } = await db.query<TargetedAgent>(
     `SELECT sa.agent_id AS id, coalesce(array_agg(al.label) FILTER (WHERE al.label IS NOT NULL), '{}') AS labels

@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import { findWorkOrder } from '../../../resources/work-orders/sql/queries.ts';
-import type { WorkOrderRow } from '../../../resources/work-orders/sql/work-order-row.ts';
+import type { WorkOrderRow } from '../../../domain/work-order-row.ts';
 
 /** Brokkr's Stack as the `stack_changed` frame carries it (the row, without our extensions). */
 export interface StackFrameBody {

@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import { SYSTEM_GENERATOR_NAME } from '../../../bootstrap/sql/first-start.ts';
-import { AGENT_COLUMNS, type AgentRow } from './agent-row.ts';
+import { AGENT_COLUMNS, type AgentRow } from '../../../domain/agent-row.ts';
 
 export interface NewAgent {
   name: string;

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { A_COLUMNS, AGENT_COLUMNS, type AgentRow } from './agent-row.ts';
+import { A_COLUMNS, AGENT_COLUMNS, type AgentRow } from '../../../domain/agent-row.ts';
 
 /**
  * The read-only statements of agents and of their labels, annotations and explicit targets (the

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { A_COLUMNS, type AgentRow } from './agent-row.ts';
+import { A_COLUMNS, type AgentRow } from '../../../domain/agent-row.ts';
 
 /** Swaps the PAK hash; returns the agent and the hash that must stop working. */
 export async function rotateAgentPak(

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { AGENT_COLUMNS, type AgentRow } from './agent-row.ts';
+import { AGENT_COLUMNS, type AgentRow } from '../../../domain/agent-row.ts';
 
 export interface AgentChanges {
   name?: string;

@@ -1,7 +1,7 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
-import { agentsForOneStackSql, distinctSorted } from '../../targeting/sql/agents-for-stacks.ts';
-import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from './deployment-object-row.ts';
+import { agentsForOneStackSql, distinctSorted } from '../../../domain/agents-for-stacks.ts';
+import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 
 export interface NewDeploymentObject {
   stackId: string;

@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import type { ListWindow } from '../../../domain/list-window.ts';
-import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from './deployment-object-row.ts';
+import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 
 /** The read-only statements of deployment objects. */
 

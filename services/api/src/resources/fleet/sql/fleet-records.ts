@@ -1,6 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { associationPairs } from '../../targeting/sql/association.ts';
-import { targetsAgent } from '../../work-orders/sql/work-order-row.ts';
+import { associationPairs, targetsAgent } from '../../../domain/association.ts';
 
 /** One agent's fleet aggregates as the database knows them (the WebSocket presence is added by fleet-record.ts). */
 export interface FleetRow {

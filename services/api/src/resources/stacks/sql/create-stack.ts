@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { STACK_COLUMNS, type StackFields, type StackRow } from './stack-row.ts';
+import { STACK_COLUMNS, type StackFields, type StackRow } from '../../../domain/stack-row.ts';
 
 /**
  * Inserts a stack under a LIVE generator; undefined when the generator does not exist or is

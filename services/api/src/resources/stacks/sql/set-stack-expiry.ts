@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { STACK_COLUMNS, type StackRow } from './stack-row.ts';
+import { STACK_COLUMNS, type StackRow } from '../../../domain/stack-row.ts';
 
 /**
  * Sets (or, with null, clears) a live stack's expiry. A changed expiry is announced again

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { STACK_COLUMNS, type StackFields, type StackRow } from './stack-row.ts';
+import { STACK_COLUMNS, type StackFields, type StackRow } from '../../../domain/stack-row.ts';
 
 /** Brokkr's PUT writes the description only when one is given. Undefined when the generator is not live. */
 export async function updateStack(db: Queryable, id: string, fields: StackFields): Promise<StackRow | undefined> {

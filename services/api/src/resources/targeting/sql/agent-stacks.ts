@@ -1,6 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import type { StackRow } from '../../stacks/sql/stack-row.ts';
-import { associationPairs } from './association.ts';
+import type { StackRow } from '../../../domain/stack-row.ts';
+import { associationPairs } from '../../../domain/association.ts';
 
 /** GET /agents/{id}/stacks: the live associated stacks, sorted by id (any agent status). */
 const AGENT_STACKS_SQL = `

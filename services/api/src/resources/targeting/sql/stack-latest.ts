@@ -1,5 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../deployment-objects/sql/deployment-object-row.ts';
+import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 
 /**
  * The shared part of every target state that holds a stack: its newest live object, as the

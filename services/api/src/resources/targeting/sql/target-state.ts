@@ -1,6 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import type { DeploymentObjectRow } from '../../deployment-objects/sql/deployment-object-row.ts';
-import { associationPairs } from './association.ts';
+import type { DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
+import { associationPairs } from '../../../domain/association.ts';
 
 /**
  * Progressive rollouts (ADR 0016): the baseline object a rollout of the latest object `l` still
@@ -23,7 +23,7 @@ const HELD_BASELINE = `
  *
  *   agent     the agent, only while it is live and ACTIVE (docs/compatibility.md: an inactive agent gets
  *             an empty target state, so every later CTE is empty too);
- *   stack_ids its associated stacks (association.ts), deleted ones included;
+ *   stack_ids its associated stacks (domain/association.ts), deleted ones included;
  *   latest    per stack, the live object with the highest sequence_id: a LATERAL
  *             `ORDER BY sequence_id DESC LIMIT 1` walks the partial index
  *             deployment_objects (stack_id, sequence_id DESC) WHERE deleted_at IS NULL and reads

@@ -1,7 +1,7 @@
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { isAdminOrGenerator } from '../../../auth/guards.ts';
-import { liveStackOwners } from '../../stacks/sql/live-stack-owners.ts';
+import { liveStackOwners } from '../../../domain/live-stack.ts';
 import type { StackFeed } from './stack-feed.ts';
 
 /**

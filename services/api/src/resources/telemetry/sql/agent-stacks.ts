@@ -1,5 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import { associationPairs } from '../../targeting/sql/association.ts';
+import { associationPairs } from '../../../domain/association.ts';
 
 /** The live stacks associated with a live agent (hard target, or label/annotation with a registration): the stacks it may report on. */
 const statement = prepared(

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { SUBSCRIPTION_COLUMNS, type SubscriptionRow } from './queries.ts';
+import { SUBSCRIPTION_COLUMNS, type SubscriptionRow } from '../../../domain/webhook-subscriptions.ts';
 
 export interface NewSubscription {
   name: string;

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { findSubscription, SUBSCRIPTION_COLUMNS, type SubscriptionRow } from './queries.ts';
+import { findSubscription, SUBSCRIPTION_COLUMNS, type SubscriptionRow } from '../../../domain/webhook-subscriptions.ts';
 
 /** Column → new value; only the columns present change (`null` clears a nullable one). */
 export type SubscriptionChanges = Partial<{

@@ -1,6 +1,7 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
-import { targetsAgent, workOrderColumns, type WorkOrderRow } from './work-order-row.ts';
+import { targetsAgent } from '../../../domain/association.ts';
+import { workOrderColumns, type WorkOrderRow } from '../../../domain/work-order-row.ts';
 
 /** The `workorder.claimed` payload's data, in Brokkr's key order. */
 export const CLAIMED_DATA_KEYS = ['work_order_id', 'work_type', 'agent_id', 'claimed_at'] as const;

@@ -1,6 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
-import { WORK_ORDER_COLUMNS, type WorkOrderRow } from './work-order-row.ts';
+import { WORK_ORDER_COLUMNS, type WorkOrderRow } from '../../../domain/work-order-row.ts';
 
 /** The `workorder.created` payload's data, in Brokkr's key order. */
 export const CREATED_DATA_KEYS = ['work_order_id', 'work_type', 'status', 'created_at'] as const;

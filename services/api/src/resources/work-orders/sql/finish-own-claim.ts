@@ -1,6 +1,7 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
-import { moveToLogSql, type WorkOrderLogRow } from './work-order-row.ts';
+import type { WorkOrderLogRow } from '../../../domain/work-order-row.ts';
+import { moveToLogSql } from './move-to-log.ts';
 
 /** The `workorder.completed` / `workorder.failed` payload's data, in Brokkr's key order. */
 export const FINISHED_DATA_KEYS = ['work_order_log_id', 'work_type', 'success', 'result_message', 'agent_id', 'completed_at'] as const;

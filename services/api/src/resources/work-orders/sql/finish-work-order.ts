@@ -1,5 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import { moveToLogSql, type WorkOrderLogRow } from './work-order-row.ts';
+import type { WorkOrderLogRow } from '../../../domain/work-order-row.ts';
+import { moveToLogSql } from './move-to-log.ts';
 
 const finishStatement = prepared(
   'brokkr_work_order_finish',

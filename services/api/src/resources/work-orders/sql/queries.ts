@@ -1,12 +1,12 @@
 import type { Queryable } from '@brokkr/db';
+import { targetsAgent } from '../../../domain/association.ts';
 import {
-  targetsAgent,
   WORK_ORDER_COLUMNS,
   WORK_ORDER_LOG_COLUMNS,
   workOrderColumns,
   type WorkOrderLogRow,
   type WorkOrderRow,
-} from './work-order-row.ts';
+} from '../../../domain/work-order-row.ts';
 
 /** The read-only statements of work orders and their log. */
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import { WORK_ORDER_COLUMNS, type WorkOrderRow } from './work-order-row.ts';
+import { WORK_ORDER_COLUMNS, type WorkOrderRow } from '../../../domain/work-order-row.ts';
 
 /** Longest retry delay: 2^31 - 1 s (the exponent is clamped first so the product stays finite). */
 const MAX_DELAY_SECONDS = 2147483647;

@@ -1,8 +1,8 @@
 import type { Queryable } from '@brokkr/db';
-import type { Identity } from '../../auth/identity.ts';
-import { errorKind, raising } from '../../errors/api-error.ts';
-import { agentHasHardTarget, findLiveStack } from './sql/queries.ts';
-import type { StackRow } from './sql/stack-row.ts';
+import type { Identity } from '../auth/identity.ts';
+import { errorKind, raising } from '../errors/api-error.ts';
+import { agentHasHardTarget, findLiveStack } from './live-stack.ts';
+import type { StackRow } from './stack-row.ts';
 
 export const stackNotFound = errorKind(404, 'stack_not_found', 'Stack not found');
 const stackNotOwned = errorKind(403, 'stack_not_owned', 'Access denied to this stack');

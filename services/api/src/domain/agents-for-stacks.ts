@@ -13,7 +13,7 @@ export interface AlsoMatching {
 }
 
 /**
- * The live agents associated with any of the given stacks (same rule as association.ts, read
+ * The live agents associated with any of the given stacks (same rule as services/api/src/domain/association.ts, read
  * from the stack side: stack_labels → agent_labels(label), stack_annotations →
  * agent_annotations(key), agent_targets(stack_id)). Deleted stacks count: deleting a stack must
  * wake the agents that will now receive its deletion marker. Agent status is not filtered: waking

@@ -1,6 +1,13 @@
 /**
  * The stack ↔ agent association rule, as SQL fragments shared by the
- * target-state query, the stacks listing and the wake-up fan-out.
+ * target-state query, the stacks listing and the wake-up fan-out; and, at the end of this file,
+ * the work-order ↔ agent rule. This file is their one TypeScript home. The other places that
+ * spell them say "same rule as services/api/src/domain/association.ts":
+ *   - agents-for-stacks.ts (beside this file): the rule read from the stack side, for wake lists
+ *     (test/wake-list.test.ts checks it agrees);
+ *   - migration 0014's SQL function brokkr_stack_agents(), which maintenance's rollouts and
+ *     stack expiry call (test/rollout-targeting.test.ts checks it agrees);
+ *   - services/maintenance/src/sql/work-order-agents.ts, the work-order rule for maintenance.
  *
  * A stack is associated with an agent when
  *   a. it carries any of the agent's labels (exact string equality), or
@@ -41,3 +48,14 @@ export function associationPairs(agentsRelation: string): string {
       FROM ${agentsRelation} ag
       JOIN agent_targets t ON t.agent_id = ag.id`;
 }
+
+/**
+ * The work-order ↔ agent rule: "this order targets agent $n" (Brokkr's rule, an OR): an explicit target, any shared label, or any
+ * shared (key, value) annotation. `w` is the work_orders alias.
+ */
+export const targetsAgent = (param: string) => `(
+  EXISTS (SELECT 1 FROM work_order_targets t WHERE t.work_order_id = w.id AND t.agent_id = ${param})
+  OR EXISTS (SELECT 1 FROM work_order_labels l JOIN agent_labels al ON al.label = l.label
+              WHERE l.work_order_id = w.id AND al.agent_id = ${param})
+  OR EXISTS (SELECT 1 FROM work_order_annotations o JOIN agent_annotations aa ON aa.key = o.key AND aa.value = o.value
+              WHERE o.work_order_id = w.id AND aa.agent_id = ${param}))`;

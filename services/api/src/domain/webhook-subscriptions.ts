@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 
-/** The read-only statements of webhook subscriptions. */
+/** The read-only statements of webhook subscriptions (the webhooks and webhook-deliveries resources read them). */
 
 /** A webhook_subscriptions row without the secrets' ciphertexts (only whether they are set). */
 export interface SubscriptionRow {

@@ -1,9 +1,9 @@
 import type { DiagnosticRequest, SubmitDiagnosticResult } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import { metricsFor, type Registry } from '@brokkr/telemetry';
-import { BrokerError } from '../broker/http.ts';
-import { errorMessage, sleep } from '../util/async.ts';
+import { errorMessage } from '../util/async.ts';
 import { PendingLoop } from '../util/pending-loop.ts';
+import { postResult } from '../util/post-result.ts';
 import type { DiagnosticsBrokerApi } from './broker-api.ts';
 import type { DiagnosticsCollector } from './collector.ts';
 
@@ -18,8 +18,6 @@ export interface DiagnosticsLoopDeps {
   logger: Logger;
   isActive(): boolean;
 }
-
-const SUBMIT_ATTEMPTS = 3;
 
 function createMetrics(registry: Registry) {
   return metricsFor(registry).counter({
@@ -96,20 +94,11 @@ export class DiagnosticsLoop {
     }
   }
 
-  /** No answer, 429 or 5xx: retried a little. A refusal (409: maintenance failed it at expiry) is final. */
-  private async submit(id: string, result: SubmitDiagnosticResult, log: Logger): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.deps.api.submit(id, result);
-        return true;
-      } catch (err) {
-        const transient = err instanceof BrokerError && err.transient;
-        if (!transient || attempt >= SUBMIT_ATTEMPTS) {
-          log.error({ err: errorMessage(err) }, 'diagnostic result not recorded; the broker marks the request failed when it expires');
-          return false;
-        }
-        await sleep(500 * attempt);
-      }
-    }
+  /** A refusal (409: maintenance failed it at expiry) is final. */
+  private submit(id: string, result: SubmitDiagnosticResult, log: Logger): Promise<boolean> {
+    return postResult(
+      () => this.deps.api.submit(id, result),
+      (err) => log.error({ err: errorMessage(err) }, 'diagnostic result not recorded; the broker marks the request failed when it expires'),
+    );
   }
 }

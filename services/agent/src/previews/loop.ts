@@ -2,8 +2,9 @@ import type { PendingPreview } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import { metricsFor, type Registry } from '@brokkr/telemetry';
 import { BrokerError } from '../broker/http.ts';
-import { errorMessage, sleep } from '../util/async.ts';
+import { errorMessage } from '../util/async.ts';
 import { PendingLoop } from '../util/pending-loop.ts';
+import { postResult } from '../util/post-result.ts';
 import type { PreviewBrokerApi } from './broker-api.ts';
 import { previewOnCluster, type PreviewOutcome, type PreviewScope } from './dry-run.ts';
 
@@ -21,8 +22,6 @@ export interface PreviewLoopDeps {
   /** The dry run (tests may swap it); defaults to previewOnCluster. */
   run?: (scope: PreviewScope, preview: PendingPreview) => Promise<PreviewOutcome>;
 }
-
-const SUBMIT_ATTEMPTS = 3;
 
 function createMetrics(registry: Registry) {
   return metricsFor(registry).counter({
@@ -102,20 +101,11 @@ export class PreviewLoop {
     }
   }
 
-  /** No answer, 429 or 5xx: retried a little. A refusal (409: reported already or expired; 4xx) is final. */
-  private async submit(id: string, outcome: PreviewOutcome, log: Logger): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.deps.api.submit(id, { objects: outcome.objects, error: outcome.error });
-        return true;
-      } catch (err) {
-        const transient = err instanceof BrokerError && err.transient;
-        if (!transient || attempt >= SUBMIT_ATTEMPTS) {
-          log.error({ err: errorMessage(err) }, 'preview result not recorded');
-          return false;
-        }
-        await sleep(500 * attempt);
-      }
-    }
+  /** A refusal (409: reported already or expired; 4xx) is final. */
+  private submit(id: string, outcome: PreviewOutcome, log: Logger): Promise<boolean> {
+    return postResult(
+      () => this.deps.api.submit(id, { objects: outcome.objects, error: outcome.error }),
+      (err) => log.error({ err: errorMessage(err) }, 'preview result not recorded'),
+    );
   }
 }

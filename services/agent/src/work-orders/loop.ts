@@ -2,8 +2,9 @@ import type { Logger } from '@brokkr/logger';
 import type { Registry } from '@brokkr/telemetry';
 import type { CompleteWorkOrder, WorkOrder } from '@brokkr/contracts';
 import type { ApplyContext } from '../reconcile/apply-stack.ts';
-import { errorMessage, sleep } from '../util/async.ts';
+import { errorMessage } from '../util/async.ts';
 import { PendingLoop } from '../util/pending-loop.ts';
+import { postResult } from '../util/post-result.ts';
 import { WorkOrderBrokerApi } from './broker-api.ts';
 import { runBuild } from './build.ts';
 import type { WorkOrderContext } from './context.ts';
@@ -35,7 +36,6 @@ const RUNNERS: Record<string, Runner> = { custom: runCustom, build: runBuild };
 /** After a stop, orders in flight get this long to finish and report (inside the agent's 25 s shutdown deadline). */
 const DRAIN_GRACE_MS = 15_000;
 const KUBE_POLL_MS = 2000;
-const COMPLETE_ATTEMPTS = 3;
 
 /**
  * Work orders: claim pending orders — woken at once by the broker's long-poll,
@@ -148,21 +148,13 @@ export class WorkOrderLoop {
     }
   }
 
-  /** A result the broker does not take (no answer, 429, 5xx) is retried; else the stale-claim release decides. */
-  private async report(orderId: string, result: CompleteWorkOrder, log: Logger): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const answer = await this.api.complete(orderId, result);
-        log.debug({ answer }, 'work order completed');
-        return true;
-      } catch (err) {
-        if (!isTransient(err) || attempt >= COMPLETE_ATTEMPTS) {
-          log.error({ err: errorMessage(err) }, 'work order result not recorded; the broker hands it out again when its claim goes stale');
-          return false;
-        }
-        await sleep(500 * attempt);
-      }
-    }
+  /** A result the broker does not take is left to the stale-claim release. */
+  private report(orderId: string, result: CompleteWorkOrder, log: Logger): Promise<boolean> {
+    return postResult(
+      async () => log.debug({ answer: await this.api.complete(orderId, result) }, 'work order completed'),
+      (err) =>
+        log.error({ err: errorMessage(err) }, 'work order result not recorded; the broker hands it out again when its claim goes stale'),
+    );
   }
 }
 

@@ -33,6 +33,23 @@ function paste(script: string): string {
 }
 
 /**
+ * Independently of the printed commands: the objects are in the local cluster, owned by the stack,
+ * and the Deployment's pods were made by its controllers and are Ready on the simulated nodes.
+ */
+async function expectInTheCluster(kubeconfigPath: string, stack: string): Promise<void> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const cm = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: 'hello-brokkr', namespace: 'default' });
+  expect(cm.data).to.deep.equal({ greeting: 'hello from brokkr' });
+  expect(cm.metadata?.labels?.['k8s.brokkr.io/stack']).to.equal(stack);
+  const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'hello-brokkr', namespace: 'default' });
+  expect(deployment.metadata?.labels?.['k8s.brokkr.io/stack']).to.equal(stack);
+  expect(deployment.status?.readyReplicas).to.equal(2);
+  const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'default', labelSelector: 'app=hello-brokkr' });
+  expect(pods.items.map((p) => p.spec?.nodeName).every((n) => n?.startsWith('kwok-node-'))).to.equal(true);
+}
+
+/**
  * The README's first deployment, end to end: `npm start` brings up the hub, then a local cluster
  * where pods run (controllers, scheduler, KWOK) with an agent, and prints three steps. We paste
  * exactly those steps, see the agent's SUCCESS event and a healthy report through the api, find
@@ -68,18 +85,7 @@ describe('npm start: first deployment on the local cluster', () => {
     expect(health.deployment_objects.map((d) => d.status)).to.deep.equal(['healthy']);
     expect(seen).to.include('Available=True, 2/2 pods ready');
 
-    // And independently of the printed commands: the objects are in the local cluster, owned by the
-    // stack, and the Deployment's pods were made by its controllers and are Ready on the simulated nodes.
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfigPath);
-    const cm = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: 'hello-brokkr', namespace: 'default' });
-    expect(cm.data).to.deep.equal({ greeting: 'hello from brokkr' });
-    expect(cm.metadata?.labels?.['k8s.brokkr.io/stack']).to.equal(stack);
-    const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'hello-brokkr', namespace: 'default' });
-    expect(deployment.metadata?.labels?.['k8s.brokkr.io/stack']).to.equal(stack);
-    expect(deployment.status?.readyReplicas).to.equal(2);
-    const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'default', labelSelector: 'app=hello-brokkr' });
-    expect(pods.items.map((p) => p.spec?.nodeName).every((n) => n?.startsWith('kwok-node-'))).to.equal(true);
+    await expectInTheCluster(kubeconfigPath, stack);
 
     const pid = start.child.pid;
     const { code, leaked, processes } = await start.interrupt();

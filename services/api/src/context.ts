@@ -4,7 +4,7 @@ import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import type { Auditor } from './audit/auditor.ts';
 import type { Authenticator } from './auth/authenticator.ts';
-import type { ClientAddress } from './http/client-info.ts';
+import type { ClientAddress } from './auth/client-info.ts';
 import type { NotifyAgents } from './events/notify.ts';
 import type { AgentConnections } from './live/agent-channel/registry.ts';
 import type { OutboxPublisher } from './events/outbox-publisher.ts';
@@ -13,7 +13,7 @@ import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { StreamQuota } from './limits/stream-quota.ts';
 import type { LiveState } from './resources/telemetry/live-state.ts';
 import type { TargetStateCache } from './resources/targeting/answer-cache.ts';
-import type { AgentWakeups } from './resources/targeting/wakeups.ts';
+import type { AgentWakeups } from './events/wakeups.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 import type { ConfigReloader } from './settings/config-reload.ts';
 import type { YamlValidator } from './yaml/index.ts';
@@ -25,7 +25,7 @@ export interface ApiContext {
   db: Db;
   bus: Bus;
   metrics: ApiMetrics;
-  /** Who sent a request, as audit entries record it: behind a trusted proxy only (http/client-info.ts). */
+  /** Who sent a request, as audit entries record it: behind a trusted proxy only (auth/client-info.ts). */
   clientAddress: ClientAddress;
   /** PAK → identity, with the cross-replica cache; `auth.invalidate(hashes)` after rotation/deletion. */
   auth: Authenticator;

@@ -7,7 +7,7 @@ import { startMemoryRelease } from '@brokkr/runtime';
 import { startTelemetry } from '@brokkr/telemetry';
 import { bootstrap } from './bootstrap/first-start.ts';
 import { createContext } from './create-context.ts';
-import { createApp } from './http/app.ts';
+import { createApp } from './app.ts';
 import { closeServer, listen } from './http/listen.ts';
 import { createUpgradeRouter } from './live/upgrade-router.ts';
 import { allUpgradeRoutes } from './live/upgrade-routes.ts';

@@ -3,7 +3,7 @@ import { pakInvalidationSchema, type PakInvalidation } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import type { IncomingMessage } from 'node:http';
-import type { ClientAddress } from '../http/client-info.ts';
+import type { ClientAddress } from './client-info.ts';
 import { resolvePakHash } from './sql/resolve-pak.ts';
 import type { Identity } from './identity.ts';
 import { PakCache } from './pak-cache.ts';

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { adminRequired, errorBody } from '../errors/api-error.ts';
 import { jsonBody, rawBody, readBody } from './body.ts';
-import { userAgent } from './client-info.ts';
+import { userAgent } from '../auth/client-info.ts';
 import type { AnyRoute, Reply } from './route.ts';
 import { takesBody } from './route-errors.ts';
 import { validatePart } from './validate.ts';

@@ -29,7 +29,7 @@ export interface RouteInput<P, Q, B> {
   raw: RawBody | undefined;
   identity: Identity;
   ctx: ApiContext;
-  /** The socket's address, or behind a trusted proxy the hop it forwarded for (http/client-info.ts). */
+  /** The socket's address, or behind a trusted proxy the hop it forwarded for (auth/client-info.ts). */
   clientIp: string | null;
   userAgent: string | null;
   req: Request;

@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Logger } from '@brokkr/logger';
-import { closeSocket } from './close.ts';
+import { closeSocket } from '../http/close-socket.ts';
 
 /**
  * Open sockets by the PAK hash they authenticated with. When a hash is invalidated (a rotation

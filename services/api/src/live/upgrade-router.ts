@@ -3,13 +3,13 @@ import type { Duplex } from 'node:stream';
 import type { RequestHandler } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
-import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
+import { createFailedAuthAudit } from '../audit/failed-auth-audit.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
-import { closeSocket } from './close.ts';
+import { closeSocket } from '../http/close-socket.ts';
 import { RevocationIndex } from './revocation.ts';
-import type { UpgradeRoute } from './upgrade-route.ts';
+import type { UpgradeRoute } from '../http/upgrade-route.ts';
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const SUBPROTOCOL = 'brokkr.v1';

@@ -1,6 +1,6 @@
 import { telemetryLiveRoutes } from '../resources/telemetry/live-routes.ts';
 import { agentChannelRoutes } from './agent-channel/route.ts';
-import type { UpgradeRoute } from './upgrade-route.ts';
+import type { UpgradeRoute } from '../http/upgrade-route.ts';
 
 /** Every WebSocket endpoint of the api: one import and one spread per module. */
 export const allUpgradeRoutes: UpgradeRoute[] = [...agentChannelRoutes, ...telemetryLiveRoutes];

@@ -1,6 +1,6 @@
 import { apiConfigSchema, natsSettingsFrom, parseEnv, type ApiConfig, type NatsSettings } from '@brokkr/config';
 import type { UnknownPakLimits } from '../auth/unknown-paks.ts';
-import type { ProxyTrust } from '../http/client-info.ts';
+import type { ProxyTrust } from '../auth/client-info.ts';
 
 /**
  * The api's settings in the names and units the code uses. The environment keeps Brokkr's
@@ -19,7 +19,7 @@ export interface ApiSettings {
     metricsPort: number;
     /** Request bodies above this are refused with 413. */
     bodyLimitBytes: number;
-    /** Whose X-Forwarded-For is believed; nobody's by default (http/client-info.ts). */
+    /** Whose X-Forwarded-For is believed; nobody's by default (auth/client-info.ts). */
     proxyTrust: ProxyTrust;
   };
   /** Brokkr's `[cors]` section: comma lists, `*` for any origin. */

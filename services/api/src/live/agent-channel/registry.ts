@@ -1,7 +1,7 @@
 import type { AgentNotice } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
-import { closeSocket } from '../close.ts';
+import { closeSocket } from '../../http/close-socket.ts';
 import type { LiveMetrics } from '../metrics.ts';
 import type { AgentConnection } from './connection.ts';
 import { HintSender } from './hints.ts';

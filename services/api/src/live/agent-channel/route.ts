@@ -1,5 +1,5 @@
 import { ingestTelemetryFrame } from '../../resources/telemetry/ingest.ts';
-import type { UpgradeRoute } from '../upgrade-route.ts';
+import type { UpgradeRoute } from '../../http/upgrade-route.ts';
 import { AgentConnection } from './connection.ts';
 import { handleControlUplink } from './uplinks.ts';
 

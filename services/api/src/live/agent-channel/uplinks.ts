@@ -4,7 +4,7 @@ import type { ApiContext } from '../../context.ts';
 import { reportAgentEvent } from '../../resources/agent-events/report.ts';
 import { acceptHeartbeat } from '../../resources/agents/heartbeat.ts';
 import { reportHealth } from '../../resources/health/report.ts';
-import { repeatedSuccess } from '../brokkr-agent/repeat-event.ts';
+import { repeatedSuccess } from '../../compat/brokkr-agent/repeat-event.ts';
 import type { ControlUplinkType } from './frames.ts';
 
 // Brokkr's decoding: every non-Option field is required even when ignored,
@@ -83,7 +83,7 @@ export async function handleControlUplink(
     } else if (type === 'agent_event') {
       const ev = parse(agentEventBody, body, type);
       sameAgent(agentId, ev.agent_id, type);
-      // Brokkr's own agent re-reports SUCCESS on every poll of its full target state (live/brokkr-agent/).
+      // Brokkr's own agent re-reports SUCCESS on every poll of its full target state (compat/brokkr-agent/).
       if (agent.brokkrRustAgent && (await repeatedSuccess(ctx.db.pool, agentId, ev.deployment_object_id, ev.status))) return;
       await reportAgentEvent(ctx, agentId, {
         deploymentObjectId: ev.deployment_object_id,

@@ -4,8 +4,8 @@ import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { listPage, listPageQuery, pageReply, readWindow } from '../../http/list-page.ts';
 import { idParams } from '../../http/schemas.ts';
-import { looksLikeBrokkrRustAgent } from '../../live/brokkr-agent/detect.ts';
-import { repeatedSuccess } from '../../live/brokkr-agent/repeat-event.ts';
+import { looksLikeBrokkrRustAgent } from '../../compat/brokkr-agent/detect.ts';
+import { repeatedSuccess } from '../../compat/brokkr-agent/repeat-event.ts';
 import { requireAdminOrSelf, requireSameAgent } from '../agents/access.ts';
 import { findAgentEvent, listAgentEvents, listAllAgentEvents } from './sql/queries.ts';
 import { reportAgentEvent } from './report.ts';
@@ -54,7 +54,7 @@ export const agentEventRoutes: AnyRoute[] = [
     async handler({ params, body, identity, ctx, req }) {
       requireAdminOrSelf(identity, params.id);
       requireSameAgent(params.id, body.agent_id);
-      // Brokkr's own agent re-reports SUCCESS on every poll of its full target state (live/brokkr-agent/).
+      // Brokkr's own agent re-reports SUCCESS on every poll of its full target state (compat/brokkr-agent/).
       const repeated = looksLikeBrokkrRustAgent(req.headers)
         ? await repeatedSuccess(ctx.db.pool, params.id, body.deployment_object_id, body.status)
         : undefined;

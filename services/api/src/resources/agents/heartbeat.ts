@@ -1,5 +1,5 @@
 import type { ApiContext } from '../../context.ts';
-import { announceFleetChange } from '../fleet/announce.ts';
+import { announceFleetChange } from './announce-fleet-change.ts';
 import { recordHeartbeat, type K8sReport } from './sql/record-heartbeat.ts';
 
 export type { K8sReport };

@@ -4,10 +4,10 @@ import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { Gauge, type Registry } from '@brokkr/telemetry';
 import type { WebSocket } from 'ws';
-import { ConsumerSocket } from '../telemetry/live/consumer-socket.ts';
+import { ConsumerSocket } from '../../http/consumer-socket.ts';
 import { fleetRecords, sweepKey } from './fleet-record.ts';
 import { WsPresence, type LocalAgentConnections } from './presence.ts';
-import type { AgentWakeups } from '../targeting/wakeups.ts';
+import type { AgentWakeups } from '../../events/wakeups.ts';
 
 /** Brokkr's fleet sweep period. */
 const SWEEP_INTERVAL_MS = 20_000;

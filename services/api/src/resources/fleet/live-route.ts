@@ -1,4 +1,4 @@
-import { LISTENER_MAX_MESSAGE_BYTES, type UpgradeRoute } from '../../live/upgrade-route.ts';
+import { LISTENER_MAX_MESSAGE_BYTES, type UpgradeRoute } from '../../http/upgrade-route.ts';
 
 /**
  * `/api/v1/fleet/live`: a `fleet_update` (one full FleetAgentRecord) whenever an agent's record may

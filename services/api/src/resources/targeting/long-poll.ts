@@ -1,7 +1,7 @@
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import type { CachedState as State, TargetStateCache } from './answer-cache.ts';
 import { ifNoneMatchHits } from './target-state-etag.ts';
-import type { AgentWakeups, AgentWatch } from './wakeups.ts';
+import type { AgentWakeups, AgentWatch } from '../../events/wakeups.ts';
 
 /**
  * The long-poll extension of GET /agents/{id}/target-state. Brokkr's agent sends

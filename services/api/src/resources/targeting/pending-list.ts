@@ -3,7 +3,7 @@ import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { json, type Reply } from '../../http/route.ts';
 import { clientGone } from './routes.ts';
-import type { AgentWakeups } from './wakeups.ts';
+import type { AgentWakeups } from '../../events/wakeups.ts';
 
 export interface PendingWait {
   agentId: string;

@@ -3,7 +3,7 @@ import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { Counter, type Registry } from '@brokkr/telemetry';
 import { TargetStateCache } from './answer-cache.ts';
-import type { AgentWakeups } from './wakeups.ts';
+import type { AgentWakeups } from '../../events/wakeups.ts';
 
 /**
  * The process's target-state cache, fed by the process's one wake-up subscription. It answers from

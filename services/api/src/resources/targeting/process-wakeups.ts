@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '@brokkr/logger';
 import { Gauge, type Registry } from '@brokkr/telemetry';
-import { AgentWakeups } from './wakeups.ts';
+import { AgentWakeups } from '../../events/wakeups.ts';
 
 const FLUSH_TIMEOUT_MS = 2000;
 

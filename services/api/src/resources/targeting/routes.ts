@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { deploymentObjectSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { servesBrokkrRustAgent } from '../../live/brokkr-agent/detect.ts';
+import { servesBrokkrRustAgent } from '../../compat/brokkr-agent/detect.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
 import { requireAdminOrSelf } from '../agents/access.ts';
 import { stackSchema } from '../stacks/schemas.ts';
@@ -82,7 +82,7 @@ export const targetingRoutes: AnyRoute[] = [
       const release = waits ? ctx.streams.require('long_poll', identity) : undefined;
       const answer = await answerTargetState(ctx.targetStates, waits ? ctx.wakeups : undefined, {
         agentId: params.id,
-        // Brokkr's own agent gets the full state: it deletes whatever the incremental one leaves out (live/brokkr-agent/).
+        // Brokkr's own agent gets the full state: it deletes whatever the incremental one leaves out (compat/brokkr-agent/).
         full: query.mode === 'full' || servesBrokkrRustAgent(req.headers, identity, params.id, query.mode),
         waitSeconds,
         ifNoneMatch,

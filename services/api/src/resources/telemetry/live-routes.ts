@@ -1,6 +1,6 @@
 import { uuid } from '@brokkr/contracts';
 import { isAdminOrGenerator } from '../../auth/guards.ts';
-import { LISTENER_MAX_MESSAGE_BYTES, type UpgradeRoute } from '../../live/upgrade-route.ts';
+import { LISTENER_MAX_MESSAGE_BYTES, type UpgradeRoute } from '../../http/upgrade-route.ts';
 import { fleetLiveRoutes } from '../fleet/live-route.ts';
 import { findLiveStack } from '../../domain/live-stack.ts';
 

@@ -11,7 +11,7 @@ import { recheckStackWatchers } from './live/stack-watchers.ts';
 import { LineRateLimiter } from './rate-limit.ts';
 import { StackAccess } from './stack-access.ts';
 import { TelemetryWriter } from './writer.ts';
-import type { AgentWakeups } from '../targeting/wakeups.ts';
+import type { AgentWakeups } from '../../events/wakeups.ts';
 
 /** This api process's telemetry and fleet state: live subscribers, NATS subscriptions, caches, the batch writer. */
 export interface LiveState {

@@ -4,8 +4,8 @@ import type { Logger } from '@brokkr/logger';
 import type { Subscription } from '@nats-io/transport-node';
 import type { WebSocket } from 'ws';
 import type { Identity } from '../../../auth/identity.ts';
-import { closeSocket } from '../../../live/close.ts';
-import { ConsumerSocket } from './consumer-socket.ts';
+import { closeSocket } from '../../../http/close-socket.ts';
+import { ConsumerSocket } from '../../../http/consumer-socket.ts';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const FLUSH_TIMEOUT_MS = 2000;

@@ -1,21 +1,21 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { createReadiness, pgCheck, type ReadinessResult } from '@brokkr/health';
-import { createFailedAuthAudit } from '../auth/failed-auth-audit.ts';
-import type { ApiContext } from '../context.ts';
-import { createExpositions, type Exposition } from '../metrics/expositions.ts';
-import { authenticate, resolveIdentity, type OnFailedAuth } from './authenticate.ts';
-import { proxyTrust, userAgent } from './client-info.ts';
-import { createDirectLane, type DirectLane } from './direct-lane.ts';
-import { rejectOversizedBody } from './body-limit.ts';
-import { cors } from './cors.ts';
-import { mountApiDocs } from './docs-page.ts';
-import { mountConsole } from '../console/mount.ts';
-import { errorHandler, notFoundHandler } from './error-handler.ts';
-import { API_PREFIX, mountRoutes } from './mount-routes.ts';
-import { buildOpenApiDocument } from './openapi.ts';
-import { endpointLabel, requestMetrics } from './request-metrics.ts';
-import { serverSpans } from './tracing.ts';
-import type { AnyRoute } from './route.ts';
+import { createFailedAuthAudit } from './audit/failed-auth-audit.ts';
+import type { ApiContext } from './context.ts';
+import { createExpositions, type Exposition } from './metrics/expositions.ts';
+import { authenticate, resolveIdentity, type OnFailedAuth } from './http/authenticate.ts';
+import { proxyTrust, userAgent } from './auth/client-info.ts';
+import { createDirectLane, type DirectLane } from './http/direct-lane.ts';
+import { rejectOversizedBody } from './http/body-limit.ts';
+import { cors } from './http/cors.ts';
+import { mountApiDocs } from './http/docs-page.ts';
+import { mountConsole } from './console/mount.ts';
+import { errorHandler, notFoundHandler } from './http/error-handler.ts';
+import { API_PREFIX, mountRoutes } from './http/mount-routes.ts';
+import { buildOpenApiDocument } from './http/openapi.ts';
+import { endpointLabel, requestMetrics } from './http/request-metrics.ts';
+import { serverSpans } from './http/tracing.ts';
+import type { AnyRoute } from './http/route.ts';
 
 export interface AppOptions {
   routes: readonly AnyRoute[];

@@ -1,7 +1,7 @@
 import type { Logger } from '@brokkr/logger';
 import type { Counter } from '@brokkr/telemetry';
-import type { Auditor } from '../audit/auditor.ts';
-import { TokenBucket } from './token-bucket.ts';
+import type { Auditor } from './auditor.ts';
+import { TokenBucket } from '../auth/token-bucket.ts';
 
 export interface FailedAuth {
   /** Request path without the `/api/v1` prefix (Brokkr's format). */

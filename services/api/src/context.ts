@@ -6,19 +6,23 @@ import type { Auditor } from './audit/auditor.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { ClientAddress } from './auth/client-info.ts';
 import type { NotifyAgents } from './events/notify.ts';
-import type { AgentConnections } from './live/agent-channel/registry.ts';
 import type { OutboxPublisher } from './events/outbox-publisher.ts';
 import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { StreamQuota } from './limits/stream-quota.ts';
-import type { LiveState } from './resources/telemetry/live-state.ts';
-import type { TargetStateCache } from './resources/targeting/answer-cache.ts';
 import type { AgentWakeups } from './events/wakeups.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 import type { ConfigReloader } from './settings/config-reload.ts';
 import type { YamlValidator } from './yaml/index.ts';
 
-/** Everything a route handler may use; built once per process by `createContext`. */
+/**
+ * Everything a route handler may use; built once per process by `createContext`.
+ *
+ * Three fields are declared by the modules that own them, so that this file imports nothing
+ * above the http layer (ADR 0037): `targetStates` (resources/targeting/answer-cache.ts),
+ * `liveFeeds` (resources/telemetry/live-state.ts) and `agentConnections`
+ * (live/agent-channel/registry.ts).
+ */
 export interface ApiContext {
   settings: ApiSettings;
   logger: Logger;
@@ -47,12 +51,6 @@ export interface ApiContext {
   webhookKey: WebhookKey;
   /** Routes `brokkr.notify.agent.*` hints to this process's waiting long-polls (one subscription). */
   wakeups: AgentWakeups;
-  /** Target-state answers kept current by the wake-ups (resources/targeting/answer-cache.ts). */
-  targetStates: TargetStateCache;
-  /** The agent WebSockets (`/internal/ws/agent`) this replica holds; hints reach them from the wake-ups. */
-  agentConnections: AgentConnections;
-  /** Stack telemetry and the fleet view of this process: live subscribers, WebSocket presence, the telemetry writer. */
-  liveFeeds: LiveState;
   /** Open WebSockets, event streams and held long-polls per PAK on this replica (429 beyond the limits). */
   streams: StreamQuota;
   /** The reloadable settings in force, for POST /admin/config/reload. */

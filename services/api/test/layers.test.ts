@@ -44,4 +44,9 @@ describe('api layers', () => {
     const upward = imports().filter(([from, to]) => from.startsWith('domain/') && /^(http|resources|live|console)\//.test(to));
     expect(upward).to.deep.equal([]);
   });
+
+  it('context.ts imports nothing from resources/, live/ or console/ (their services add their own fields)', () => {
+    const upward = imports().filter(([from, to]) => from === 'context.ts' && /^(resources|live|console)\//.test(to));
+    expect(upward).to.deep.equal([]);
+  });
 });

@@ -90,3 +90,10 @@ export class AgentConnections {
     }
   }
 }
+
+declare module '../../context.ts' {
+  interface ApiContext {
+    /** The agent WebSockets (`/internal/ws/agent`) this replica holds; hints reach them from the wake-ups. */
+    agentConnections: AgentConnections;
+  }
+}

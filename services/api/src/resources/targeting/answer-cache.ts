@@ -185,3 +185,10 @@ function newObjectOnly(notice: AgentNotice): string | undefined {
   if (notice.work_order_id !== undefined || notice.ack !== undefined) return undefined;
   return notice.stack_id;
 }
+
+declare module '../../context.ts' {
+  interface ApiContext {
+    /** Target-state answers kept current by the wake-ups. */
+    targetStates: TargetStateCache;
+  }
+}

@@ -82,3 +82,10 @@ export function createLiveState(deps: LiveStateDeps): LiveState {
   });
   return state;
 }
+
+declare module '../../context.ts' {
+  interface ApiContext {
+    /** Stack telemetry and the fleet view of this process: live subscribers, WebSocket presence, the telemetry writer. */
+    liveFeeds: LiveState;
+  }
+}

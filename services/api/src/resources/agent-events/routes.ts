@@ -6,7 +6,7 @@ import { listPage, listPageQuery, pageReply, readWindow } from '../../http/list-
 import { idParams } from '../../http/schemas.ts';
 import { looksLikeBrokkrRustAgent } from '../../compat/brokkr-agent/detect.ts';
 import { repeatedSuccess } from '../../compat/brokkr-agent/repeat-event.ts';
-import { requireAdminOrSelf, requireSameAgent } from '../agents/access.ts';
+import { requireAdminOrSelf, requireSameAgent } from '../../domain/agent-access.ts';
 import { findAgentEvent, listAgentEvents, listAllAgentEvents } from './sql/queries.ts';
 import { reportAgentEvent } from './report.ts';
 

@@ -1,5 +1,4 @@
 import type { Queryable } from '@brokkr/db';
-import { isAdminOrAgent } from '../../auth/guards.ts';
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
@@ -7,30 +6,12 @@ import { stackNotFound } from '../../domain/stack-access.ts';
 import type { AgentRow } from '../../domain/agent-row.ts';
 import { findGenerator, listAgents, listAgentsOfGenerator, stackForTargeting } from './sql/queries.ts';
 
-export const agentPakMismatch = errorKind(403, 'agent_pak_mismatch', 'PAK does not match the agent');
-const agentIdMismatch = errorKind(400, 'agent_id_mismatch', 'agent_id in the body does not match the path');
 const generatorRequired = errorKind(403, 'generator_required', 'Only an admin or a generator may list agents');
 const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
 const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator has no tenant view');
 const targetGeneratorMismatch = errorKind(403, 'target_generator_mismatch', 'The stack belongs to another generator');
 const targetCreateDenied = errorKind(403, 'target_create_denied', 'Agents cannot manage targets');
 const agentNotRegistered = errorKind(403, 'agent_not_registered', "The agent is not registered with the stack's generator");
-
-/** Brokkr's "A, Ag(self)" rule: anyone else (other agents, generators) gets 403 `agent_pak_mismatch`. */
-export const requireAdminOrSelf = raising((identity: Identity, agentId: string): void => {
-  // Path UUIDs may arrive in upper case; the identity's id is Postgres's lower-case form.
-  if (!isAdminOrAgent(identity, agentId.toLowerCase())) throw agentPakMismatch();
-}, agentPakMismatch);
-
-/** "Ag(self) only" (the heartbeat): an admin is refused too. */
-export const requireSelf = raising((identity: Identity, agentId: string): void => {
-  if (identity.agent !== agentId.toLowerCase()) throw agentPakMismatch.with('Only the agent itself may call this');
-}, agentPakMismatch);
-
-/** A body naming an agent must name the one in the path. */
-export const requireSameAgent = raising((pathId: string, bodyId: string): void => {
-  if (pathId !== bodyId) throw agentIdMismatch({ path: pathId, body: bodyId });
-}, agentIdMismatch);
 
 /**
  * Brokkr's check chain for creating AND removing an explicit target, in its exact order:

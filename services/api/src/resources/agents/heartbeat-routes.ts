@@ -2,7 +2,7 @@ import { heartbeatSchema } from '@brokkr/contracts';
 import type { RawBody } from '../../http/body.ts';
 import { defineRoute, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { requireSelf } from './access.ts';
+import { requireSelf } from '../../domain/agent-access.ts';
 import { acceptHeartbeat, type K8sReport } from './heartbeat.ts';
 
 /** Brokkr ignores a missing or unparsable heartbeat body instead of rejecting the heartbeat. */

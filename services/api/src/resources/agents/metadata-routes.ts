@@ -2,7 +2,7 @@ import { errorKind } from '../../errors/api-error.ts';
 import { foreignKeyViolation, uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { requireAdminOrSelf, requireSameAgent } from './access.ts';
+import { requireAdminOrSelf, requireSameAgent } from '../../domain/agent-access.ts';
 import {
   agentAnnotationParams,
   agentAnnotationSchema,

@@ -1,7 +1,7 @@
 import type { SubmitDiagnosticResult } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { requireAdminOrSelf } from '../agents/access.ts';
+import { requireAdminOrSelf } from '../../domain/agent-access.ts';
 import {
   diagnosticAlreadyClaimed,
   diagnosticNotClaimed,

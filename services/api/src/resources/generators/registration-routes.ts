@@ -5,7 +5,7 @@ import type { TxScope } from '../../events/transact.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { requireAdminOrSelf } from '../agents/access.ts';
+import { requireAdminOrSelf } from '../../domain/agent-access.ts';
 import { agentToRegister } from './access.ts';
 import { registrationBodySchema, registrationOutcomeSchema, registrationSchema } from './schemas.ts';
 import { deleteRegistration } from './sql/deregister-agent.ts';

@@ -2,7 +2,7 @@ import { healthUpdateSchema } from '@brokkr/contracts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { requireAdminOrSelf } from '../agents/access.ts';
+import { requireAdminOrSelf } from '../../domain/agent-access.ts';
 import { overallStatus } from './overall-status.ts';
 import { deploymentObjectHealthResponseSchema, stackHealthResponseSchema } from './schemas.ts';
 import { healthOfDeploymentObject, healthOfStack, type HealthRow } from './sql/queries.ts';

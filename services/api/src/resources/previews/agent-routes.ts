@@ -2,7 +2,7 @@ import type { PreviewVerdict } from './sql/record-preview-result.ts';
 import type { SubmitPreviewResult } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { requireAdminOrSelf } from '../agents/access.ts';
+import { requireAdminOrSelf } from '../../domain/agent-access.ts';
 import { invalidPreviewResult, previewAlreadyReported, requireTargetedAgent } from './access.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
 import { replyPendingList } from '../targeting/pending-list.ts';

@@ -5,7 +5,7 @@ import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.t
 import { idParams } from '../../http/schemas.ts';
 import { servesBrokkrRustAgent } from '../../compat/brokkr-agent/detect.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
-import { requireAdminOrSelf } from '../agents/access.ts';
+import { requireAdminOrSelf } from '../../domain/agent-access.ts';
 import { stackSchema } from '../stacks/schemas.ts';
 import { answerTargetState, type TargetStateAnswer } from './long-poll.ts';
 import { queryAgentStacks } from './sql/agent-stacks.ts';

@@ -4,7 +4,7 @@ import { writeOnce } from '../../events/write-once.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { requireAdminOrSelf } from '../agents/access.ts';
+import { requireAdminOrSelf } from '../../domain/agent-access.ts';
 import { requireAdminOrClaimer, workOrderNotClaimable, workOrderNotFound } from './access.ts';
 import { completeOwnClaim, completeWorkOrder, type Completion } from './complete.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';

@@ -136,7 +136,7 @@ describe('tenant limits', function () {
           const res = await held.client.get(`/agents/${held.agent.id}/diagnostics/pending`, { query: { wait: 1 } });
           return res.status === 429 ? res : undefined;
         },
-        { what: 'the second long-poll refused' },
+        { timeoutMs: 60_000, what: 'the second long-poll refused' },
       );
       expectTooManyStreams(refused, 'long_poll', 1);
       const unaffected = await other.client.get(`/agents/${other.agent.id}/work-orders/pending`, { query: { wait: 1 } });

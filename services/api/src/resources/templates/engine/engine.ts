@@ -30,7 +30,7 @@ export const KNOWN_NAMES: KnownNames = {
   functions: new Set(Object.keys(teraFunctions)),
 };
 
-/** State of the render in progress (one at a time per environment: a worker renders sequentially). */
+/** State of the render in progress (one at a time: a renderer process renders sequentially). */
 class RenderState {
   remaining = 0;
   limit = 0;
@@ -44,8 +44,7 @@ class RenderState {
   /**
    * Values a filter or an operator builds are bounded too: a string no longer than the output
    * may be, a list no longer than `range` may build. Without this a template doubling a list
-   * in a loop would reach a single allocation large enough to take the process down, not just
-   * its worker.
+   * in a loop would run the renderer process out of heap instead of failing with a clear message.
    */
   bounded<T>(value: T): T {
     if (typeof value === 'string' && value.length > this.limit)

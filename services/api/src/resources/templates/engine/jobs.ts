@@ -4,7 +4,7 @@ import { SchemaProblem, compileParametersSchema, parameterErrors } from './param
 import { TemplateRenderError } from './values.ts';
 
 /**
- * The work a renderer worker does, as plain functions (the worker thread calls them; tests can
+ * The work a renderer process does, as plain functions (render-process.ts calls them; tests can
  * too). Everything here runs on client input: template text, JSON Schemas (with regular
  * expressions) and parameters, which is why it runs off the event loop with a deadline.
  */

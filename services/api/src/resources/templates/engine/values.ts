@@ -1,5 +1,5 @@
 /**
- * How Tera treats values, for the nunjucks-based engine: strict lookups (a missing name is an
+ * How Tera treats values: strict lookups (a missing name is an
  * error as soon as it is used), Tera's truthiness and Tera's way of printing a value.
  */
 
@@ -89,7 +89,5 @@ export function printed(value: unknown): string {
     assertTextSize(v);
     return `[${v.map(printed).join(', ')}]`;
   }
-  if (typeof v === 'function') throw new TemplateRenderError('A function cannot be printed; call it');
-  if (typeof v === 'object' && 'val' in v && v.constructor?.name === 'SafeString') return String(v);
   return '[object]';
 }

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { WebSocket } from 'ws';
 import type pg from 'pg';
+import { AGENT_FEATURES_HEADER, TARGET_STATE_PATCH_FEATURE } from '@brokkr/contracts';
 import { generatePak } from '@brokkr/pak';
 
 export type Mode = 'ws' | 'long-poll';
@@ -126,10 +127,12 @@ abstract class Recording {
 }
 
 /**
- * A WebSocket agent that behaves like ours (services/agent/src/runtime/target-watcher.ts): dials,
- * and on every hint GETs target-state (hints during a fetch lead to one more fetch after it);
- * while the channel is up it also resyncs every `resyncMs` ±20 % (0: never). Redials like
- * Brokkr's agent (1, 2, 4 … s ±20 %).
+ * A WebSocket agent that behaves like ours (services/agent/src/runtime/target-watcher.ts): dials
+ * asking for `target_state_patch` frames; a patch on top of the ETag it holds (and no fetch in
+ * flight) gives it the new objects without a request; any other hint, or a patch it cannot apply,
+ * makes it GET target-state (hints during a fetch lead to one more fetch after it). While the
+ * channel is up it also resyncs every `resyncMs` ±20 % (0: never). Redials like Brokkr's agent
+ * (1, 2, 4 … s ±20 %). `patches: false` behaves like our agent before patches (every hint fetches).
  */
 export class WsSimAgent extends Recording implements SimAgent {
   readonly mode = 'ws' as const;
@@ -147,13 +150,15 @@ export class WsSimAgent extends Recording implements SimAgent {
     private readonly url: string,
     private readonly agent: { id: string; pak: string },
     private readonly resyncMs: number,
+    private readonly patches = true,
   ) {
     super();
   }
 
   start(): void {
+    const features: Record<string, string> = this.patches ? { [AGENT_FEATURES_HEADER]: TARGET_STATE_PATCH_FEATURE } : {};
     const ws = new WebSocket(`${this.url.replace(/^http/, 'ws')}/internal/ws/agent`, {
-      headers: { authorization: `Bearer ${this.agent.pak}`, 'user-agent': 'bench-agent' },
+      headers: { authorization: `Bearer ${this.agent.pak}`, 'user-agent': 'bench-agent', ...features },
       perMessageDeflate: false,
     });
     this.socket = ws;
@@ -162,9 +167,9 @@ export class WsSimAgent extends Recording implements SimAgent {
       this.failures = 0;
       this.fetch();
     });
-    ws.on('message', () => {
+    ws.on('message', (data) => {
       this.told();
-      this.fetch();
+      if (!this.applied(data.toString())) this.fetch();
     });
     ws.on('error', () => undefined);
     ws.on('close', () => {
@@ -173,6 +178,16 @@ export class WsSimAgent extends Recording implements SimAgent {
       const delay = Math.min(60_000, 1000 * 2 ** this.failures++) * (0.8 + Math.random() * 0.4);
       setTimeout(() => this.start(), delay).unref();
     });
+  }
+
+  /** A `target_state_patch` on top of what it holds: the objects it carries are held now. */
+  private applied(text: string): boolean {
+    if (this.fetching || !text.startsWith('{"type":"target_state_patch"')) return false;
+    const body = (JSON.parse(text) as { body: { base_etag: string; etag: string; objects: { id: string }[] } }).body;
+    if (body.base_etag !== this.etag) return false;
+    this.etag = body.etag;
+    this.received(body.objects.map((o) => o.id));
+    return true;
   }
 
   private fetch(): void {

@@ -1,9 +1,10 @@
 /**
  * `npm run bench:agents`: how many agents one api process holds, and how long it takes until every
  * one of them HOLDS a change. The real api, Postgres and NATS on this machine; simulated agents in
- * this process that behave like ours: WebSocket agents on /internal/ws/agent that GET target-state
- * (`mode=full`, If-None-Match) after every hint and resync every BENCH_WS_RESYNC_SECONDS while the
- * channel is up; long-poll agents holding `GET target-state?mode=full&wait=55` with their ETag; and
+ * this process that behave like ours: WebSocket agents on /internal/ws/agent that take the new
+ * object from a `target_state_patch` frame, or else GET target-state (`mode=full`, If-None-Match)
+ * after a hint, and resync every BENCH_WS_RESYNC_SECONDS while the channel is up (`ws-fetch`: the
+ * same agents fetching after every hint, as ours did before patch frames); long-poll agents holding `GET target-state?mode=full&wait=55` with their ETag; and
  * both mixed half and half. For each count: change → every agent holds a target-state answer
  * containing the new object, p50/p99, when one stack targeted by all of them gets a deployment
  * object and when 100 stacks (each targeted by 1/100 of them) get one at once (BENCH_REPEATS times
@@ -13,7 +14,7 @@
  * the time until all are connected again after the api restarts.
  * Targets (10,000 agents, one api process): holds p99 < 1 s over WebSocket, < 2 s over long-poll,
  * 100 stacks p99 < 2 s; idle < 5 % of a core; RSS < 512 MiB.
- * Environment: BENCH_AGENT_COUNTS (1000,5000,10000), BENCH_MODES (ws,long-poll,mixed), BENCH_REPEATS (3),
+ * Environment: BENCH_AGENT_COUNTS (1000,5000,10000), BENCH_MODES (ws,long-poll,mixed; also ws-fetch), BENCH_REPEATS (3),
  * BENCH_WS_RESYNC_SECONDS (300, our agent's default), BENCH_RESTART (1),
  * BENCH_API_REPLICAS (1; 2: two api processes on the same PostgreSQL and NATS, agents split between
  * them, changes posted to the first, CPU summed, RSS of the larger).
@@ -34,7 +35,8 @@ import {
 import { adminPak, freshStack, KEY_HEX, machine, percentile, startPostgresServer, type Stack } from './webhooks-support.ts';
 
 const COUNTS = (process.env.BENCH_AGENT_COUNTS ?? '1000,5000,10000').split(',').map(Number);
-const MODES = (process.env.BENCH_MODES ?? 'ws,long-poll,mixed').split(',') as ('ws' | 'long-poll' | 'mixed')[];
+type Mode = 'ws' | 'ws-fetch' | 'long-poll' | 'mixed';
+const MODES = (process.env.BENCH_MODES ?? 'ws,long-poll,mixed').split(',') as Mode[];
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const SPREAD = 100;
 const RESYNC_SECONDS = Number(process.env.BENCH_WS_RESYNC_SECONDS ?? 300);
@@ -190,7 +192,7 @@ async function repeat(sims: SimAgent[], pids: Pids, change: () => Promise<(i: nu
 async function scenario(
   server: Awaited<ReturnType<typeof startPostgresServer>>,
   count: number,
-  mode: 'ws' | 'long-poll' | 'mixed',
+  mode: Mode,
 ): Promise<Row> {
   const stack = await freshStack(server);
   const ports = await freePorts(REPLICAS);
@@ -208,9 +210,9 @@ async function scenario(
     // hold (a stack's very first object is the rare case).
     await Promise.all([seeded.all, ...seeded.spread].map(deploy));
     seeded.agents.forEach((a, i) => {
-      const ws = mode === 'ws' || (mode === 'mixed' && i % 2 === 0);
+      const ws = mode === 'ws' || mode === 'ws-fetch' || (mode === 'mixed' && i % 2 === 0);
       const url = urls[i % urls.length]!;
-      sims.push(ws ? new WsSimAgent(url, a, RESYNC_SECONDS * 1000) : new LongPollSimAgent(url, a));
+      sims.push(ws ? new WsSimAgent(url, a, RESYNC_SECONDS * 1000, mode !== 'ws-fetch') : new LongPollSimAgent(url, a));
     });
     const connectStart = performance.now();
     for (let i = 0; i < sims.length; i += 250) {
@@ -273,7 +275,7 @@ async function scenario(
 }
 
 /** One scenario with its progress line; a failure is reported and the run goes on. */
-async function runScenario(server: Awaited<ReturnType<typeof startPostgresServer>>, count: number, mode: 'ws' | 'long-poll' | 'mixed') {
+async function runScenario(server: Awaited<ReturnType<typeof startPostgresServer>>, count: number, mode: Mode) {
   log(`… ${count} ${mode} agents`);
   try {
     const row = await scenario(server, count, mode);

@@ -9,7 +9,7 @@ export function createAgentMetrics(registry: Registry = createMetricsRegistry({ 
     registry,
     pollRequests: m.counter({
       name: 'brokkr_agent_poll_requests_total',
-      help: 'Target-state requests by outcome (success = new state, not_modified = 304, error)',
+      help: 'Target-state requests by outcome (success = new state, not_modified = 304, error; patched = a new state from the agent channel, no request)',
       labelNames: ['status'] as const,
     }),
     pollDuration: m.histogram({

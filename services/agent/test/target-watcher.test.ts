@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createLogger } from '@brokkr/logger';
 import type { BrokerClient } from '../src/broker/client.ts';
+import type { DeploymentObject } from '../src/broker/types.ts';
 import { createAgentMetrics } from '../src/metrics.ts';
 import { jittered, TargetWatcher } from '../src/runtime/target-watcher.ts';
 
@@ -85,5 +86,81 @@ describe('agent target watcher', () => {
     expect(jittered(300_000, () => 0)).to.equal(240_000);
     expect(jittered(300_000, () => 0.5)).to.equal(300_000);
     expect(jittered(300_000, () => 1)).to.equal(360_000);
+  });
+
+  describe('target_state_patch frames', () => {
+    const object = (stack: string, sequence: number) =>
+      ({
+        id: `${stack}-${sequence}`,
+        stack_id: stack,
+        sequence_id: sequence,
+        yaml_content: '',
+        yaml_checksum: '',
+        is_deletion_marker: false,
+        created_at: '',
+        updated_at: '',
+        deleted_at: null,
+        submitted_at: '',
+      }) as DeploymentObject;
+
+    function patchedWatcher() {
+      const requests: (string | undefined)[] = [];
+      const states: string[][] = [];
+      const broker = {
+        targetState(req: { etag?: string | undefined }) {
+          requests.push(req.etag);
+          return Promise.resolve({ changed: true as const, etag: '"ts-base"', objects: [object('b', 20), object('a', 10)] });
+        },
+      } as unknown as BrokerClient;
+      const w = new TargetWatcher({
+        broker,
+        metrics: createAgentMetrics(),
+        logger: createLogger({ service: 'agent-test', level: 'silent' }),
+        agentId: 'a',
+        pollingIntervalMs: 1,
+        channelResyncMs: 3_600_000,
+        longPollWaitSeconds: 0,
+        isActive: () => true,
+        longPollWanted: () => false,
+        onState: (objects) => states.push(objects.map((o) => o.id)),
+      });
+      return { w, requests, states };
+    }
+
+    it('applies a patch on top of the state it holds: the new object, newest first, and no request', async () => {
+      const { w, requests, states } = patchedWatcher();
+      const stop = new AbortController();
+      const running = w.run(stop.signal);
+      try {
+        await until(() => states.length === 1);
+        w.patched({ base_etag: '"ts-base"', etag: '"ts-next"', objects: [object('a', 30)] });
+        expect(states[1]).to.deep.equal(['a-30', 'b-20']);
+        await settle();
+        expect(requests, 'only the first fetch').to.deep.equal([undefined]);
+        w.hinted();
+        await until(() => requests.length === 2);
+        expect(requests[1], 'the next fetch asks whether the patched state is current').to.equal('"ts-next"');
+      } finally {
+        stop.abort();
+        await running;
+      }
+    });
+
+    it('fetches instead when it does not hold the patch’s base, or the patch names a stack it does not hold', async () => {
+      const { w, requests, states } = patchedWatcher();
+      const stop = new AbortController();
+      const running = w.run(stop.signal);
+      try {
+        await until(() => states.length === 1);
+        w.patched({ base_etag: '"ts-other"', etag: '"ts-next"', objects: [object('a', 30)] });
+        await until(() => requests.length === 2);
+        w.patched({ base_etag: '"ts-base"', etag: '"ts-next"', objects: [object('c', 30)] });
+        await until(() => requests.length === 3);
+        expect(states.flat(), 'no patched state was used').to.not.include('a-30');
+      } finally {
+        stop.abort();
+        await running;
+      }
+    });
   });
 });

@@ -37,7 +37,11 @@ export function createContext(deps: ContextDeps): ApiContext {
   const window = createPublishWindow();
   const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window });
   const notifyAgents = createNotifyAgents(bus.nc, logger, window);
-  const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger);
+  const targetStates = startTargetStateCache({ db: db.pool, nc: bus.nc, wakeups: deps.wakeups, registry: metrics.registry, logger });
+  // The cache hears each wake-up before the agent channel does (registered first), so a step sees it pending.
+  const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger, (agentId) =>
+    targetStates.stepFull(agentId),
+  );
   deps.wakeups.onNotice((agentId, notice) => {
     if (agentConnections.get(agentId)) agentConnections.notice(notice());
   });
@@ -75,7 +79,7 @@ export function createContext(deps: ContextDeps): ApiContext {
     yaml: createYamlValidator(),
     webhookKey: deps.webhookKey,
     wakeups: deps.wakeups,
-    targetStates: startTargetStateCache({ db: db.pool, nc: bus.nc, wakeups: deps.wakeups, registry: metrics.registry, logger }),
+    targetStates,
     agentConnections,
     liveFeeds,
     streams: new StreamQuota(settings.limits.streamsPerPak),

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { useTestInfra } from '@brokkr/testkit';
 import { ApiClient, createAgent, createGenerator, createStack, startTestApi, type ApiProcess, type TestApi } from './support/index.ts';
+import { WsAgent } from './support/ws-agent.ts';
 
 interface Served {
   status: number;
@@ -179,5 +180,88 @@ describe('api target state: the cache across replicas', function () {
     expect((await served(a.onReplica, a.id)).ids).to.deep.equal([baseline]);
     expect((await served(a.onApi, a.id)).ids).to.deep.equal([baseline]);
     expect(next).to.not.equal(baseline);
+  });
+
+  describe('target_state_patch frames on the agent channel', () => {
+    const sockets: WsAgent[] = [];
+    afterEach(() => sockets.splice(0).forEach((s) => s.close()));
+    const patchTaking = { 'brokkr-agent-features': 'target-state-patch' };
+
+    async function socket(url: string, pak: string, headers: Record<string, string> = patchTaking): Promise<WsAgent> {
+      const s = await WsAgent.connect(url, pak, '/internal/ws/agent', headers);
+      sockets.push(s);
+      return s;
+    }
+
+    it('carry the new object from the replica holding the socket, as a step from the ETag the agent holds', async () => {
+      const a = await agent();
+      const [shared, own] = [await createStack(gen.client, { generator_id: gen.id }), await createStack(gen.client, { generator_id: gen.id })];
+      await target(a.id, shared.id);
+      await target(a.id, own.id);
+      const ownObject = await publish(own.id, 'own');
+      await publish(shared.id, '1');
+      const s = await socket(replica.url, a.onApi.pak!);
+      const held = await served(a.onReplica, a.id);
+      const before = await reads(replica.url);
+      const id = await publish(shared.id, '2');
+      const frame = await s.waitFor((f) => f.type === 'target_state_patch', 'a target_state_patch frame');
+      const body = frame.body as { base_etag: string; etag: string; objects: { id: string; stack_id: string; yaml_content: string }[] };
+      expect(body.base_etag).to.equal(held.etag);
+      expect(body.objects.map((o) => [o.id, o.stack_id])).to.deep.equal([[id, shared.id]]);
+      expect(body.objects[0]!.yaml_content).to.contain('version: "2"');
+      // The step's ETag is the answer the database gives now, and the replica answers it from memory.
+      const fresh = await served(a.onApi, a.id);
+      expect(fresh.ids).to.deep.equal([id, ownObject]);
+      expect(body.etag).to.equal(fresh.etag);
+      expect((await served(a.onReplica, a.id, { etag: body.etag })).status).to.equal(304);
+      const after = await reads(replica.url);
+      expect(after.database - before.database, 'no database read for the agent on the replica').to.equal(0);
+      expect(s.frames.map((f) => f.type)).to.not.include('stack_changed');
+    });
+
+    it('chain when objects follow each other: each step starts where the previous one ended', async () => {
+      const a = await agent();
+      const stack = await createStack(gen.client, { generator_id: gen.id });
+      await target(a.id, stack.id);
+      await publish(stack.id, '0');
+      const s = await socket(replica.url, a.onApi.pak!);
+      let etag = (await served(a.onReplica, a.id)).etag;
+      const ids: string[] = [];
+      for (let version = 1; version <= 5; version++) ids.push(await publish(stack.id, String(version)));
+      // Steps may merge notices, but every one starts from the previous one's ETag, and the last holds the last object.
+      let last: string[] = [];
+      while (last[0] !== ids.at(-1)) {
+        const frame = await s.waitFor((f) => f.type === 'target_state_patch' && f.body.base_etag === etag, `a step from ${etag}`);
+        const body = frame.body as { etag: string; objects: { id: string }[] };
+        etag = body.etag;
+        last = body.objects.map((o) => o.id);
+      }
+      expect((await served(a.onApi, a.id)).etag).to.equal(etag);
+    });
+
+    it('are not sent to an agent that did not ask for them (Brokkr’s agent keeps stack_changed), nor for a rollout', async () => {
+      const plain = await agent();
+      const stack = await createStack(gen.client, { generator_id: gen.id });
+      await target(plain.id, stack.id);
+      await publish(stack.id, '1');
+      const s = await socket(replica.url, plain.onApi.pak!, {});
+      await served(plain.onReplica, plain.id);
+      await publish(stack.id, '2');
+      await s.waitFor((f) => f.type === 'stack_changed', 'stack_changed');
+      expect(s.frames.map((f) => f.type)).to.not.include('target_state_patch');
+
+      const held = await agent();
+      const rolled = await createStack(gen.client, { generator_id: gen.id });
+      await target(held.id, rolled.id);
+      await publish(rolled.id, '1');
+      const r = await socket(replica.url, held.onApi.pak!);
+      await served(held.onReplica, held.id);
+      const policy = { waves: [{ name: 'everyone', percent: 100, soak_seconds: 0 }], auto_rollback: false };
+      expect((await gen.client.put(`/stacks/${rolled.id}/rollout-policy`, policy)).status).to.equal(200);
+      await publish(rolled.id, '2');
+      // The agent stays on its baseline until its wave is released: it is told to fetch, not given the object.
+      await r.waitFor((f) => f.type === 'stack_changed', 'stack_changed for an object under a rollout');
+      expect(r.frames.map((f) => f.type)).to.not.include('target_state_patch');
+    });
   });
 });

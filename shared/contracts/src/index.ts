@@ -37,3 +37,4 @@ export * from './diagnostics.ts';
 export * from './rollouts.ts';
 export * from './previews.ts';
 export * from './templates.ts';
+export * from './agent-channel.ts';

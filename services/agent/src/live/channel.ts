@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { WebSocket } from 'ws';
+import { AGENT_FEATURES_HEADER, TARGET_STATE_PATCH_FEATURE, targetStatePatchSchema } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import { Lane } from './lane.ts';
 
@@ -30,7 +31,8 @@ const PING_INTERVAL_MS = 30_000;
 const HINTS = new Set<string>(['stack_changed', 'target_changed', 'work_order']);
 
 /**
- * The agent side of `/internal/ws/agent`. Events: `state` (ChannelState) and `hint` (type, body).
+ * The agent side of `/internal/ws/agent`. Events: `state` (ChannelState), `hint` (type, body) and
+ * `patch` (TargetStatePatch: our hub's hint that carries the new objects, asked for at the upgrade).
  * Two outbound lanes, control (heartbeats, events, health) always written before telemetry; a
  * full lane or a channel that is not up refuses a frame, so the caller falls back to REST
  * (control) or drops it (telemetry has no REST path). Frames queued while the socket is down
@@ -119,7 +121,8 @@ export class LiveChannel extends EventEmitter {
   private dial(): void {
     if (this.stopped) return;
     const { url, pak, userAgent, logger } = this.options;
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${pak}`, 'user-agent': userAgent }, handshakeTimeout: 10_000 });
+    const headers = { authorization: `Bearer ${pak}`, 'user-agent': userAgent, [AGENT_FEATURES_HEADER]: TARGET_STATE_PATCH_FEATURE };
+    const socket = new WebSocket(url, { headers, handshakeTimeout: 10_000 });
     let opened = false;
     let alive = true;
     let pinger: NodeJS.Timeout | undefined;
@@ -176,6 +179,11 @@ export class LiveChannel extends EventEmitter {
       return;
     }
     if (typeof frame.type === 'string' && HINTS.has(frame.type) && frame.body !== undefined)
-      this.emit('hint', frame.type as HintType, frame.body);
+      return void this.emit('hint', frame.type as HintType, frame.body);
+    if (frame.type !== 'target_state_patch') return;
+    const patch = targetStatePatchSchema.safeParse(frame.body);
+    // A patch we cannot read still says the state changed: fetch it.
+    if (patch.success) this.emit('patch', patch.data);
+    else this.emit('hint', 'stack_changed', frame.body);
   }
 }

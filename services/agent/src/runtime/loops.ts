@@ -1,3 +1,4 @@
+import type { TargetStatePatch } from '@brokkr/contracts';
 import type { HintType, LiveChannel } from '../live/channel.ts';
 import { createDiagnosticsLoop } from '../diagnostics/start.ts';
 import type { DiagnosticsLoop } from '../diagnostics/loop.ts';
@@ -76,6 +77,7 @@ function wakeOnHints(live: LiveChannel, loops: AgentLoops): void {
     // A new preview wakes its agents with a plain target_changed hint.
     if (type === 'target_changed') loops.previews.wake();
   });
+  live.on('patch', (patch: TargetStatePatch) => loops.watcher.patched(patch));
   // Up: stop holding a long-poll (hints take over); down: resume it at once.
   live.on('state', (state: string) => {
     if (state === 'up') loops.watcher.stopHolding();

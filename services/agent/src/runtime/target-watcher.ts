@@ -1,3 +1,4 @@
+import type { TargetStatePatch } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import type { BrokerClient, TargetStateAnswer } from '../broker/client.ts';
 import type { DeploymentObject } from '../broker/types.ts';
@@ -40,6 +41,9 @@ export function jittered(ms: number, random: () => number = Math.random): number
  */
 export class TargetWatcher {
   private etag: string | undefined;
+  /** The objects of the last 200, patched since: what a `target_state_patch` frame applies to. */
+  private objects: DeploymentObject[] | undefined;
+  private fetching = false;
   /** The hub's `Brokkr-Poll-Interval`, in ms, once it said one: it replaces the polling interval. */
   private hubPollMs: number | undefined;
   private readonly activeWake = new Wakeup();
@@ -62,9 +66,24 @@ export class TargetWatcher {
     this.hintWake.notify();
   }
 
+  /**
+   * A `target_state_patch` frame: the hub moved our state from `base_etag` to `etag` and sent the
+   * new objects. Applied only on top of exactly that base and with no fetch in flight (whose
+   * answer could be older); anything else is a plain hint: fetch.
+   */
+  patched(patch: TargetStatePatch): void {
+    const objects = this.objects && !this.fetching && this.etag === patch.base_etag ? applyPatch(this.objects, patch) : undefined;
+    if (!objects) return this.hinted();
+    this.etag = patch.etag;
+    this.objects = objects;
+    this.deps.metrics.pollRequests.inc({ status: 'patched' });
+    this.deps.onState(objects);
+  }
+
   /** The agent's status changed: forget the ETag (an inactive agent was served an empty state). */
   statusChanged(): void {
     this.etag = undefined;
+    this.objects = undefined;
     this.activeWake.notify();
   }
 
@@ -76,6 +95,7 @@ export class TargetWatcher {
     const waitSeconds = channelUp ? 0 : this.deps.longPollWaitSeconds;
     const holding = waitSeconds > 0 ? new AbortController() : undefined;
     this.holding = holding;
+    this.fetching = true;
     const answer = await this.deps.broker
       .targetState({
         agentId: this.deps.agentId,
@@ -85,13 +105,17 @@ export class TargetWatcher {
       })
       .finally(() => {
         end();
+        this.fetching = false;
         if (this.holding === holding) this.holding = undefined;
       });
     this.deps.metrics.lastSuccessfulPoll.set(Date.now() / 1000);
     this.deps.metrics.pollRequests.inc({ status: answer.changed ? 'success' : 'not_modified' });
     this.etag = answer.etag;
     if (answer.pollSeconds !== undefined) this.hubPollMs = answer.pollSeconds * 1000;
-    if (answer.changed) this.deps.onState(answer.objects);
+    if (answer.changed) {
+      this.objects = answer.objects;
+      this.deps.onState(answer.objects);
+    }
     if (channelUp) return jittered(this.deps.channelResyncMs);
     return this.pauseAfterPoll({ waitSeconds, sentEtag, answer, tookMs: Date.now() - started });
   }
@@ -135,4 +159,18 @@ export class TargetWatcher {
       }
     }
   }
+}
+
+/**
+ * Each patch object in place of its stack's object, newest first as a target-state answer is
+ * ordered; undefined when a stack is not in `objects` (the hub's step was made from another base).
+ */
+export function applyPatch(objects: readonly DeploymentObject[], patch: TargetStatePatch): DeploymentObject[] | undefined {
+  let next = [...objects];
+  for (const object of patch.objects) {
+    const at = next.findIndex((o) => o.stack_id === object.stack_id);
+    if (at < 0) return undefined;
+    next = next.with(at, object);
+  }
+  return next.sort((a, b) => b.sequence_id - a.sequence_id);
 }

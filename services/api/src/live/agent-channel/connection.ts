@@ -40,12 +40,22 @@ export class AgentConnection {
 
   readonly agentId: string;
   readonly ws: WebSocket;
+  /** The agent asked for `target_state_patch` frames (our agent does; Brokkr's does not). */
+  readonly takesPatches: boolean;
   private readonly metrics: LiveMetrics;
   private readonly logger: Logger;
 
-  constructor(options: { agentId: string; ws: WebSocket; metrics: LiveMetrics; logger: Logger; handlers: ConnectionHandlers }) {
+  constructor(options: {
+    agentId: string;
+    ws: WebSocket;
+    takesPatches?: boolean;
+    metrics: LiveMetrics;
+    logger: Logger;
+    handlers: ConnectionHandlers;
+  }) {
     const { handlers, ws } = options;
     this.agentId = options.agentId;
+    this.takesPatches = options.takesPatches ?? false;
     this.ws = ws;
     this.metrics = options.metrics;
     this.logger = options.logger;
@@ -58,11 +68,16 @@ export class AgentConnection {
 
   /** Queues a frame; false when the lane is full or the socket is closing (the frame is dropped). */
   send(lane: 'control' | 'telemetry', type: string, body: unknown, options: { coalesce?: boolean } = {}): boolean {
+    return this.sendEncoded(lane, type, () => encodeFrame(type, body), options);
+  }
+
+  /** As send(), with the frame's text (`{"type","body"}`) already built, e.g. from parts shared by many agents. */
+  sendEncoded(lane: 'control' | 'telemetry', type: string, text: string | (() => string), options: { coalesce?: boolean } = {}): boolean {
     if (this.ws.readyState !== this.ws.OPEN) return false;
     const queue = lane === 'control' ? this.controlOut : this.telemetryOut;
     // A second identical hint waiting behind the first would tell the agent nothing new.
     if (options.coalesce && queue.some((f) => f.type === type)) return true;
-    if (!queue.push({ type, text: encodeFrame(type, body) })) {
+    if (!queue.push({ type, text: typeof text === 'string' ? text : text() })) {
       this.metrics.dropped.inc({ direction: 'out', lane });
       this.logger.debug({ agentId: this.agentId, type, lane }, 'agent channel lane full: frame dropped (the next poll catches up)');
       return false;

@@ -4,31 +4,44 @@ import type { Logger } from '@brokkr/logger';
 import type { AgentConnection } from './connection.ts';
 import { NIL_UUID } from './frames.ts';
 import { findStackForFrame, findWorkOrderForFrame } from './sql/queries.ts';
+import { StepSender, type StepSource } from './steps.ts';
 
 /** One row read serves every agent hinted about the same stack or work order within this window. */
 const BODY_CACHE_MS = 2000;
 
 /**
  * Turns `brokkr.notify.agent.<id>` notices (the long-poll's wake-ups, heard by every replica) into
- * hint frames for the agent's socket on this replica: `work_order` (with the order) when a work
- * order was created, `stack_changed` (with the stack) when a deployment object was added,
- * otherwise `target_changed` with nil ids (the shape Brokkr uses for a deregistration). The
- * agent's own event reports (`ack`) wake only its long-poll. Bodies are read once per burst.
+ * frames for the agent's socket on this replica: `work_order` (with the order) when a work order
+ * was created; for a new deployment object, `target_state_patch` (the new object itself, steps.ts)
+ * to an agent that asked for it and whose answer this replica holds, else `stack_changed` (with
+ * the stack); otherwise `target_changed` with nil ids (the shape Brokkr uses for a
+ * deregistration). The agent's own event reports (`ack`) wake only its long-poll. Bodies are read
+ * once per burst.
  */
 export class HintSender {
   private readonly bodies = new Map<string, { at: number; body: Promise<unknown> }>();
+  private readonly steps: StepSender;
 
   constructor(
     private readonly db: Queryable,
     private readonly logger: Logger,
-  ) {}
+    stepSource: StepSource,
+  ) {
+    this.steps = new StepSender(stepSource, logger);
+  }
 
   deliver(connection: AgentConnection, notice: AgentNotice): void {
     if (notice.ack) return;
-    const agentId = connection.agentId;
     if (notice.work_order_id) return this.withBody(connection, 'work_order', notice.work_order_id, findWorkOrderForFrame);
-    if (notice.stack_id) return this.withBody(connection, 'stack_changed', notice.stack_id, findStackForFrame);
-    connection.send('control', 'target_changed', { id: NIL_UUID, agent_id: agentId, stack_id: NIL_UUID }, { coalesce: true });
+    const stackId = notice.stack_id;
+    if (stackId && connection.takesPatches)
+      return this.steps.send(connection, () => this.withBody(connection, 'stack_changed', stackId, findStackForFrame));
+    if (stackId) return this.withBody(connection, 'stack_changed', stackId, findStackForFrame);
+    this.targetChanged(connection);
+  }
+
+  private targetChanged(connection: AgentConnection): void {
+    connection.send('control', 'target_changed', { id: NIL_UUID, agent_id: connection.agentId, stack_id: NIL_UUID }, { coalesce: true });
   }
 
   private withBody(
@@ -38,16 +51,7 @@ export class HintSender {
     read: (db: Queryable, id: string) => Promise<unknown>,
   ): void {
     this.body(`${type}:${id}`, () => read(this.db, id)).then(
-      (body) => {
-        if (body) connection.send('control', type, body);
-        else
-          connection.send(
-            'control',
-            'target_changed',
-            { id: NIL_UUID, agent_id: connection.agentId, stack_id: NIL_UUID },
-            { coalesce: true },
-          );
-      },
+      (body) => (body ? connection.send('control', type, body) : this.targetChanged(connection)),
       (err: unknown) => this.logger.warn({ err, type, id }, 'hint body not read: hint not sent (the agent polls)'),
     );
   }

@@ -5,6 +5,7 @@ import { closeSocket } from '../../http/close-socket.ts';
 import type { LiveMetrics } from '../metrics.ts';
 import type { AgentConnection } from './connection.ts';
 import { HintSender } from './hints.ts';
+import type { StepSource } from './steps.ts';
 
 export interface ConnectionSnapshot {
   agent_id: string;
@@ -29,8 +30,9 @@ export class AgentConnections {
     readonly metrics: LiveMetrics,
     db: Queryable,
     private readonly logger: Logger,
+    steps: StepSource,
   ) {
-    this.hints = new HintSender(db, logger);
+    this.hints = new HintSender(db, logger, steps);
   }
 
   register(connection: AgentConnection): void {

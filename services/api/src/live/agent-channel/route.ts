@@ -1,3 +1,4 @@
+import { AGENT_FEATURES_HEADER, agentFeatures, TARGET_STATE_PATCH_FEATURE } from '@brokkr/contracts';
 import { ingestTelemetryFrame } from '../../resources/telemetry/ingest.ts';
 import type { UpgradeRoute } from '../../http/upgrade-route.ts';
 import { AgentConnection } from './connection.ts';
@@ -25,6 +26,7 @@ export const agentChannelRoutes: UpgradeRoute[] = [
       const connection = new AgentConnection({
         agentId,
         ws,
+        takesPatches: agentFeatures(up.req.headers[AGENT_FEATURES_HEADER]).has(TARGET_STATE_PATCH_FEATURE),
         metrics: connections.metrics,
         logger: ctx.logger,
         handlers: {

@@ -30,6 +30,13 @@ interface StackPart {
   latest: Promise<StackLatest>;
 }
 
+/** What a hint can carry instead of "fetch": the answer moved from `base` to `etag` by `objects`, one per changed stack. */
+export interface StateStep {
+  base: string;
+  etag: string;
+  objects: DeploymentObjectRow[];
+}
+
 export interface CacheOutcomes {
   hit(): void;
   patched(): void;
@@ -121,6 +128,22 @@ export class TargetStateCache {
       if (patched) return patched;
     }
     return this.load(key, full, now);
+  }
+
+  /**
+   * For the agent channel: the agent's full answer moved forward by the stacks noticed since it was
+   * read, as one step from the ETag the agent holds (if it fetched it) to the new one. Undefined
+   * when this replica has no current entry for it, nothing is pending, or a pending stack is not a
+   * plain "newest object for everyone" change: the agent is then hinted to fetch, as before.
+   */
+  async stepFull(agentId: string, now = Date.now()): Promise<StateStep | undefined> {
+    const agent = this.agents.get(agentId.toLowerCase());
+    const entry = agent?.full;
+    if (!agent || !entry || entry.expiresAt <= now || !this.trusted || entry.pending.size === 0) return undefined;
+    const stacks = new Set(entry.pending.keys());
+    const patched = await this.patch(agent, entry, true);
+    if (!patched) return undefined;
+    return { base: entry.etag, etag: patched.etag, objects: patched.rows.filter((row) => stacks.has(row.stack_id)) };
   }
 
   private async load(key: string, full: boolean, now: number): Promise<CachedState> {

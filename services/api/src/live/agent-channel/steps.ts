@@ -1,0 +1,62 @@
+import type { Logger } from '@brokkr/logger';
+import type { StateStep } from '../../resources/targeting/answer-cache.ts';
+import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
+import type { AgentConnection } from './connection.ts';
+
+/** The agent's full answer moved forward by what was noticed since it was read (TargetStateCache.stepFull). */
+export type StepSource = (agentId: string) => Promise<StateStep | undefined>;
+
+/**
+ * `target_state_patch` frames: the new object travels in the hint, so an agent that holds the
+ * step's base needs no request at all — a change to a stack held by 10,000 agents costs 10,000
+ * frames, not 10,000 HTTP requests (docs/scale.md). The rows of one stack are shared by every
+ * agent, so each row is serialised once.
+ *
+ * One step at a time per agent: notices that arrive while a step is being worked out make one
+ * more step after it, so the frames chain (base → etag → next etag) in the order they are sent.
+ */
+export class StepSender {
+  private readonly running = new Map<AgentConnection, { again: boolean }>();
+  private readonly rowJson = new WeakMap<DeploymentObjectRow, string>();
+
+  constructor(
+    private readonly source: StepSource,
+    private readonly logger: Logger,
+  ) {}
+
+  /** `hint`: what to send instead when no step can be made (the agent then fetches). */
+  send(connection: AgentConnection, hint: () => void): void {
+    const running = this.running.get(connection);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: true };
+    this.running.set(connection, state);
+    void this.run(connection, state, hint).finally(() => this.running.delete(connection));
+  }
+
+  private async run(connection: AgentConnection, state: { again: boolean }, hint: () => void): Promise<void> {
+    while (state.again) {
+      state.again = false;
+      try {
+        const step = await this.source(connection.agentId);
+        if (!step) hint();
+        else if (step.base !== step.etag) connection.sendEncoded('control', 'target_state_patch', this.encode(step));
+      } catch (err) {
+        this.logger.warn({ err, agentId: connection.agentId }, 'target-state step not worked out: hinted instead');
+        hint();
+      }
+    }
+  }
+
+  private encode(step: StateStep): string {
+    const objects = step.objects.map((row) => {
+      let json = this.rowJson.get(row);
+      if (json === undefined) this.rowJson.set(row, (json = JSON.stringify(row)));
+      return json;
+    });
+    const head = JSON.stringify({ base_etag: step.base, etag: step.etag });
+    return `{"type":"target_state_patch","body":${head.slice(0, -1)},"objects":[${objects.join(',')}]}}`;
+  }
+}

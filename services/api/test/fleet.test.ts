@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { useTestInfra } from '@brokkr/testkit';
 import { createAgent, createGenerator, startTestApi, type TestApi } from './support/index.ts';
-import { targetedStack } from './support/telemetry.ts';
+import { targetedStack } from './support/cluster-events.ts';
 
 type FleetRecord = Record<string, unknown> & { agent_id: string };
 

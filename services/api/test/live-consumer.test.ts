@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { eventually, useTestInfra } from '@brokkr/testkit';
 import { ApiClient, createGenerator, createStack, startTestApi, type ApiProcess, type TestApi } from './support/index.ts';
-import { Consumer, k8sEvent, logLine, now, targetedStack } from './support/telemetry.ts';
+import { Consumer, k8sEvent, logLine, now, targetedStack } from './support/cluster-events.ts';
 import { WsAgent } from './support/ws-agent.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { useTestInfra } from '@brokkr/testkit';
 import { createGenerator, createStack, startTestApi, type ApiProcess, type TestApi } from './support/index.ts';
-import { Consumer } from './support/telemetry.ts';
+import { Consumer } from './support/cluster-events.ts';
 
 /**
  * `/api/v1/stacks/{id}/live` follows the stack, not only the PAK (docs/security.md, "Live streams

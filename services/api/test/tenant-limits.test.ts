@@ -14,7 +14,7 @@ import {
   type TestApi,
 } from './support/index.ts';
 import { startPgProxy, type PgProxy } from './support/pg-proxy.ts';
-import { Consumer } from './support/telemetry.ts';
+import { Consumer } from './support/cluster-events.ts';
 
 /**
  * What one authenticated tenant may hold or ask for (docs/security.md, "Denial of service by an

@@ -1,7 +1,7 @@
 import type { Logger } from '@brokkr/logger';
 import type { AgentSettings } from '../config.ts';
 import type { LiveChannel } from '../live/channel.ts';
-import { startTelemetry, type RunningTelemetry } from '../telemetry/index.ts';
+import { startClusterEvents, type RunningClusterEvents } from '../cluster-events/index.ts';
 import { connectClients, type AgentClients } from './clients.ts';
 import type { Heartbeat } from './heartbeat.ts';
 import { startAgentHttpServer, type AgentHttpServer } from './http-server.ts';
@@ -17,14 +17,14 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
-/** Start-up (broker ready, PAK, agent record, Kubernetes), then the loops, the health server and stack telemetry. */
+/** Start-up (broker ready, PAK, agent record, Kubernetes), then the loops, the health server and cluster events. */
 export async function startAgent(settings: AgentSettings, logger: Logger): Promise<RunningAgent> {
   const clients = await connectClients(settings, logger);
   const loops = createLoops(clients);
   const stopping = new AbortController();
   const server = await startHealthServer(clients, loops.heartbeat, stopping.signal);
   const tasks = runLoops(loops, stopping.signal);
-  const telemetry = await startStackTelemetry(clients);
+  const clusterEvents = await startStackClusterEvents(clients);
   clients.live.start();
   if (!loops.heartbeat.active)
     clients.log.warn({ status: clients.agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');
@@ -35,7 +35,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
     async stop() {
       stopping.abort();
       await Promise.allSettled(tasks);
-      await shutDown(clients, telemetry, server);
+      await shutDown(clients, clusterEvents, server);
     },
   };
 }
@@ -63,21 +63,21 @@ function startHealthServer(c: AgentClients, heartbeat: Heartbeat, stopping: Abor
 }
 
 /**
- * Stack telemetry (Kubernetes Events, opted-in pod logs) over the live channel, whatever the agent's status;
+ * Cluster events (Kubernetes Events, opted-in pod logs) over the live channel, whatever the agent's status;
  * it has no REST path, so nothing is streamed when the channel is off (WS_FORCE_REST).
  */
-async function startStackTelemetry(c: AgentClients): Promise<RunningTelemetry | undefined> {
+async function startStackClusterEvents(c: AgentClients): Promise<RunningClusterEvents | undefined> {
   if (c.settings.live.forceRest) return undefined;
   const { kube, objects, discovery, live, log, settings } = c;
   const options = { kube, objects, discovery, live, agentId: c.agent.id, logger: log };
-  return startTelemetry({ ...options, kubeconfig: settings.kubeconfig, watchNamespace: settings.watchNamespace }).catch(
-    (err: unknown) => void log.error({ err }, 'stack telemetry not started'),
+  return startClusterEvents({ ...options, kubeconfig: settings.kubeconfig, watchNamespace: settings.watchNamespace }).catch(
+    (err: unknown) => void log.error({ err }, 'cluster events not started'),
   );
 }
 
-/** After the loops: telemetry, the last events, the channel, the health server, then the connections. */
-async function shutDown(c: AgentClients, telemetry: RunningTelemetry | undefined, server: AgentHttpServer): Promise<void> {
-  await telemetry?.stop();
+/** After the loops: cluster events, the last events, the channel, the health server, then the connections. */
+async function shutDown(c: AgentClients, clusterEvents: RunningClusterEvents | undefined, server: AgentHttpServer): Promise<void> {
+  await clusterEvents?.stop();
   await c.events.flush().catch(() => undefined);
   await c.live.stop();
   await server.close();

@@ -1,7 +1,7 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { STACK_COLUMNS, type StackRow } from './stack-row.ts';
 
-/** Reads of a live stack that every resource touching stacks shares (access rules, telemetry, the fleet view). */
+/** Reads of a live stack that every resource touching stacks shares (access rules, cluster events, the fleet view). */
 
 // Prepared (one statement per lock mode): every stack and deployment-object request starts here.
 const liveStackStatements = {

@@ -1,4 +1,4 @@
-import { telemetryLiveRoutes } from '../resources/telemetry/live-routes.ts';
+import { telemetryLiveRoutes } from '../resources/cluster-events/live-routes.ts';
 import { agentChannelRoutes } from './agent-channel/route.ts';
 import type { UpgradeRoute } from '../http/upgrade-route.ts';
 

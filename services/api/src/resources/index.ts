@@ -9,6 +9,7 @@ import { agentRoutes } from './agents/routes.ts';
 import { agentTargetRoutes } from './agents/target-routes.ts';
 import { auditLogRoutes } from './audit-logs/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { clusterEventRoutes } from './cluster-events/routes.ts';
 import { deploymentObjectFromTemplateRoutes } from './deployment-objects/from-template-routes.ts';
 import { deploymentObjectRoutes } from './deployment-objects/routes.ts';
 import { diagnosticAgentRoutes } from './diagnostics/agent-routes.ts';
@@ -30,7 +31,6 @@ import { stackRoutes } from './stacks/routes.ts';
 import { targetingRoutes } from './targeting/routes.ts';
 import { templateMetadataRoutes } from './templates/metadata-routes.ts';
 import { templateRoutes } from './templates/routes.ts';
-import { telemetryRoutes } from './telemetry/routes.ts';
 import { webhookAgentRoutes } from './webhook-deliveries/agent-routes.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -74,7 +74,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...webhookDeliveryRoutes,
   ...webhookAgentRoutes,
   ...healthRoutes,
-  ...telemetryRoutes,
+  ...clusterEventRoutes,
   ...fleetRoutes,
   ...workOrderRoutes,
   ...workOrderAgentRoutes,

@@ -1,5 +1,5 @@
 import { AGENT_FEATURES_HEADER, agentFeatures, TARGET_STATE_PATCH_FEATURE } from '@brokkr/contracts';
-import { ingestTelemetryFrame } from '../../resources/telemetry/ingest.ts';
+import { ingestTelemetryFrame } from '../../resources/cluster-events/ingest.ts';
 import type { UpgradeRoute } from '../../http/upgrade-route.ts';
 import { AgentConnection } from './connection.ts';
 import { handleControlUplink } from './uplinks.ts';

@@ -5,9 +5,9 @@ import { KubeObjects } from '../../src/kube/objects.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { LiveChannel } from '../../src/live/channel.ts';
 import { agentChannelUrl } from '../../src/live/url.ts';
-import { startTelemetry, type RunningTelemetry } from '../../src/telemetry/index.ts';
+import { startClusterEvents, type RunningClusterEvents } from '../../src/cluster-events/index.ts';
 
-export interface InProcessTelemetryOptions {
+export interface InProcessClusterEventsOptions {
   hubUrl: string;
   agent: { id: string; pak: string };
   kube: KubeApiServer;
@@ -17,15 +17,15 @@ export interface InProcessTelemetryOptions {
 }
 
 /**
- * The agent's telemetry streamers and its own live channel, dialled to the real api, run in the
+ * The agent's cluster-event streamers and its own live channel, dialled to the real api, run in the
  * test's process so that a test can stop and restart them (the cursor survives in the cluster).
  */
-export class InProcessTelemetry {
+export class InProcessClusterEvents {
   private readonly logger = createLogger({ service: 'agent-test', level: 'warn' });
   private channel: LiveChannel | undefined;
-  private telemetry: RunningTelemetry | undefined;
+  private clusterEvents: RunningClusterEvents | undefined;
 
-  constructor(private readonly options: InProcessTelemetryOptions) {}
+  constructor(private readonly options: InProcessClusterEventsOptions) {}
 
   async start(): Promise<void> {
     const { hubUrl, agent, kube, client, stateNamespace } = this.options;
@@ -40,7 +40,7 @@ export class InProcessTelemetry {
     const up = new Promise<void>((resolve) => channel.on('state', (state: string) => state === 'up' && resolve()));
     channel.start();
     await up;
-    this.telemetry = await startTelemetry({
+    this.clusterEvents = await startClusterEvents({
       kube: client,
       objects: new KubeObjects(client),
       discovery: new Discovery(client, 4),
@@ -54,8 +54,8 @@ export class InProcessTelemetry {
   }
 
   async stop(): Promise<void> {
-    await this.telemetry?.stop();
-    this.telemetry = undefined;
+    await this.clusterEvents?.stop();
+    this.clusterEvents = undefined;
     await this.channel?.stop();
   }
 }

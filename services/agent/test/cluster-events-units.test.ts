@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { ContainerRateLimit } from '../src/telemetry/rate-limit.ts';
-import { stackOf, streamsLogs } from '../src/telemetry/stack-of.ts';
-import { sortableTs, splitTimestamp } from '../src/telemetry/timestamps.ts';
+import { ContainerRateLimit } from '../src/cluster-events/rate-limit.ts';
+import { stackOf, streamsLogs } from '../src/cluster-events/stack-of.ts';
+import { sortableTs, splitTimestamp } from '../src/cluster-events/timestamps.ts';
 
 const STACK = '8ca08a98-2c87-40c6-97af-8a9d817aea7a';
 
-describe('agent telemetry: pure parts', () => {
+describe('agent cluster events: pure parts', () => {
   it('rate limit: 100 lines per 1 s window per container; one gap with the real count once the window is over', () => {
     const limit = new ContainerRateLimit();
     const t0 = 1_000_000;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { timestamp, uuid } from '../../http/schemas.ts';
 
-/** Brokkr keeps telemetry for at most 6 hours (hard-coded there too). */
+/** Brokkr keeps cluster events for at most 6 hours (hard-coded there too; the hint below is its text). */
 export const RETENTION_SECONDS = 21_600;
 export const LONG_TERM_SINK_HINT =
   'Brokkr retains telemetry for at most 6 hours. For long-term log centralisation, ship to Datadog or equivalent.';
@@ -12,7 +12,7 @@ export const MAX_LIMIT = 5000;
  * `since` (RFC 3339) and `limit` (clamped to 1..5000, as Brokkr: 0 or a negative value becomes 1).
  * A malformed value is a 400 `invalid_query`.
  */
-export const telemetryQuerySchema = z.object({
+export const clusterEventsQuerySchema = z.object({
   since: z.iso.datetime({ offset: true }).optional().describe('Lower bound on ingestion time; clamped to at most 6 hours ago'),
   limit: z
     .string()

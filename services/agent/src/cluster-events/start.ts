@@ -4,7 +4,7 @@ import type { KubeClient } from '../kube/client.ts';
 import type { Discovery } from '../kube/discovery.ts';
 import { loadKubeConfig } from '../kube/load-config.ts';
 import type { KubeObjects } from '../kube/objects.ts';
-import type { TelemetryChannel } from './channel.ts';
+import type { ClusterEventsChannel } from './channel.ts';
 import { CursorStore } from './cursor-store.ts';
 import { EventTailer } from './event-tailer.ts';
 import { kubeletLogs } from './log-source.ts';
@@ -12,12 +12,12 @@ import { PodLogTailer } from './pod-log-tailer.ts';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
-export interface TelemetryOptions {
+export interface ClusterEventsOptions {
   kube: KubeClient;
   objects: KubeObjects;
   discovery: Discovery;
-  /** The agent's live channel (telemetry has no REST fallback). */
-  live: TelemetryChannel;
+  /** The agent's live channel (cluster events have no REST fallback). */
+  live: ClusterEventsChannel;
   agentId: string;
   /** The kubeconfig file the agent uses (client-node's watch and log clients are built from it). */
   kubeconfig: string | undefined;
@@ -27,7 +27,7 @@ export interface TelemetryOptions {
   logger: Logger;
 }
 
-export interface RunningTelemetry {
+export interface RunningClusterEvents {
   /** Stops the watches and tails, then saves the cursor. */
   stop(): Promise<void>;
 }
@@ -38,12 +38,12 @@ function defaultStateNamespace(watchNamespace: string | undefined): string {
 }
 
 /**
- * Stack telemetry: the Kubernetes Events of objects carrying the stack
+ * Cluster events: the Kubernetes Events of objects carrying the stack
  * marker, and the logs of pods that opt in, streamed over the live channel. Runs whatever the
  * agent's status; the hub stores only what concerns stacks the agent targets.
  */
-export async function startTelemetry(options: TelemetryOptions): Promise<RunningTelemetry> {
-  const logger = options.logger.child({ loop: 'telemetry' });
+export async function startClusterEvents(options: ClusterEventsOptions): Promise<RunningClusterEvents> {
+  const logger = options.logger.child({ loop: 'cluster-events' });
   const kc = loadKubeConfig(options.kubeconfig);
   const namespace = options.stateNamespace ?? defaultStateNamespace(options.watchNamespace);
   const cursor = await CursorStore.load(options.kube, namespace, options.agentId, logger);

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@brokkr/logger';
 import { sleep } from '../util/async.ts';
-import type { TelemetryChannel } from './channel.ts';
+import type { ClusterEventsChannel } from './channel.ts';
 import { touch, type CursorStore } from './cursor-store.ts';
 import type { LogSource } from './log-source.ts';
 import { ContainerRateLimit } from './rate-limit.ts';
@@ -57,7 +57,7 @@ function alreadyHandled(ts: string, handled: string | undefined, floor: string |
 export interface PodLogTailerDeps {
   kc: KubeConfig;
   source: LogSource;
-  channel: TelemetryChannel;
+  channel: ClusterEventsChannel;
   cursor: CursorStore;
   agentId: string;
   watchNamespace: string | undefined;

@@ -2,12 +2,12 @@ import type { K8sEventFrameBody, PodLogLineFrameBody, TelemetryFrame } from '@br
 import { pgErrorCode, type Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import type { StackFeed } from './live/stack-feed.ts';
-import { insertK8sEvents, insertPodLogLines } from './sql/insert-telemetry.ts';
+import { insertK8sEvents, insertPodLogLines } from './sql/insert-cluster-events.ts';
 
 /** Frames are written together once this many wait, or after FLUSH_DELAY_MS. */
 const BATCH_SIZE = 500;
 const FLUSH_DELAY_MS = 50;
-/** Frames waiting for the database beyond this are dropped (Postgres slow or down): telemetry never grows memory without bound. */
+/** Frames waiting for the database beyond this are dropped (Postgres slow or down): cluster events never grow memory without bound. */
 export const MAX_WAITING = 20_000;
 
 type Stored = Extract<TelemetryFrame, { type: 'k8s_event' | 'pod_log_line' }>;
@@ -17,7 +17,7 @@ type Stored = Extract<TelemetryFrame, { type: 'k8s_event' | 'pod_log_line' }>;
  * subscribers on every replica (Brokkr broadcasts first and stores after, so a subscriber could see
  * a line that REST never returns).
  */
-export class TelemetryWriter {
+export class ClusterEventsWriter {
   private waiting: Stored[] = [];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
@@ -71,7 +71,7 @@ export class TelemetryWriter {
     } catch (err) {
       const code = pgErrorCode(err) ?? '';
       if (!code.startsWith('22') && !code.startsWith('23')) {
-        this.logger.warn({ err, frames: batch.length }, 'telemetry batch not stored');
+        this.logger.warn({ err, frames: batch.length }, 'cluster-events batch not stored');
         return [];
       }
     }

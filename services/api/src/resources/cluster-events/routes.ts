@@ -7,13 +7,13 @@ import {
   RETENTION_SECONDS,
   stackEventsResponseSchema,
   stackLogsResponseSchema,
-  telemetryQuerySchema,
+  clusterEventsQuerySchema,
 } from './schemas.ts';
-import { oldestRetained, telemetryPage, type K8sEventRow, type PodLogRow, type TelemetryTable } from './sql/queries.ts';
+import { oldestRetained, clusterEventsPage, type K8sEventRow, type PodLogRow, type ClusterEventsTable } from './sql/queries.ts';
 
 const tags = ['telemetry'];
 
-async function retention(db: Parameters<typeof oldestRetained>[0], table: TelemetryTable, stackId: string) {
+async function retention(db: Parameters<typeof oldestRetained>[0], table: ClusterEventsTable, stackId: string) {
   return {
     retention_ceiling_seconds: RETENTION_SECONDS,
     effective_retention_seconds: RETENTION_SECONDS,
@@ -36,7 +36,7 @@ const description =
  * What agents streamed about a stack's objects: Kubernetes Events and the
  * log lines of pods that opted in. Written by ingest.ts, evicted after 6 hours by maintenance.
  */
-export const telemetryRoutes: AnyRoute[] = [
+export const clusterEventRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
     path: '/stacks/:id/events',
@@ -45,12 +45,12 @@ export const telemetryRoutes: AnyRoute[] = [
     tags,
     access: 'any',
     params: idParams,
-    query: telemetryQuerySchema,
+    query: clusterEventsQuerySchema,
     responses: { 200: { description: 'Events, newest first', schema: stackEventsResponseSchema } },
     errors: [fetchOwnedStack],
     async handler({ params, query, identity, ctx }) {
       await fetchOwnedStack(ctx.db.pool, identity, params.id);
-      const events = await telemetryPage<K8sEventRow>(ctx.db.pool, 'agent_k8s_events', page(params.id, query));
+      const events = await clusterEventsPage<K8sEventRow>(ctx.db.pool, 'agent_k8s_events', page(params.id, query));
       return json(200, { retention: await retention(ctx.db.pool, 'agent_k8s_events', params.id), events });
     },
   }),
@@ -63,12 +63,12 @@ export const telemetryRoutes: AnyRoute[] = [
     tags,
     access: 'any',
     params: idParams,
-    query: telemetryQuerySchema,
+    query: clusterEventsQuerySchema,
     responses: { 200: { description: 'Log lines, newest first', schema: stackLogsResponseSchema } },
     errors: [fetchOwnedStack],
     async handler({ params, query, identity, ctx }) {
       await fetchOwnedStack(ctx.db.pool, identity, params.id);
-      const lines = await telemetryPage<PodLogRow>(ctx.db.pool, 'agent_pod_logs', page(params.id, query));
+      const lines = await clusterEventsPage<PodLogRow>(ctx.db.pool, 'agent_pod_logs', page(params.id, query));
       return json(200, { retention: await retention(ctx.db.pool, 'agent_pod_logs', params.id), lines });
     },
   }),

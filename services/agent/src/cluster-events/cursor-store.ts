@@ -4,7 +4,7 @@ import { isNotFound } from '../kube/errors.ts';
 import { FIELD_MANAGER } from '../manifest/keys.ts';
 
 /** What the streamers had sent when they last saved: resuming from it after a restart replays nothing. */
-export interface TelemetryCursor {
+export interface ClusterEventsCursor {
   /** When this agent first streamed (no backfill of what happened before it ever ran). */
   firstStart: string;
   /** Event object uid → the resourceVersion last sent (every update of an Event has a new one). */
@@ -25,14 +25,14 @@ const MAX_LOG_ENTRIES = 2000;
  * sent again; a clean stop loses nothing.
  */
 export class CursorStore {
-  readonly cursor: TelemetryCursor;
+  readonly cursor: ClusterEventsCursor;
   private dirty = false;
   private timer: NodeJS.Timeout | undefined;
   private saving: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly where: { kube: KubeClient; path: string; name: string; namespace: string; logger: Logger },
-    cursor: TelemetryCursor,
+    cursor: ClusterEventsCursor,
   ) {
     this.cursor = cursor;
   }
@@ -40,7 +40,7 @@ export class CursorStore {
   static async load(kube: KubeClient, namespace: string, agentId: string, logger: Logger): Promise<CursorStore> {
     const name = `brokkr-agent-telemetry-${agentId}`;
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${name}`;
-    let cursor: TelemetryCursor = { firstStart: new Date().toISOString(), events: {}, logs: {} };
+    let cursor: ClusterEventsCursor = { firstStart: new Date().toISOString(), events: {}, logs: {} };
     try {
       const cm = await kube.request<{ data?: Record<string, string> }>('GET', path);
       const data = cm.data ?? {};
@@ -50,7 +50,7 @@ export class CursorStore {
         logs: JSON.parse(data.logs ?? '{}') as Record<string, string>,
       };
     } catch (err) {
-      if (!isNotFound(err)) logger.warn({ err, namespace, name }, 'telemetry cursor not read: streaming starts from now');
+      if (!isNotFound(err)) logger.warn({ err, namespace, name }, 'cluster-events cursor not read: streaming starts from now');
     }
     const store = new CursorStore({ kube, path, name, namespace, logger }, cursor);
     store.changed();
@@ -94,7 +94,7 @@ export class CursorStore {
         });
       } catch (err) {
         this.dirty = true;
-        logger.warn({ err }, 'telemetry cursor not saved (retried with the next change)');
+        logger.warn({ err }, 'cluster-events cursor not saved (retried with the next change)');
       }
     });
     return this.saving;

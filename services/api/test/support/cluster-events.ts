@@ -3,7 +3,7 @@ import { WebSocket } from 'ws';
 import type { ApiClient } from './client.ts';
 import { createAgent, createGenerator, createStack } from './factories.ts';
 
-/** Helpers of the telemetry, live-consumer and fleet tests. */
+/** Helpers of the cluster-events, live-consumer and fleet tests. */
 
 export const now = () => new Date().toISOString();
 

@@ -57,7 +57,7 @@ export async function runWatch(
     if (err && !idle) {
       failures += 1;
       resourceVersion = undefined;
-      logger.warn({ err, path }, 'telemetry watch failed; restarting');
+      logger.warn({ err, path }, 'cluster-events watch failed; restarting');
     } else {
       failures = 0;
     }

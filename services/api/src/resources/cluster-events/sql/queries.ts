@@ -1,7 +1,7 @@
 import type { Queryable } from '@brokkr/db';
 import { RETENTION_SECONDS } from '../schemas.ts';
 
-/** The read-only statements of stack telemetry. Rows are selected by ingestion time (created_at), newest first. */
+/** The read-only statements of cluster events. Rows are selected by ingestion time (created_at), newest first. */
 
 export interface K8sEventRow {
   id: string;
@@ -28,9 +28,9 @@ export interface PodLogRow {
   created_at: Date;
 }
 
-export type TelemetryTable = 'agent_k8s_events' | 'agent_pod_logs';
+export type ClusterEventsTable = 'agent_k8s_events' | 'agent_pod_logs';
 
-const COLUMNS: Record<TelemetryTable, string> = {
+const COLUMNS: Record<ClusterEventsTable, string> = {
   agent_k8s_events: 'id, agent_id, stack_id, observed_at, reason, message, event_type, source, involved_object, created_at',
   agent_pod_logs: 'id, agent_id, stack_id, namespace, pod, container, ts, line, created_at',
 };
@@ -40,10 +40,10 @@ const COLUMNS: Record<TelemetryTable, string> = {
 const CEILING = `now() - make_interval(secs => ${RETENTION_SECONDS})`;
 const BOUND = `GREATEST(COALESCE($2::timestamptz, '-infinity'), ${CEILING})`;
 
-/** One page of a stack's telemetry (`limit` already clamped), newest first, id as the tie-break. */
-export async function telemetryPage<Row>(
+/** One page of a stack's cluster events (`limit` already clamped), newest first, id as the tie-break. */
+export async function clusterEventsPage<Row>(
   db: Queryable,
-  table: TelemetryTable,
+  table: ClusterEventsTable,
   page: { stackId: string; since: string | undefined; limit: number },
 ): Promise<Row[]> {
   const { stackId, since, limit } = page;
@@ -55,7 +55,7 @@ export async function telemetryPage<Row>(
 }
 
 /** The oldest row still served for the stack (inside the retention window), or null when there is none. */
-export async function oldestRetained(db: Queryable, table: TelemetryTable, stackId: string): Promise<Date | null> {
+export async function oldestRetained(db: Queryable, table: ClusterEventsTable, stackId: string): Promise<Date | null> {
   const { rows } = await db.query<{ oldest: Date | null }>(
     `SELECT min(created_at) AS oldest FROM ${table} WHERE stack_id = $1 AND created_at >= ${CEILING}`,
     [stackId],

@@ -37,5 +37,5 @@ const stackLiveRoute: UpgradeRoute = {
   },
 };
 
-/** The consumer sockets of telemetry and the fleet view (listed in live/upgrade-routes.ts). */
+/** The consumer sockets of cluster events and the fleet view (listed in live/upgrade-routes.ts). */
 export const telemetryLiveRoutes: UpgradeRoute[] = [stackLiveRoute, ...fleetLiveRoutes];

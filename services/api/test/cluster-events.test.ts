@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { eventually, useTestInfra } from '@brokkr/testkit';
 import { createGenerator, createStack, startTestApi, type TestApi } from './support/index.ts';
-import { Consumer, k8sEvent, logLine, targetedStack } from './support/telemetry.ts';
+import { Consumer, k8sEvent, logLine, targetedStack } from './support/cluster-events.ts';
 import { WsAgent } from './support/ws-agent.ts';
 
 const HINT = 'Brokkr retains telemetry for at most 6 hours. For long-term log centralisation, ship to Datadog or equivalent.';
@@ -17,8 +17,8 @@ interface Page {
   lines?: Record<string, unknown>[];
 }
 
-/** Stack telemetry: what agents stream over /internal/ws/agent, stored and read back through GET /stacks/{id}/events and /logs. */
-describe('telemetry (ingest, retention, REST reads)', function () {
+/** Cluster events: what agents stream over /internal/ws/agent, stored and read back through GET /stacks/{id}/events and /logs. */
+describe('cluster events (ingest, retention, REST reads)', function () {
   this.timeout(120_000);
   const infra = useTestInfra({ nats: true });
   let api: TestApi;

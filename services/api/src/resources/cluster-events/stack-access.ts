@@ -5,7 +5,7 @@ import { associatedStackIds } from './sql/agent-stacks.ts';
 const TTL_MS = 30_000;
 
 /**
- * Which stacks an agent may stream telemetry for: the ones it is associated with (the same rule
+ * Which stacks an agent may stream cluster events for: the ones it is associated with (the same rule
  * as its target state), cached per agent. The cache entry is dropped on every
  * `brokkr.notify.agent.<id>` hint (published after any change that can move the agent's stacks),
  * so a removed target stops the agent's writes as soon as the hint arrives. Brokkr checks nothing:

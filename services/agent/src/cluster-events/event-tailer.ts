@@ -3,7 +3,7 @@ import type { K8sEventFrameBody } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import type { Discovery } from '../kube/discovery.ts';
 import type { KubeObjects } from '../kube/objects.ts';
-import type { TelemetryChannel } from './channel.ts';
+import type { ClusterEventsChannel } from './channel.ts';
 import { touch, type CursorStore } from './cursor-store.ts';
 import { stackOf } from './stack-of.ts';
 import { runWatch } from './watch-loop.ts';
@@ -32,7 +32,7 @@ export interface EventTailerDeps {
   kc: KubeConfig;
   objects: KubeObjects;
   discovery: Discovery;
-  channel: TelemetryChannel;
+  channel: ClusterEventsChannel;
   cursor: CursorStore;
   agentId: string;
   watchNamespace: string | undefined;

@@ -1,11 +1,11 @@
 import type { TelemetryFrameInput } from '@brokkr/contracts';
 
 /**
- * What the telemetry streamers need from the agent's live channel (services/agent/src/live/):
+ * What the cluster-event streamers need from the agent's live channel (services/agent/src/live/):
  * a bounded, lower-priority lane to the hub. `sendTelemetry` returns false when the frame was not
- * taken (channel down, or the lane is full); Brokkr has no REST fallback for telemetry.
+ * taken (channel down, or the lane is full); Brokkr has no REST fallback for them.
  */
-export interface TelemetryChannel {
+export interface ClusterEventsChannel {
   sendTelemetry(frame: TelemetryFrameInput): boolean;
   readonly state: string;
   on(event: 'state', listener: (state: string) => void): unknown;

@@ -6,7 +6,7 @@ import type { KubeClient } from '../src/kube/client.ts';
 import { connectKubernetes } from '../src/runtime/startup.ts';
 import { createStack, deploy, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
-import { InProcessTelemetry } from './support/telemetry.ts';
+import { InProcessClusterEvents } from './support/cluster-events.ts';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 
 const STACK = 'k8s.brokkr.io/stack';
@@ -60,7 +60,7 @@ function deployment(name: string, stackId?: string, more: Record<string, string>
  * channel to the real api, read back with the hub's REST API. The streamers run in this process so
  * that they can be restarted.
  */
-describe('agent telemetry: the cluster’s own Kubernetes events (end to end)', function () {
+describe('agent cluster events: the cluster’s own Kubernetes events (end to end)', function () {
   this.timeout(240_000);
   const infra = useTestInfra({ nats: true });
   const ns = `tel-${randomBytes(3).toString('hex')}`;
@@ -69,7 +69,7 @@ describe('agent telemetry: the cluster’s own Kubernetes events (end to end)', 
   let kubectl: Kubectl;
   let client: KubeClient;
   let stackId: string;
-  let telemetry: InProcessTelemetry;
+  let streamers: InProcessClusterEvents;
 
   const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
   const clusterEvents = async () => (await kubectl.get<{ items: ClusterEvent[] }>(`/api/v1/namespaces/${ns}/events`))!.items;
@@ -95,11 +95,11 @@ describe('agent telemetry: the cluster’s own Kubernetes events (end to end)', 
     const agent = await registerAgent(hub.admin);
     stackId = await createStack(hub.admin);
     await target(hub.admin, agent.id, stackId);
-    telemetry = new InProcessTelemetry({ hubUrl: hub.url, agent, kube, client, stateNamespace: ns });
-    await telemetry.start();
+    streamers = new InProcessClusterEvents({ hubUrl: hub.url, agent, kube, client, stateNamespace: ns });
+    await streamers.start();
   });
   after(async () => {
-    await telemetry?.stop();
+    await streamers?.stop();
     await client?.close();
     await kubectl?.close();
     await Promise.allSettled([hub?.stop(), kube?.stop()]);
@@ -133,11 +133,11 @@ describe('agent telemetry: the cluster’s own Kubernetes events (end to end)', 
   });
 
   it('after a restart, resumes where it was: nothing already sent is sent again, what came meanwhile is sent once', async () => {
-    await telemetry.stop();
+    await streamers.stop();
     // While the agent is away: web scales up; the controllers and the scheduler say so.
     await scale(2);
     await webEventsWhen(2);
-    await telemetry.start();
+    await streamers.start();
     const stored = () => storedEvents(hub, stackId);
     await eventually(async () => (await stored()).some((e) => / from 1 to 2$/.test(e.message)), {
       timeoutMs: 60_000,
@@ -169,7 +169,7 @@ describe('agent telemetry: the cluster’s own Kubernetes events (end to end)', 
  * lines of its own and reads what the hub stored per Deployment (its pods' names start with its
  * name).
  */
-describe('agent telemetry: pod logs through the apiserver from the nodes (end to end)', function () {
+describe('agent cluster events: pod logs through the apiserver from the nodes (end to end)', function () {
   this.timeout(240_000);
   const infra = useTestInfra({ nats: true });
   const ns = `tel-${randomBytes(3).toString('hex')}`;
@@ -178,7 +178,7 @@ describe('agent telemetry: pod logs through the apiserver from the nodes (end to
   let kubectl: Kubectl;
   let client: KubeClient;
   let stackId: string;
-  let telemetry: InProcessTelemetry;
+  let streamers: InProcessClusterEvents;
 
   const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
   const streamsLogs = { 'brokkr.io/stream-logs': 'true' };
@@ -209,11 +209,11 @@ describe('agent telemetry: pod logs through the apiserver from the nodes (end to
     const agent = await registerAgent(hub.admin);
     stackId = await createStack(hub.admin);
     await target(hub.admin, agent.id, stackId);
-    telemetry = new InProcessTelemetry({ hubUrl: hub.url, agent, kube, client, stateNamespace: ns });
-    await telemetry.start();
+    streamers = new InProcessClusterEvents({ hubUrl: hub.url, agent, kube, client, stateNamespace: ns });
+    await streamers.start();
   });
   after(async () => {
-    await telemetry?.stop();
+    await streamers?.stop();
     await client?.close();
     await kubectl?.close();
     await Promise.allSettled([hub?.stop(), kube?.stop()]);
@@ -242,10 +242,10 @@ describe('agent telemetry: pod logs through the apiserver from the nodes (end to
   });
 
   it('after a restart, resumes each tail from its cursor: nothing already sent is sent again, what came meanwhile is sent once', async () => {
-    await telemetry.stop();
+    await streamers.stop();
     // While the agent is away, the pod prints more.
     await kube.appendPodLog('request served');
-    await telemetry.start();
+    await streamers.start();
 
     await eventually(() => storedFrom('chatty', 'request served'), { timeoutMs: 60_000, what: 'the new line' });
     expect((await linesOf('chatty')).map((l) => l.line)).to.deep.equal(['request served', 'listening on :8080', 'starting']);
@@ -277,7 +277,7 @@ describe('agent telemetry: pod logs through the apiserver from the nodes (end to
  * (only then may it write there), and the Pod's trouble is one the scheduler reports (no node
  * fits) rather than an image pull, which needs a kubelet.
  */
-describe('agent telemetry (the agent process)', function () {
+describe('agent cluster events (the agent process)', function () {
   this.timeout(240_000);
   const infra = useTestInfra({ nats: true });
   const ns = `tel-${randomBytes(3).toString('hex')}`;

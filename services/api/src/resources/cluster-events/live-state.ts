@@ -10,16 +10,16 @@ import { StackFeed } from './live/stack-feed.ts';
 import { recheckStackWatchers } from './live/stack-watchers.ts';
 import { LineRateLimiter } from './rate-limit.ts';
 import { StackAccess } from './stack-access.ts';
-import { TelemetryWriter } from './writer.ts';
+import { ClusterEventsWriter } from './writer.ts';
 import type { AgentWakeups } from '../../events/wakeups.ts';
 
-/** This api process's telemetry and fleet state: live subscribers, NATS subscriptions, caches, the batch writer. */
+/** This api process's cluster-event and fleet state: live subscribers, NATS subscriptions, caches, the batch writer. */
 export interface LiveState {
   stacks: StackFeed;
   fleet: FleetFeed;
   access: StackAccess;
   limiter: LineRateLimiter;
-  writer: TelemetryWriter;
+  writer: ClusterEventsWriter;
 }
 
 export interface LiveStateDeps {
@@ -47,7 +47,7 @@ export function createLiveState(deps: LiveStateDeps): LiveState {
     fleet,
     access: new StackAccess(db),
     limiter: new LineRateLimiter(),
-    writer: new TelemetryWriter(db, stacks, logger),
+    writer: new ClusterEventsWriter(db, stacks, logger),
   };
   fleet.start();
   registerHeartbeatAgeGauge(db, deps.agentRegistry, logger);
@@ -85,7 +85,7 @@ export function createLiveState(deps: LiveStateDeps): LiveState {
 
 declare module '../../context.ts' {
   interface ApiContext {
-    /** Stack telemetry and the fleet view of this process: live subscribers, WebSocket presence, the telemetry writer. */
+    /** Cluster events and the fleet view of this process: live subscribers, WebSocket presence, the cluster-event writer. */
     liveFeeds: LiveState;
   }
 }

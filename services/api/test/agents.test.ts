@@ -265,7 +265,7 @@ describe('api agents', () => {
       const { agent, client } = await createAgent(api.admin);
       expectError(await api.admin.post(`/agents/${agent.id}/labels`, { agent_id: randomUUID(), label: 'x' }), 400, 'agent_id_mismatch');
       expectError(await client.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label: 'x' }), 403, 'admin_required');
-      expectError(await api.admin.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label: 'x'.repeat(65) }), 400, 'invalid_input');
+      expectError(await api.admin.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label: 'x'.repeat(65) }), 400, 'invalid_label');
       const unknown = randomUUID();
       expectError(await api.admin.post(`/agents/${unknown}/labels`, { agent_id: unknown, label: 'x' }), 422, 'foreign_key_violation');
     });

@@ -24,9 +24,8 @@ import { previewAgentRoutes } from './previews/agent-routes.ts';
 import { previewRoutes } from './previews/routes.ts';
 import { rolloutPolicyRoutes } from './rollouts/policy-routes.ts';
 import { rolloutRoutes } from './rollouts/routes.ts';
-import { stackAnnotationRoutes } from './stacks/annotation-routes.ts';
 import { stackExpiryRoutes } from './stacks/expiry-routes.ts';
-import { stackLabelRoutes } from './stacks/label-routes.ts';
+import { stackMetadataRoutes } from './stacks/metadata-routes.ts';
 import { stackRoutes } from './stacks/routes.ts';
 import { targetingRoutes } from './targeting/routes.ts';
 import { templateMetadataRoutes } from './templates/metadata-routes.ts';
@@ -60,8 +59,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...liveAdminRoutes,
   ...adminRotatePakRoutes,
   ...stackRoutes,
-  ...stackLabelRoutes,
-  ...stackAnnotationRoutes,
+  ...stackMetadataRoutes,
   ...stackExpiryRoutes,
   ...rolloutPolicyRoutes,
   ...rolloutRoutes,

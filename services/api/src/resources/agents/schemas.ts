@@ -41,6 +41,4 @@ export const newAgentAnnotationSchema = z
 export const agentTargetSchema = z.object({ id: uuid(), agent_id: uuid(), stack_id: uuid() }).meta({ id: 'AgentTarget' });
 export const newAgentTargetSchema = z.object({ agent_id: uuid(), stack_id: uuid() }).meta({ id: 'NewAgentTarget' });
 
-export const agentLabelParams = z.object({ id: uuid(), label: z.string() });
-export const agentAnnotationParams = z.object({ id: uuid(), key: z.string() });
 export const agentTargetParams = z.object({ id: uuid(), stack_id: uuid() });

@@ -65,7 +65,3 @@ export const stackAnnotationSchema = z
 export const newStackAnnotationSchema = z
   .object({ stack_id: uuid(), key: z.string(), value: z.string() })
   .meta({ id: 'NewStackAnnotation' });
-
-/** `{ id, label }` path parameters (the label is URL-decoded by the router). */
-export const stackLabelParams = z.object({ id: uuid(), label: z.string() });
-export const stackAnnotationParams = z.object({ id: uuid(), key: z.string() });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { newWorkOrderSchema } from '@brokkr/contracts';
 import { errorKind, raising } from '../../errors/api-error.ts';
+import { isValidTag } from '../../domain/labels/validity.ts';
 import type { NewWorkOrderFields } from './sql/create-work-order.ts';
 
 export const invalidWorkOrder = errorKind(400, 'invalid_work_order', 'Invalid work order');
@@ -13,11 +14,6 @@ export const noTargetingSpecified = errorKind(
 const INT32_MAX = 2147483647;
 /** work_orders.work_type is varchar(50); longer would be a database error. */
 const WORK_TYPE_MAX = 50;
-/** Labels, annotation keys and values are varchar(64). */
-const TAG_MAX = 64;
-
-/** Brokkr drops (silently) labels and annotation parts that are blank, too long or contain whitespace. */
-const usableTag = (s: string) => s.length > 0 && s.length <= TAG_MAX && !/\s/.test(s);
 
 function count(
   body: z.output<typeof newWorkOrderSchema>,
@@ -51,8 +47,9 @@ export const workOrderInput = raising(
     };
     const targeting = body.targeting ?? {};
     const agentIds = [...new Set([...(targeting.agent_ids ?? []), ...(body.target_agent_ids ?? [])].map((id) => id.toLowerCase()))];
-    const labels = [...new Set((targeting.labels ?? []).filter(usableTag))];
-    const annotations = Object.entries(targeting.annotations ?? {}).filter(([k, v]) => usableTag(k) && usableTag(v));
+    // Brokkr drops (silently) labels and annotation parts that break the rule every stored label keeps.
+    const labels = [...new Set((targeting.labels ?? []).filter(isValidTag))];
+    const annotations = Object.entries(targeting.annotations ?? {}).filter(([k, v]) => isValidTag(k) && isValidTag(v));
     if (agentIds.length + labels.length + annotations.length === 0) throw noTargetingSpecified();
     return { ...fields, agentIds, labels, annotations };
   },

@@ -2,22 +2,9 @@ import type { Queryable } from '@brokkr/db';
 import { A_COLUMNS, AGENT_COLUMNS, type AgentRow } from '../../../domain/agent-row.ts';
 
 /**
- * The read-only statements of agents and of their labels, annotations and explicit targets (the
- * agent side of targeting).
+ * The read-only statements of agents and of their explicit targets (the agent side of targeting;
+ * labels and annotations: domain/labels/).
  */
-
-export interface AgentLabelRow {
-  id: string;
-  agent_id: string;
-  label: string;
-}
-
-export interface AgentAnnotationRow {
-  id: string;
-  agent_id: string;
-  key: string;
-  value: string;
-}
 
 export interface AgentTargetRow {
   id: string;
@@ -70,21 +57,6 @@ export async function unknownGeneratorIds(db: Queryable, ids: readonly string[])
     [ids],
   );
   return rows.map((r) => r.id);
-}
-
-export async function listLabels(db: Queryable, agentId: string): Promise<AgentLabelRow[]> {
-  const { rows } = await db.query<AgentLabelRow>('SELECT id, agent_id, label FROM agent_labels WHERE agent_id = $1 ORDER BY label, id', [
-    agentId,
-  ]);
-  return rows;
-}
-
-export async function listAnnotations(db: Queryable, agentId: string): Promise<AgentAnnotationRow[]> {
-  const { rows } = await db.query<AgentAnnotationRow>(
-    'SELECT id, agent_id, key, value FROM agent_annotations WHERE agent_id = $1 ORDER BY key, id',
-    [agentId],
-  );
-  return rows;
 }
 
 export async function listTargets(db: Queryable, agentId: string): Promise<AgentTargetRow[]> {

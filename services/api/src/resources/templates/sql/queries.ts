@@ -1,8 +1,8 @@
 import type { Queryable } from '@brokkr/db';
 import type { ListWindow } from '../../../domain/list-window.ts';
-import { TEMPLATE_COLUMNS, type TemplateAnnotationRow, type TemplateLabelRow, type TemplateRow } from './template-row.ts';
+import { TEMPLATE_COLUMNS, type TemplateRow } from './template-row.ts';
 
-/** The read-only statements of templates, their labels and annotations. */
+/** The read-only statements of templates (their labels and annotations: domain/labels/), the template-to-stack rule. */
 
 /** A live template version; `share` keeps it live until the caller's transaction ends. */
 export async function findLiveTemplate(db: Queryable, id: string, lock?: 'share'): Promise<TemplateRow | undefined> {
@@ -23,22 +23,6 @@ export async function listLiveTemplates(db: Queryable, generatorId: string | nul
       WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR generator_id IS NULL OR generator_id = $1)
       ORDER BY name, generator_id NULLS FIRST, version, id LIMIT $2 OFFSET $3`,
     [generatorId, window.limit, window.offset],
-  );
-  return rows;
-}
-
-export async function listTemplateLabels(db: Queryable, templateId: string): Promise<TemplateLabelRow[]> {
-  const { rows } = await db.query<TemplateLabelRow>(
-    'SELECT id, template_id, label, created_at FROM template_labels WHERE template_id = $1 ORDER BY label',
-    [templateId],
-  );
-  return rows;
-}
-
-export async function listTemplateAnnotations(db: Queryable, templateId: string): Promise<TemplateAnnotationRow[]> {
-  const { rows } = await db.query<TemplateAnnotationRow>(
-    'SELECT id, template_id, key, value, created_at FROM template_annotations WHERE template_id = $1 ORDER BY key',
-    [templateId],
   );
   return rows;
 }

@@ -15,18 +15,3 @@ export interface TemplateRow {
 
 export const TEMPLATE_COLUMNS =
   'id, created_at, updated_at, deleted_at, generator_id, name, description, version, template_content, parameters_schema, checksum';
-
-export interface TemplateLabelRow {
-  id: string;
-  template_id: string;
-  label: string;
-  created_at: Date;
-}
-
-export interface TemplateAnnotationRow {
-  id: string;
-  template_id: string;
-  key: string;
-  value: string;
-  created_at: Date;
-}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
 import { useTestInfra } from '@brokkr/testkit';
-import { statementEvent } from '../src/events/sql/statement-event.ts';
+import { statementEvent } from '@brokkr/outbox';
 import { insertDeploymentObject } from '../src/resources/deployment-objects/sql/create-deployment-object.ts';
 import { agentsForStack, agentsForStacks } from '../src/domain/agents-for-stacks.ts';
 

@@ -4,6 +4,7 @@ export { ensureStreams, streamConfigs, type EnsureStreamsOptions, type ManagedSt
 export { publishJson, publishCore, type PublishJsonOptions } from './publish.ts';
 export { AckPublisher, ackPublisherFor, type AckPublishOptions, type AckPublisherOptions } from './ack-publisher.ts';
 export { PublishAckError, type PublishFailure } from './publish-error.ts';
+export { sendAgentNotices, type NoticeReason } from './agent-notices.ts';
 export { publishOutboxRows, type OutboxPublishResult, type PublishableOutboxRow } from './publish-outbox.ts';
 export { extractTraceContext, injectTraceContext, traceHeaders, currentTraceparent, TRACEPARENT, TRACESTATE } from './trace.ts';
 export { ensureDurable, type DurableSpec } from './consumer-config.ts';

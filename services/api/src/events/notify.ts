@@ -1,10 +1,6 @@
-import { publishCore, SUBJECTS, type NatsConnection } from '@brokkr/bus';
-import type { AgentNotice } from '@brokkr/contracts';
+import { sendAgentNotices, type NatsConnection, type NoticeReason } from '@brokkr/bus';
 import type { Logger } from '@brokkr/logger';
 import type { PublishWindow } from './publish-window.ts';
-
-/** Why the agents are woken, when the write knows (the WebSocket channel picks its hint frame from it). */
-export type NoticeReason = Omit<AgentNotice, 'agent_id'>;
 
 /**
  * Wakes long-polls waiting for these agents' target state, on every api replica. Resolves once
@@ -21,14 +17,7 @@ export function createNotifyAgents(nc: NatsConnection, logger: Logger, window: P
     const ids = [...new Set(agentIds)];
     return new Promise<void>((resolve) => {
       window.defer(() => {
-        for (const agentId of ids) {
-          try {
-            publishCore(nc, SUBJECTS.notifyAgent(agentId), { ...reason, agent_id: agentId } satisfies AgentNotice);
-          } catch (err) {
-            // A lost hint only delays the agent until its next poll.
-            logger.debug({ err, agentId }, 'agent notification not sent');
-          }
-        }
+        sendAgentNotices(nc, ids, logger, reason);
         void flushed(nc, logger).then(resolve);
       });
     });

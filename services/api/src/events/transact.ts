@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { currentTraceparent } from '@brokkr/bus';
+import { currentTraceparent, type NoticeReason } from '@brokkr/bus';
 import type { Db, Queryable } from '@brokkr/db';
-import { insertOutboxRows, outboxRow, type OutboxRow } from './sql/outbox.ts';
 import { buildEvent, type DomainEvent, type EventType } from '@brokkr/contracts';
-import type { NoticeReason, NotifyAgents } from './notify.ts';
+import { insertOutboxRows, outboxRow, type OutboxRow } from '@brokkr/outbox';
+import type { NotifyAgents } from './notify.ts';
 import type { OutboxPublisher } from './outbox-publisher.ts';
 
 /**

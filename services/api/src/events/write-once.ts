@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import type { OutboxRow } from './sql/outbox.ts';
+import type { OutboxRow } from '@brokkr/outbox';
 import type { NotifyAgents } from './notify.ts';
 import type { OutboxPublisher } from './outbox-publisher.ts';
 import { noticeReason, type WriteScope } from './transact.ts';

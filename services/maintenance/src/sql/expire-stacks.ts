@@ -1,4 +1,5 @@
-import type { AuditRecord, OutboxRow } from '@brokkr/contracts';
+import type { AuditRecord } from '@brokkr/contracts';
+import { eventTypeColumnsSql, insertEnvelopesSql, isoTimestampSql as iso, type OutboxRow } from '@brokkr/outbox';
 import type { TaskClient } from './queryable.ts';
 
 /**
@@ -14,17 +15,12 @@ export interface ExpiryChange {
 
 // Event envelopes are built in SQL so that the outbox row is written by the statement that
 // changes the stack: a crash after commit loses no event (the outbox relay publishes it), and a
-// second run, finding nothing due, writes none. Timestamps are formatted as JavaScript's
-// toISOString() does, so these envelopes look like the api's.
-const iso = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-const outboxInsert = (events: string) => `
-  INSERT INTO outbox (id, event_type, subject, payload, headers)
-  SELECT e.id, e.event_type, 'brokkr.events.' || e.event_type,
-         jsonb_build_object('id', e.id, 'event_type', e.event_type, 'timestamp', ${iso('now()')}, 'data', e.data), NULL
-    FROM ${events} e
-   ORDER BY e.ord
-  RETURNING id, event_type, subject, payload, headers`;
+// second run, finding nothing due, writes none. The envelope is @brokkr/outbox's, as the api's.
+const outboxInsert = (events: string) =>
+  insertEnvelopesSql(
+    { id: 'e.id', eventType: 'e.event_type', subject: 'e.subject', timestamp: iso('now()'), data: 'e.data', headers: 'NULL' },
+    { from: `${events} e`, orderBy: 'e.ord', returning: 'id, event_type, subject, payload, headers' },
+  );
 
 // brokkr_stack_agents (migration 0014) is the association rule read from the stack side (same
 // rule as services/api/src/domain/association.ts). Called
@@ -60,7 +56,7 @@ export async function announceExpiringStacks(db: TaskClient, warningSeconds: num
          FROM due WHERE s.id = due.id AND s.expiry_announced_at IS NULL AND s.deleted_at IS NULL
        RETURNING s.id, s.name, s.expires_at
      ), events AS (
-       SELECT gen_random_uuid() AS id, 'stack.expiring'::text AS event_type, ${expiringData} AS data, 1 AS ord FROM changed c
+       SELECT gen_random_uuid() AS id, ${eventTypeColumnsSql('stack.expiring')}, ${expiringData} AS data, 1 AS ord FROM changed c
      ), outboxed AS (${outboxInsert('events')}),
      audited AS (SELECT NULL::int WHERE false)
      ${resultSelect(NO_AGENTS)}`,
@@ -89,14 +85,14 @@ export async function expireDueStacks(db: TaskClient, limit: number): Promise<Ex
          FROM due WHERE s.id = due.id AND s.deleted_at IS NULL AND s.expires_at <= now()
        RETURNING s.id, s.name, s.expires_at, s.deleted_at, due.expiry_announced_at IS NULL AS unannounced
      ), events AS (
-       SELECT gen_random_uuid() AS id, 'stack.expiring'::text AS event_type, ${expiringData} AS data, 1 AS ord
+       SELECT gen_random_uuid() AS id, ${eventTypeColumnsSql('stack.expiring')}, ${expiringData} AS data, 1 AS ord
          FROM changed c WHERE c.unannounced
        UNION ALL
-       SELECT gen_random_uuid(), 'stack.expired',
+       SELECT gen_random_uuid(), ${eventTypeColumnsSql('stack.expired')},
               jsonb_build_object('stack_id', c.id, 'name', c.name, 'expires_at', ${iso('c.expires_at')}, 'deleted_at', ${iso('c.deleted_at')}), 2
          FROM changed c
        UNION ALL
-       SELECT gen_random_uuid(), 'stack.deleted', jsonb_build_object('stack_id', c.id, 'deleted_at', ${iso('c.deleted_at')}), 3
+       SELECT gen_random_uuid(), ${eventTypeColumnsSql('stack.deleted')}, jsonb_build_object('stack_id', c.id, 'deleted_at', ${iso('c.deleted_at')}), 3
          FROM changed c
      ), outboxed AS (${outboxInsert('events')}),
      audited AS (

@@ -6,7 +6,7 @@ export type UnpublishedOutboxRow = Pick<OutboxRow, 'id' | 'subject' | 'payload' 
 /**
  * Reads, changes nothing. No row lock: the api may publish and stamp the same row meanwhile,
  * which is harmless because a second publish carries the same Nats-Msg-Id (deduplicated by the
- * stream) and the stamp in record-relay-attempt only touches rows still unpublished.
+ * stream) and the stamps (@brokkr/outbox, sql/mark-published.ts) only touch rows still unpublished.
  * Only rows older than `afterSeconds` are taken, so the api's own publish right after its commit
  * normally wins and the relay handles just the leftovers (crash, NATS down).
  */

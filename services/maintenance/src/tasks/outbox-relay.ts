@@ -1,7 +1,6 @@
-import { publishOutboxRows } from '@brokkr/bus';
 import { MAX_BATCHES_PER_TICK } from '../runner/batches.ts';
-import { recordRelayAttempt } from '../sql/record-relay-attempt.ts';
 import { selectUnpublishedOutbox } from '../sql/select-unpublished-outbox.ts';
+import { publishAndRecord } from './publish-outbox.ts';
 import type { MaintenanceTask, TaskContext } from './task.ts';
 
 const MAX_RELAY_BATCH = 500;
@@ -10,12 +9,7 @@ const MAX_RELAY_BATCH = 500;
 async function relayBatch(ctx: TaskContext, limit: number): Promise<{ published: number; more: boolean }> {
   const rows = await selectUnpublishedOutbox(ctx.db, ctx.settings.outboxRelayAfterSeconds, limit);
   if (rows.length === 0) return { published: 0, more: false };
-  const { published, firstError } = await publishOutboxRows(ctx.js, rows);
-  await recordRelayAttempt(
-    ctx.db,
-    rows.map((r) => r.id),
-    published,
-  );
+  const { published, firstError } = await publishAndRecord(ctx, rows);
   if (firstError !== undefined) {
     // NATS is down or refusing: the rows stay unpublished and the next tick tries again.
     ctx.logger.warn({ err: firstError, unpublished: rows.length - published.length }, 'outbox relay could not publish every event');

@@ -1,30 +1,17 @@
-import { publishOutboxRows, SUBJECTS } from '@brokkr/bus';
-import { buildEvent, type OutboxRow } from '@brokkr/contracts';
+import { sendAgentNotices } from '@brokkr/bus';
+import { buildEvent } from '@brokkr/contracts';
+import { insertOutboxRows, outboxRow, type OutboxRow } from '@brokkr/outbox';
 import { stepRollout } from '../rollouts/step.ts';
-import { insertOutboxRows } from '../sql/insert-outbox-rows.ts';
-import { recordRelayAttempt } from '../sql/record-relay-attempt.ts';
 import { lockActiveRollouts } from '../sql/rollouts/queries.ts';
 import { updateRollout } from '../sql/rollouts/update-rollout.ts';
+import { publishAndRecord } from './publish-outbox.ts';
 import type { MaintenanceTask, TaskContext } from './task.ts';
-import { wakeAgents } from './wake-agents.ts';
-
-const outboxRow = (type: Parameters<typeof buildEvent>[0], data: Record<string, unknown>): OutboxRow => {
-  const event = buildEvent(type, data);
-  return { id: event.id, event_type: event.event_type, subject: SUBJECTS.event(event.event_type), payload: event, headers: null };
-};
 
 /** After commit: the events at once (the relay retries what is not acknowledged), then the wake-ups. */
 async function announce(ctx: TaskContext, rows: readonly OutboxRow[], wake: ReadonlySet<string>): Promise<void> {
-  if (rows.length > 0) {
-    const { published, firstError } = await publishOutboxRows(ctx.js, rows);
-    await recordRelayAttempt(
-      ctx.db,
-      rows.map((r) => r.id),
-      published,
-    );
-    if (firstError !== undefined) ctx.logger.warn({ err: firstError }, 'rollout events left to the outbox relay');
-  }
-  wakeAgents(ctx.nc, wake, ctx.logger);
+  const { firstError } = await publishAndRecord(ctx, rows);
+  if (firstError !== undefined) ctx.logger.warn({ err: firstError }, 'rollout events left to the outbox relay');
+  sendAgentNotices(ctx.nc, wake, ctx.logger);
 }
 
 /**
@@ -51,7 +38,7 @@ export const rolloutsTask: MaintenanceTask = {
           await updateRollout(ctx.db, rollout.id, step.change);
           changed++;
         }
-        for (const e of step.events) rows.push(outboxRow(e.type, e.data));
+        for (const e of step.events) rows.push(outboxRow(buildEvent(e.type, e.data), undefined));
         for (const id of step.wake) wake.add(id);
       }
       await insertOutboxRows(ctx.db, rows);

@@ -1,11 +1,10 @@
-import { publishOutboxRows } from '@brokkr/bus';
-import type { OutboxRow } from '@brokkr/contracts';
+import { sendAgentNotices } from '@brokkr/bus';
+import type { OutboxRow } from '@brokkr/outbox';
 import { repeatWhileFull } from '../runner/batches.ts';
 import { announceExpiringStacks, expireDueStacks, type ExpiryChange } from '../sql/expire-stacks.ts';
-import { recordRelayAttempt } from '../sql/record-relay-attempt.ts';
 import { publishAuditFeed } from './audit-feed.ts';
+import { publishAndRecord } from './publish-outbox.ts';
 import type { MaintenanceTask, TaskContext } from './task.ts';
-import { wakeAgents } from './wake-agents.ts';
 
 // A stack's events in the order they happened (one statement writes all three).
 const ORDER: Record<string, number> = { 'stack.expiring': 1, 'stack.expired': 2, 'stack.deleted': 3 };
@@ -17,18 +16,11 @@ const ORDER: Record<string, number> = { 'stack.expiring': 1, 'stack.expired': 2,
  */
 async function publishNow(ctx: TaskContext, change: ExpiryChange): Promise<void> {
   const events: OutboxRow[] = [...change.events].sort((a, b) => (ORDER[a.event_type] ?? 0) - (ORDER[b.event_type] ?? 0));
-  if (events.length > 0) {
-    const { published, firstError } = await publishOutboxRows(ctx.js, events);
-    await recordRelayAttempt(
-      ctx.db,
-      events.map((e) => e.id),
-      published,
-    );
-    if (firstError !== undefined) ctx.logger.warn({ err: firstError }, 'stack expiry events left to the outbox relay');
-  }
+  const { firstError } = await publishAndRecord(ctx, events);
+  if (firstError !== undefined) ctx.logger.warn({ err: firstError }, 'stack expiry events left to the outbox relay');
   await publishAuditFeed(ctx.js, change.audit, ctx.logger);
   // As DELETE /stacks/{id} does: the agents prune the stack now, not at their next poll.
-  wakeAgents(ctx.nc, change.agentIds, ctx.logger);
+  sendAgentNotices(ctx.nc, change.agentIds, ctx.logger);
 }
 
 /**

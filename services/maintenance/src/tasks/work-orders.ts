@@ -1,9 +1,9 @@
+import { sendAgentNotices } from '@brokkr/bus';
 import { repeatWhileFull } from '../runner/batches.ts';
 import { promoteDueWorkOrderRetries } from '../sql/promote-due-work-order-retries.ts';
 import { releaseStaleWorkOrderClaims } from '../sql/release-stale-work-order-claims.ts';
 import { publishAuditFeed } from './audit-feed.ts';
 import type { MaintenanceTask } from './task.ts';
-import { wakeAgents } from './wake-agents.ts';
 
 /**
  * Brokkr's work-order maintenance (every 10 s): due retries and stale claims become PENDING.
@@ -28,7 +28,7 @@ export const workOrdersTask: MaintenanceTask = {
       await publishAuditFeed(js, change.audit, logger);
       return change.count;
     });
-    wakeAgents(nc, wake, logger);
+    sendAgentNotices(nc, wake, logger);
     return promoted + released;
   },
 };

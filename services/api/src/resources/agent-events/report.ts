@@ -1,4 +1,4 @@
-import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
+import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import { writeOnce, type WriteOnceDeps } from '../../events/write-once.ts';
 import type { AgentEventRow } from '../../domain/agent-event-row.ts';
 import { AGENT_EVENT_DATA_KEYS, recordAgentEvent, type NewAgentEvent } from './sql/record-agent-event.ts';

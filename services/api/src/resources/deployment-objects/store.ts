@@ -1,5 +1,5 @@
+import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import type { WriteScope } from '../../events/transact.ts';
-import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';

@@ -1,5 +1,5 @@
+import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import type { ApiContext } from '../../context.ts';
-import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
 import { writeOnce } from '../../events/write-once.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { completeWorkOrderSchema } from '@brokkr/contracts';
-import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
+import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import type { TxScope } from '../../events/transact.ts';
 import { writeOnce, type WriteOnceDeps } from '../../events/write-once.ts';
 import { finishOwnClaim, FINISHED_DATA_KEYS } from './sql/finish-own-claim.ts';

@@ -1,4 +1,4 @@
-import { statementEvent, statementOutboxRow } from '../../events/sql/statement-event.ts';
+import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import { writeOnce } from '../../events/write-once.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';

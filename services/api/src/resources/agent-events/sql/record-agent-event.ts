@@ -1,5 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
+import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
 import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../../domain/agent-event-row.ts';
 
 export interface NewAgentEvent {

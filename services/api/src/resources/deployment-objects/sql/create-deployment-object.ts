@@ -1,5 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
+import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
 import { agentsForOneStackSql, distinctSorted } from '../../../domain/agents-for-stacks.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 

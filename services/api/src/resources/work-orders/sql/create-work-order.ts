@@ -1,5 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
+import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
 import { WORK_ORDER_COLUMNS, type WorkOrderRow } from '../../../domain/work-order-row.ts';
 
 /** The `workorder.created` payload's data, in Brokkr's key order. */

@@ -1,5 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '../../../events/sql/statement-event.ts';
+import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
 import type { WorkOrderLogRow } from '../../../domain/work-order-row.ts';
 import { moveToLogSql } from './move-to-log.ts';
 

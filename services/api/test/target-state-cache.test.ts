@@ -30,6 +30,11 @@ describe('api target state: the cache across replicas', function () {
     return { memory: count('memory'), patched: count('patched'), database: count('database') };
   }
 
+  async function stackReads(url: string): Promise<number> {
+    const { text } = await new ApiClient(url, null).get('//metrics');
+    return Number(/^brokkr_target_state_stack_reads_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
+  }
+
   /** An ACTIVE agent registered with the generator, with a client on each process. */
   async function agent(): Promise<{ id: string; onApi: ApiClient; onReplica: ApiClient }> {
     const { agent, client } = await createAgent(api.admin, { generator_ids: [gen.id] });
@@ -195,7 +200,10 @@ describe('api target state: the cache across replicas', function () {
 
     it('carry the new object from the replica holding the socket, as a step from the ETag the agent holds', async () => {
       const a = await agent();
-      const [shared, own] = [await createStack(gen.client, { generator_id: gen.id }), await createStack(gen.client, { generator_id: gen.id })];
+      const [shared, own] = [
+        await createStack(gen.client, { generator_id: gen.id }),
+        await createStack(gen.client, { generator_id: gen.id }),
+      ];
       await target(a.id, shared.id);
       await target(a.id, own.id);
       const ownObject = await publish(own.id, 'own');
@@ -217,6 +225,22 @@ describe('api target state: the cache across replicas', function () {
       const after = await reads(replica.url);
       expect(after.database - before.database, 'no database read for the agent on the replica').to.equal(0);
       expect(s.frames.map((f) => f.type)).to.not.include('stack_changed');
+    });
+
+    it('come from one read of the stack for all the agents it changed, though each agent’s step starts as its wake-up arrives', async () => {
+      const agents = await Promise.all(Array.from({ length: 6 }, () => agent()));
+      const stack = await createStack(gen.client, { generator_id: gen.id });
+      for (const a of agents) await target(a.id, stack.id);
+      await publish(stack.id, '1');
+      const sockets = await Promise.all(agents.map((a) => socket(replica.url, a.onApi.pak!)));
+      await Promise.all(agents.map((a) => served(a.onReplica, a.id)));
+      const before = await stackReads(replica.url);
+      const id = await publish(stack.id, '2');
+      for (const s of sockets) {
+        const frame = await s.waitFor((f) => f.type === 'target_state_patch', 'a target_state_patch frame');
+        expect((frame.body as { objects: { id: string }[] }).objects.map((o) => o.id)).to.deep.equal([id]);
+      }
+      expect((await stackReads(replica.url)) - before).to.equal(1);
     });
 
     it('chain when objects follow each other: each step starts where the previous one ended', async () => {

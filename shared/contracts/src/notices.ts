@@ -15,6 +15,8 @@ export const agentNoticeSchema = z.object({
   agent_id: z.guid(),
   work_order_id: z.guid().optional(),
   stack_id: z.guid().optional(),
+  /** With `stack_id`: the new object's sequence_id, so a replica knows whether a read of the stack it already made has it. */
+  sequence_id: z.number().int().optional(),
   ack: z.boolean().optional(),
 });
 export type AgentNotice = z.output<typeof agentNoticeSchema>;

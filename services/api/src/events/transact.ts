@@ -50,11 +50,14 @@ export function noticeReason(rows: readonly OutboxRow[]): NoticeReason | undefin
   const data = (type: string) => rows.find((r) => r.event_type === type)?.payload.data as Record<string, unknown> | undefined;
   const workOrderId = data('workorder.created')?.work_order_id;
   if (typeof workOrderId === 'string') return { work_order_id: workOrderId };
-  const stacks = new Set(
-    rows.filter((r) => r.event_type === 'deployment.created').map((r) => (r.payload.data as { stack_id?: unknown }).stack_id),
-  );
+  const created = rows
+    .filter((r) => r.event_type === 'deployment.created')
+    .map((r) => r.payload.data as { stack_id?: unknown; sequence_id?: unknown });
+  const stacks = new Set(created.map((d) => d.stack_id));
   const [stackId] = stacks;
-  if (stacks.size === 1 && typeof stackId === 'string') return { stack_id: stackId };
+  const sequences = created.map((d) => d.sequence_id).filter((n) => typeof n === 'number');
+  if (stacks.size === 1 && typeof stackId === 'string')
+    return sequences.length > 0 ? { stack_id: stackId, sequence_id: Math.max(...sequences) } : { stack_id: stackId };
   if (types.size > 0 && [...types].every((t) => t === 'deployment.applied' || t === 'deployment.failed')) return { ack: true };
   return undefined;
 }

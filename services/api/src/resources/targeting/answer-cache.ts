@@ -13,8 +13,19 @@ export interface CachedState {
 
 interface Entry extends CachedState {
   expiresAt: number;
-  /** Stacks that got a new object since `rows` was read, with the notice sequence of the latest. */
-  pending: Map<string, number>;
+  /** Stacks that got a new object since `rows` was read, with what a read of the stack must reflect. */
+  pending: Map<string, Need>;
+}
+
+/**
+ * What a read of a stack must reflect to serve a notice: the object's sequence_id when the notice
+ * named it (any read that returns that object or a newer one will do, whenever it started), else
+ * the notice's place in this replica's order of notices (only a read started after it will do).
+ * A new Need per notice: an entry's pending map changed if and only if one of its values did.
+ */
+interface Need {
+  notice: number;
+  object: number | undefined;
 }
 
 interface AgentEntries {
@@ -41,6 +52,8 @@ export interface CacheOutcomes {
   hit(): void;
   patched(): void;
   miss(): void;
+  /** One read of a stack's newest object, shared by the answers of every agent that holds it. */
+  stackRead(): void;
 }
 
 /**
@@ -93,7 +106,15 @@ export class TargetStateCache {
       this.agents.delete(agentId);
       return;
     }
-    for (const entry of [agent.full, agent.incremental]) entry?.pending.set(stackId, sequence);
+    for (const entry of [agent.full, agent.incremental]) {
+      if (!entry) continue;
+      const before = entry.pending.get(stackId);
+      const object = notice.sequence_id;
+      entry.pending.set(stackId, {
+        notice: object === undefined ? sequence : (before?.notice ?? 0),
+        object: Math.max(before?.object ?? 0, object ?? 0) || undefined,
+      });
+    }
   }
 
   /** Wake-ups may be lost from now on: stop answering from memory. */
@@ -172,7 +193,7 @@ export class TargetStateCache {
   /** The entry with each pending stack's row replaced by its newest object; undefined: read it instead. */
   private async patch(agent: AgentEntries, entry: Entry, full: boolean): Promise<CachedState | undefined> {
     const pending = [...entry.pending];
-    const parts = await Promise.all(pending.map(([stackId, since]) => this.stackLatest(stackId, since)));
+    const parts = await Promise.all(pending.map(([stackId, need]) => this.stackLatest(stackId, need)));
     let rows = entry.rows;
     for (const [i, [stackId]] of pending.entries()) {
       const part = parts[i]!;
@@ -189,10 +210,20 @@ export class TargetStateCache {
     return patched;
   }
 
-  /** The stack's newest object, read at most once per burst of notices: a read started after `since` covers it. */
-  private stackLatest(stackId: string, since: number): Promise<StackLatest> {
-    const known = this.stacks.get(stackId);
-    if (known && known.since >= since) return known.latest;
+  /**
+   * The stack's newest object, read once for all the agents whose notices it reflects (Need): the
+   * 10,000 notices of one write arrive over a while, and each starts its agent's answer at once.
+   */
+  private async stackLatest(stackId: string, need: Need): Promise<StackLatest> {
+    for (;;) {
+      const known = this.stacks.get(stackId);
+      if (!known || known.since < need.notice) break;
+      const latest = await known.latest;
+      if (need.object === undefined || latest.kind !== 'plain' || latest.row.sequence_id >= need.object) return latest;
+      // Read before the object was written; read again, unless another answer already did.
+      if (this.stacks.get(stackId) === known) break;
+    }
+    this.outcomes.stackRead();
     const part: StackPart = { since: this.sequence, latest: queryStackLatest(this.db, stackId) };
     this.stacks.set(stackId, part);
     // A failed read is not kept: the next answer tries again.

@@ -24,7 +24,13 @@ export function startTargetStateCache(deps: {
     labelNames: ['source'],
     registers: [deps.registry],
   });
+  const stackReads = new Counter({
+    name: 'brokkr_target_state_stack_reads_total',
+    help: "Reads of one stack's newest object, each shared by every agent answer (or agent-channel patch) that needed it",
+    registers: [deps.registry],
+  });
   const cache = new TargetStateCache(deps.db, {
+    stackRead: () => stackReads.inc(),
     hit: () => answers.inc({ source: 'memory' }),
     patched: () => answers.inc({ source: 'patched' }),
     miss: () => answers.inc({ source: 'database' }),

@@ -1,8 +1,8 @@
 /**
  * @brokkr/contracts: every wire shape that crosses a process boundary, once, as a zod schema and
- * its type — the NATS messages (events, audit entries, core notices), the outbox row, and the
- * v1 API shapes the agent uses. A service that sends or receives one of these imports it here
- * and never declares its own copy.
+ * its type — the NATS messages (events, audit entries, core notices), the outbox row, the v1 API
+ * shapes the agent uses and the ones the CLI reads. A service or client that sends or receives
+ * one of these imports it here and never declares its own copy.
  */
 export {
   EVENT_TYPES,
@@ -38,3 +38,8 @@ export * from './rollouts.ts';
 export * from './previews.ts';
 export * from './templates.ts';
 export * from './agent-channel.ts';
+export * from './stacks.ts';
+export * from './generators.ts';
+export * from './health.ts';
+export * from './labels.ts';
+export * from './paks.ts';

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { timestamp, uuid } from './wire.ts';
 
 /**
  * Progressive rollouts (not a Brokkr feature): a stack's policy, as the api stores it and the
- * rollouts task in maintenance reads it. Waves are released in order; a wave names its agents by
- * labels (all of them) or by the cumulative share of the targeted agents updated once it is out.
+ * rollouts task in maintenance reads it, and the rollouts the api serves to clients (the CLI).
+ * Waves are released in order; a wave names its agents by labels (all of them) or by the
+ * cumulative share of the targeted agents updated once it is out.
  */
 export const rolloutWaveSchema = z
   .object({
@@ -73,3 +75,50 @@ export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 
 /** Statuses in which the rollouts task still moves the rollout on. */
 export const ACTIVE_ROLLOUT_STATUSES: readonly RolloutStatus[] = ['pending', 'progressing'];
+
+/** GET and PUT /stacks/{id}/rollout-policy. */
+export const stackRolloutPolicySchema = z
+  .object({
+    stack_id: uuid(),
+    policy: rolloutPolicySchema,
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  })
+  .meta({ id: 'StackRolloutPolicy' });
+export type StackRolloutPolicy = z.output<typeof stackRolloutPolicySchema>;
+
+/** One wave of a rollout as the api reports it (docs/rollouts.md). */
+export const rolloutWaveStatusSchema = z
+  .object({
+    index: z.number().int(),
+    name: z.string(),
+    released: z.boolean(),
+    agents: z.number().int(),
+    applied: z.number().int().meta({ description: 'Agents whose last event for the object is a success' }),
+    healthy: z.number().int(),
+    failed: z.number().int(),
+  })
+  .meta({ id: 'RolloutWaveStatus' });
+export type RolloutWaveStatus = z.output<typeof rolloutWaveStatusSchema>;
+
+export const rolloutSchema = z
+  .object({
+    id: uuid(),
+    stack_id: uuid(),
+    deployment_object_id: uuid(),
+    baseline_object_id: uuid(),
+    status: z.enum(ROLLOUT_STATUSES),
+    released_wave: z.number().int().meta({ description: '-1 before the first wave is released' }),
+    message: z.string().nullable(),
+    policy: rolloutPolicySchema,
+    waves: z.array(rolloutWaveStatusSchema),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+    finished_at: timestamp().nullable(),
+  })
+  .meta({ id: 'Rollout' });
+export type Rollout = z.output<typeof rolloutSchema>;
+
+/** A rollout in the fleet-wide list (GET /rollouts): the Rollout plus its stack's name. */
+export const fleetRolloutSchema = rolloutSchema.extend({ stack_name: z.string() }).meta({ id: 'FleetRollout' });
+export type FleetRollout = z.output<typeof fleetRolloutSchema>;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { agentSchema } from '@brokkr/contracts';
 import { uuid } from '../../http/schemas.ts';
+
+/** The responses clients read are @brokkr/contracts' (paks.ts, labels.ts). */
+export { agentLabelSchema, createAgentResponseSchema, rotateAgentPakResponseSchema } from '@brokkr/contracts';
 
 export const newAgentSchema = z
   .object({
@@ -9,10 +11,6 @@ export const newAgentSchema = z
     generator_ids: z.array(uuid()).nullish().meta({ description: 'Generators the agent is registered with, besides `__system__`' }),
   })
   .meta({ id: 'NewAgent' });
-
-export const createAgentResponseSchema = z.object({ agent: agentSchema, initial_pak: z.string() }).meta({ id: 'CreateAgentResponse' });
-
-export const rotateAgentPakResponseSchema = z.object({ agent: agentSchema, pak: z.string() }).meta({ id: 'RotateAgentPakResponse' });
 
 /** Brokkr applies only the string fields it knows and ignores everything else in the object. */
 export const agentUpdateSchema = z
@@ -28,7 +26,6 @@ export const agentSearchQuery = z.object({
   cluster_name: z.unknown().optional().meta({ type: 'string' }),
 });
 
-export const agentLabelSchema = z.object({ id: uuid(), agent_id: uuid(), label: z.string() }).meta({ id: 'AgentLabel' });
 export const newAgentLabelSchema = z.object({ agent_id: uuid(), label: z.string() }).meta({ id: 'NewAgentLabel' });
 
 export const agentAnnotationSchema = z

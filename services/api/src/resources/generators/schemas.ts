@@ -1,16 +1,9 @@
 import { z } from 'zod';
-import { rfc3339, softDeletableRow, softDeletableRowInput, timestamp, uuid } from '../../http/schemas.ts';
+import { generatorSchema } from '@brokkr/contracts';
+import { rfc3339, softDeletableRowInput, timestamp, uuid } from '../../http/schemas.ts';
 
-export const generatorSchema = z
-  .object({
-    ...softDeletableRow(),
-    name: z.string(),
-    description: z.string().nullable(),
-    last_active_at: timestamp().nullable(),
-    is_active: z.boolean(),
-    is_system: z.boolean(),
-  })
-  .meta({ id: 'Generator' });
+/** The Generator clients read is @brokkr/contracts' (generators.ts). */
+export { generatorSchema };
 
 export const newGeneratorSchema = z.object({ name: z.string(), description: z.string().nullish() }).meta({ id: 'NewGenerator' });
 

@@ -1,27 +1,9 @@
 import { z } from 'zod';
 import { HEALTH_STATUSES } from '@brokkr/contracts';
-import { timestamp, uuid } from '../../http/schemas.ts';
+import { uuid } from '../../http/schemas.ts';
 
-export const deploymentHealthSchema = z
-  .object({
-    id: uuid(),
-    agent_id: uuid(),
-    deployment_object_id: uuid(),
-    status: z.string(),
-    summary: z.string().nullable().describe('JSON-encoded HealthSummary'),
-    checked_at: timestamp(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .meta({ id: 'DeploymentHealth' });
-
-export const deploymentObjectHealthResponseSchema = z
-  .object({
-    deployment_object_id: uuid(),
-    health_records: z.array(deploymentHealthSchema),
-    overall_status: z.enum(HEALTH_STATUSES),
-  })
-  .meta({ id: 'DeploymentHealthResponse' });
+/** A deployment object's health, as clients read it, is @brokkr/contracts' (health.ts). */
+export { deploymentHealthSchema, deploymentObjectHealthResponseSchema } from '@brokkr/contracts';
 
 export const stackHealthResponseSchema = z
   .object({

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { rfc3339, softDeletableRow, softDeletableRowInput, timestamp, uuid } from '../../http/schemas.ts';
+import { rfc3339, softDeletableRowInput, uuid } from '../../http/schemas.ts';
+
+/** The response shapes clients read are @brokkr/contracts' (stacks.ts, labels.ts). */
+export { stackExpirySchema, stackLabelSchema, stackSchema } from '@brokkr/contracts';
 
 /** Longest TTL a stack may be given: one year. */
 export const MAX_STACK_TTL_SECONDS = 366 * 24 * 3600;
@@ -16,29 +19,12 @@ const expiryFields = {
     .meta({ description: 'Delete the stack this many seconds from now' }),
 };
 
-export const stackSchema = z
-  .object({
-    ...softDeletableRow(),
-    name: z.string(),
-    description: z.string().nullable(),
-    generator_id: uuid(),
-    expires_at: timestamp().optional().meta({ description: 'Present only when the stack expires (not a Brokkr field)' }),
-  })
-  .meta({ id: 'Stack' });
-
 export const newStackSchema = z
   .object({ name: z.string(), description: z.string().nullish(), generator_id: uuid(), ...expiryFields })
   .meta({ id: 'NewStack' });
 
 /** PUT /stacks/{id}/expiry: exactly one of the two fields. */
 export const stackExpiryInputSchema = z.object(expiryFields).meta({ id: 'StackExpiryInput' });
-
-export const stackExpirySchema = z
-  .object({
-    stack_id: uuid(),
-    expires_at: timestamp().nullable(),
-  })
-  .meta({ id: 'StackExpiry' });
 
 /**
  * PUT takes the full Stack (Brokkr's shape). name, description (when not null) and generator_id
@@ -52,8 +38,6 @@ export const stackUpdateSchema = z
     generator_id: uuid(),
   })
   .meta({ id: 'StackUpdate' });
-
-export const stackLabelSchema = z.object({ id: uuid(), stack_id: uuid(), label: z.string() }).meta({ id: 'StackLabel' });
 
 /** POST /stacks/{id}/labels takes a bare JSON string, e.g. `"env-prod"`. */
 export const newStackLabelSchema = z.string().meta({ id: 'NewStackLabel', example: 'env-prod' });

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { formatFor, hubFor, print, sayFor } from '../context.ts';
 import { render, renderFields } from '../output.ts';
 import { findAgent, findGenerator } from '../resolve.ts';
-import type { Agent } from '../types.ts';
+import type { Agent, CreateAgentResponse, RotateAgentPakResponse } from '../types.ts';
 
 interface CreateOptions {
   cluster: string;
@@ -35,7 +35,7 @@ export function registerAgents(program: Command): void {
       const format = formatFor(cmd);
       const hub = hubFor(cmd);
       const generatorIds = await Promise.all(options.generator.map(async (ref) => (await findGenerator(hub, ref)).id));
-      const created = await hub.post<{ agent: Agent; initial_pak: string }>('/agents', {
+      const created = await hub.post<CreateAgentResponse>('/agents', {
         name,
         cluster_name: options.cluster,
         ...(generatorIds.length ? { generator_ids: generatorIds } : {}),
@@ -55,7 +55,7 @@ export function registerAgents(program: Command): void {
       const format = formatFor(cmd);
       const hub = hubFor(cmd);
       const agent = await findAgent(hub, ref);
-      const rotated = await hub.post<{ agent: Agent; pak: string }>(`/agents/${agent.id}/rotate-pak`);
+      const rotated = await hub.post<RotateAgentPakResponse>(`/agents/${agent.id}/rotate-pak`);
       print(render(rotated, format, () => pakNotice(rotated.agent, rotated.pak)));
     });
 }

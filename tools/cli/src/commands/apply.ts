@@ -5,7 +5,15 @@ import type { Hub } from '../http.ts';
 import { render, renderTable, truncate, type Format } from '../output.ts';
 import { findAgent, findGenerator, findStackOrUndefined } from '../resolve.ts';
 import { followRollout, rolloutOf, type RolloutWaitResult } from './follow-rollout.ts';
-import { UUID_RE, type Agent, type AuthPayload, type DeploymentObject, type Stack, type StackRolloutPolicy } from '../types.ts';
+import {
+  UUID_RE,
+  type Agent,
+  type AuthPayload,
+  type DeploymentObject,
+  type Stack,
+  type StackLabel,
+  type StackRolloutPolicy,
+} from '../types.ts';
 import { readManifests, SETTINGS_FILE, type Manifests } from './manifests.ts';
 import { renderRollout } from './rollout.ts';
 import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
@@ -175,7 +183,7 @@ function checkLabel(label: string): string {
 
 async function ensureLabels({ hub, say }: Io, stack: Stack, labels: string[]): Promise<void> {
   if (labels.length === 0) return;
-  const existing = new Set((await hub.get<{ label: string }[]>(`/stacks/${stack.id}/labels`)).map((l) => l.label));
+  const existing = new Set((await hub.get<StackLabel[]>(`/stacks/${stack.id}/labels`)).map((l) => l.label));
   for (const label of new Set(labels)) {
     if (existing.has(label)) continue;
     await hub.post(`/stacks/${stack.id}/labels`, label);

@@ -4,7 +4,7 @@ import { CliError, HubError } from '../errors.ts';
 import type { Hub } from '../http.ts';
 import { age, render, renderFields, renderTable, short, truncate } from '../output.ts';
 import { findAgent, findStack } from '../resolve.ts';
-import type { AgentEvent, DeploymentObject, HealthRecord, Stack, WorkOrder } from '../types.ts';
+import type { AgentEvent, AgentLabel, DeploymentObject, DeploymentObjectHealth, Stack, StackLabel, WorkOrder } from '../types.ts';
 import { deploymentObjects, KIND_HELP, kindNamed } from './resources.ts';
 
 const RECENT = 10;
@@ -31,7 +31,7 @@ const eventsTable = (events: AgentEvent[]) =>
 async function describeAgent(hub: Hub, ref: string): Promise<Description> {
   const agent = await findAgent(hub, ref);
   const [labels, stacks, events] = await Promise.all([
-    hub.get<{ label: string }[]>(`/agents/${agent.id}/labels`),
+    hub.get<AgentLabel[]>(`/agents/${agent.id}/labels`),
     hub.get<Stack[]>(`/agents/${agent.id}/stacks`),
     hub.get<AgentEvent[]>(`/agents/${agent.id}/events`),
   ]);
@@ -53,7 +53,7 @@ async function describeAgent(hub: Hub, ref: string): Promise<Description> {
 async function describeStack(hub: Hub, ref: string): Promise<Description> {
   const stack = await findStack(hub, ref);
   const [labels, objects] = await Promise.all([
-    hub.get<{ label: string }[]>(`/stacks/${stack.id}/labels`),
+    hub.get<StackLabel[]>(`/stacks/${stack.id}/labels`),
     hub.get<DeploymentObject[]>(`/stacks/${stack.id}/deployment-objects`),
   ]);
   const listed = objects.slice(0, RECENT).map(({ yaml_content: _y, ...rest }) => rest);
@@ -76,12 +76,10 @@ async function describeStack(hub: Hub, ref: string): Promise<Description> {
 async function describeDeploymentObject(hub: Hub, ref: string): Promise<Description> {
   const object = await deploymentObjects.one(hub, ref);
   // Health is admin-only on the hub: other callers see the object without it.
-  const health = await hub
-    .get<{ health_records: HealthRecord[]; overall_status: string }>(`/deployment-objects/${object.id}/health`)
-    .catch((err: unknown) => {
-      if (err instanceof HubError && err.status === 403) return undefined;
-      throw err;
-    });
+  const health = await hub.get<DeploymentObjectHealth>(`/deployment-objects/${object.id}/health`).catch((err: unknown) => {
+    if (err instanceof HubError && err.status === 403) return undefined;
+    throw err;
+  });
   const text =
     renderFields([
       ['ID', object.id],

@@ -2,6 +2,7 @@ import { generatePak } from '@brokkr/pak';
 import type { Command } from 'commander';
 import { formatFor, hubFor, print } from '../context.ts';
 import { render, renderFields } from '../output.ts';
+import type { RotateAdminPakResponse } from '../types.ts';
 
 export function registerPaks(program: Command): void {
   program
@@ -25,7 +26,7 @@ export function registerPaks(program: Command): void {
     .description('Replace the admin PAK (POST /api/v1/admin/rotate-pak); the old one stops working on every replica at once')
     .action(async (_options: unknown, cmd: Command) => {
       const hub = hubFor(cmd);
-      const rotated = await hub.post<{ pak: string; rotated_at: string }>('/admin/rotate-pak', { current_pak: hub.pak });
+      const rotated = await hub.post<RotateAdminPakResponse>('/admin/rotate-pak', { current_pak: hub.pak });
       print(
         render(
           rotated,

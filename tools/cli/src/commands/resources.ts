@@ -6,6 +6,7 @@ import {
   UUID_RE,
   type Agent,
   type DeploymentObject,
+  type FleetRollout,
   type Preview,
   type PreviewSummary,
   type Rollout,
@@ -95,14 +96,14 @@ const workOrders: ResourceKind<WorkOrder> = {
   ],
 };
 
-const wavesProgress = (r: Rollout) =>
+const wavesProgress = (r: Rollout | FleetRollout) =>
   r.waves.map((w) => `${w.name} ${w.applied}/${w.agents}${w.failed ? ` (${w.failed} failed)` : ''}`).join(', ');
 
 /** Fleet-wide (GET /rollouts: every stack for an admin, its own for a generator), or one stack's with --stack. */
-const rollouts: ResourceKind<Rollout> = {
+const rollouts: ResourceKind<Rollout | FleetRollout> = {
   names: ['rollouts', 'rollout', 'ro'],
   async list(hub, filters) {
-    if (!filters.stack) return hub.get<Rollout[]>('/rollouts', { status: filters.status });
+    if (!filters.stack) return hub.get<FleetRollout[]>('/rollouts', { status: filters.status });
     const stack = await findStack(hub, filters.stack);
     const list = await hub.get<Rollout[]>(`/stacks/${stack.id}/rollouts`);
     const wanted = filters.status?.split(',');
@@ -113,7 +114,7 @@ const rollouts: ResourceKind<Rollout> = {
     return hub.get<Rollout>(`/rollouts/${ref}`);
   },
   columns: [
-    { header: 'STACK', value: (r) => r.stack_name ?? short(r.stack_id) },
+    { header: 'STACK', value: (r) => ('stack_name' in r ? r.stack_name : short(r.stack_id)) },
     { header: 'STATUS', value: (r) => r.status },
     { header: 'WAVE', value: (r) => (r.released_wave < 0 ? `0/${r.waves.length}` : `${r.released_wave + 1}/${r.waves.length}`) },
     { header: 'PROGRESS', value: wavesProgress },

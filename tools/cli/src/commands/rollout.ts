@@ -6,7 +6,7 @@ import { CliError } from '../errors.ts';
 import { isNotFound, type Hub } from '../http.ts';
 import { age, render, renderFields, renderTable, short } from '../output.ts';
 import { findStack } from '../resolve.ts';
-import type { Rollout, RolloutStatus, Stack, StackRolloutPolicy } from '../types.ts';
+import type { Rollout, RolloutStatus, RolloutWaveStatus, Stack, StackRolloutPolicy } from '../types.ts';
 
 /** Statuses in which an operator can still act on a rollout (the hub's transitions start from these). */
 const OPEN_STATUSES: readonly RolloutStatus[] = ['pending', 'progressing', 'paused', 'failed'];
@@ -20,7 +20,7 @@ const ACTIONS = {
 type Action = keyof typeof ACTIONS;
 
 /** "canary 2/2 applied, 2 healthy, 0 failed" — one wave's progress. */
-export function waveLine(wave: Rollout['waves'][number]): string {
+export function waveLine(wave: RolloutWaveStatus): string {
   const state = wave.released ? 'released' : 'held';
   return `${wave.name} (${state}): ${wave.applied}/${wave.agents} applied, ${wave.healthy} healthy, ${wave.failed} failed`;
 }

@@ -3,12 +3,8 @@ import { formatFor, hubFor, print, sayFor } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { render } from '../output.ts';
 import { findStack } from '../resolve.ts';
+import type { StackExpiry } from '../types.ts';
 import { parseDuration } from './wait.ts';
-
-interface StackExpiry {
-  stack_id: string;
-  expires_at: string | null;
-}
 
 interface ExpireOptions {
   in?: string;

@@ -1,7 +1,7 @@
 import { mapLimit } from '../concurrency.ts';
 import { EXIT, CliError } from '../errors.ts';
 import type { Hub } from '../http.ts';
-import type { Agent, AgentEvent, DeploymentObject, HealthRecord, Stack } from '../types.ts';
+import type { Agent, AgentEvent, DeploymentObject, DeploymentObjectHealth, Stack } from '../types.ts';
 
 /** Requests in flight at once while asking about many agents. */
 const CONCURRENCY = 8;
@@ -62,7 +62,7 @@ function stateOf(events: AgentEvent[], objectId: string): { state: AgentState; m
 }
 
 async function poll(hub: Hub, agents: Agent[], object: DeploymentObject): Promise<AgentProgress[]> {
-  const health = await hub.get<{ health_records: HealthRecord[] }>(`/deployment-objects/${object.id}/health`);
+  const health = await hub.get<DeploymentObjectHealth>(`/deployment-objects/${object.id}/health`);
   return mapLimit(agents, CONCURRENCY, async (agent) => {
     const events = await hub.get<AgentEvent[]>(`/agents/${agent.id}/events`);
     const { state, message } = stateOf(events, object.id);

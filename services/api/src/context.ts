@@ -20,7 +20,7 @@ import type { YamlValidator } from './yaml/index.ts';
  *
  * Three fields are declared by the modules that own them, so that this file imports nothing
  * above the http layer (ADR 0037): `targetStates` (resources/targeting/answer-cache.ts),
- * `liveFeeds` (resources/cluster-events/live-state.ts) and `agentConnections`
+ * `liveFeeds` (live/live-state.ts) and `agentConnections`
  * (live/agent-channel/registry.ts).
  */
 export interface ApiContext {

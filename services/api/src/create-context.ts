@@ -16,7 +16,7 @@ import { createLiveMetrics } from './live/metrics.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import { startTargetStateCache } from './resources/targeting/process-cache.ts';
 import type { AgentWakeups } from './events/wakeups.ts';
-import { createLiveState } from './resources/cluster-events/live-state.ts';
+import { createLiveState } from './live/live-state.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 import { createConfigReloader } from './settings/config-reload.ts';
 import { createYamlValidator } from './yaml/index.ts';

@@ -31,6 +31,21 @@ function imports(): [string, string][] {
 
 const resourceOf = (file: string) => /^resources\/([^/]+)\//.exec(file)?.[1];
 
+/** The layers of ADR 0037, lowest first: a file's layer is its top folder's (or its own, for the composition files). */
+const LAYERS: readonly (readonly string[])[] = [
+  ['errors', 'auth', 'audit', 'settings', 'limits', 'metrics', 'yaml', 'bootstrap'],
+  ['domain', 'compat'],
+  ['events'],
+  ['http', 'context.ts'],
+  ['resources'],
+  ['live', 'console'],
+  ['app.ts', 'create-context.ts', 'resources/index.ts', 'start.ts', 'main.ts'],
+];
+const layerOf = (file: string) => {
+  const top = file === 'resources/index.ts' ? file : (file.split('/')[0] ?? file);
+  return LAYERS.findIndex((layer) => layer.includes(top));
+};
+
 describe('api layers', () => {
   it('no resource imports another resource’s sql/', () => {
     const crossing = imports().filter(([from, to]) => {
@@ -38,6 +53,24 @@ describe('api layers', () => {
       return owner !== undefined && to.startsWith(`resources/${owner}/sql/`) && resourceOf(from) !== owner;
     });
     expect(crossing.filter(([from]) => from.startsWith('resources/'))).to.deep.equal([]);
+  });
+
+  it('no resource imports another resource', () => {
+    // Template instantiation (templates/from-template-routes.ts) writes its deployment object with
+    // that resource's one create function, which takes the WriteScope of events/ and so cannot
+    // live in domain/; every other shared piece is in domain/, events/ or http/ (ADR 0037).
+    const allowed = [['resources/templates/from-template-routes.ts', 'resources/deployment-objects/store.ts']];
+    const crossing = imports().filter(([from, to]) => {
+      const owner = resourceOf(from);
+      return owner !== undefined && resourceOf(to) !== undefined && resourceOf(to) !== owner;
+    });
+    expect(crossing).to.deep.equal(allowed);
+  });
+
+  it('no import runs up a layer', () => {
+    const unplaced = imports().flatMap((pair) => pair.filter((file) => layerOf(file) < 0));
+    expect(unplaced, 'files outside every layer').to.deep.equal([]);
+    expect(imports().filter(([from, to]) => layerOf(to) > layerOf(from))).to.deep.equal([]);
   });
 
   it('domain/ imports no http/, resources/, live/ or console/', () => {

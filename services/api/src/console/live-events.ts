@@ -6,7 +6,7 @@ import { hashPresentedPak, pakFromAuthorization } from '@brokkr/pak';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { StreamQuota } from '../limits/stream-quota.ts';
-import { onStackInvalidation } from '../resources/stacks/invalidation.ts';
+import { onStackInvalidation } from '../events/stack-invalidation.ts';
 import { StackOwners } from './stack-owners.ts';
 
 /**

@@ -5,7 +5,7 @@ const TTL_MS = 10_000;
 /**
  * Which generator owns a stack, cached briefly: the live stream asks for every event a generator
  * could see, and a burst of events about one stack should cost one query. An owner change or
- * deletion drops the entry on every replica (`forget`, from resources/stacks/invalidation.ts); a
+ * deletion drops the entry on every replica (`forget`, from events/stack-invalidation.ts); a
  * lost hint leaves a stale answer for at most TTL_MS.
  */
 export class StackOwners {

@@ -1,6 +1,5 @@
 import { telemetryFrameSchema, type TelemetryFrame } from '@brokkr/contracts';
 import type { ApiContext } from '../../context.ts';
-import type { LiveState } from './live-state.ts';
 
 export type TelemetryFrameType = 'k8s_event' | 'pod_log_line' | 'log_gap';
 
@@ -22,7 +21,7 @@ const sane = (ts: string) => {
 };
 
 /** Routes a frame the agent may send: gaps to the live subscribers, events and (rate-limited) lines to storage. */
-function accept(ctx: ApiContext, state: LiveState, frame: TelemetryFrame): void {
+function accept(ctx: ApiContext, state: ApiContext['liveFeeds'], frame: TelemetryFrame): void {
   const dropped = (why: string) => ctx.logger.debug({ agentId: frame.body.agent_id, type: frame.type }, `telemetry frame dropped: ${why}`);
   if (frame.type === 'log_gap') return state.stacks.publish(frame);
   if (!sane(frame.type === 'k8s_event' ? frame.body.observed_at : frame.body.ts)) return dropped('timestamp out of range');

@@ -1,7 +1,6 @@
 import { uuid } from '@brokkr/contracts';
 import { isAdminOrGenerator } from '../../auth/guards.ts';
 import { LISTENER_MAX_MESSAGE_BYTES, type UpgradeRoute } from '../../http/upgrade-route.ts';
-import { fleetLiveRoutes } from '../fleet/live-route.ts';
 import { findLiveStack } from '../../domain/live-stack.ts';
 
 const stackId = uuid();
@@ -11,7 +10,7 @@ const stackId = uuid();
  * and `log_gap` frames as agents stream them, from whichever replica they reach. Admin (read-only
  * UI PAK included) or the generator owning the stack; agents get 403. Unlike Brokkr, a missing or
  * deleted stack is a 404 for everyone (Brokkr: 101 and silence for an admin, 403 for a generator).
- * The router closes the socket when its PAK stops being valid, and live-state.ts when the stack is
+ * The router closes the socket when its PAK stops being valid, and live/live-state.ts when the stack is
  * deleted or moves to another generator (Brokkr keeps it open in both cases).
  */
 const stackLiveRoute: UpgradeRoute = {
@@ -37,5 +36,5 @@ const stackLiveRoute: UpgradeRoute = {
   },
 };
 
-/** The consumer sockets of cluster events and the fleet view (listed in live/upgrade-routes.ts). */
-export const telemetryLiveRoutes: UpgradeRoute[] = [stackLiveRoute, ...fleetLiveRoutes];
+/** The consumer socket of cluster events (listed in live/upgrade-routes.ts). */
+export const clusterEventLiveRoutes: UpgradeRoute[] = [stackLiveRoute];

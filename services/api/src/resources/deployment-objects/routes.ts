@@ -7,8 +7,13 @@ import { idParams } from '../../http/schemas.ts';
 import { acceptsYaml } from '../../yaml/index.ts';
 import { fetchOwnedStack, stackNotFound } from '../../domain/stack-access.ts';
 import { requireObjectReader } from './access.ts';
-import { readDeploymentObjectInput, yamlValidatorBusy } from './input.ts';
-import { newDeploymentObjectQuery, newDeploymentObjectSchema, yamlRequestContent, yamlResponseContent } from './schemas.ts';
+import { readDeploymentObjectInput, yamlValidatorBusy } from '../../http/deployment-object-input.ts';
+import {
+  newDeploymentObjectQuery,
+  newDeploymentObjectSchema,
+  yamlRequestContent,
+  yamlResponseContent,
+} from '../../http/deployment-object-schemas.ts';
 import { findDeploymentObject, listStackDeploymentObjects } from './sql/queries.ts';
 import { storeDeploymentObject } from './store.ts';
 

@@ -11,7 +11,7 @@ import {
   requireTargetAgent,
 } from './access.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
-import { replyPendingList } from '../targeting/pending-list.ts';
+import { replyPendingList } from '../../http/pending-list.ts';
 import { diagnosticRequestSchema, diagnosticResultSchema, pendingDiagnosticsQuery, submitDiagnosticResultSchema } from './schemas.ts';
 import { claimDiagnosticRequest } from './sql/claim-diagnostic-request.ts';
 import type { DiagnosticRequestRow } from './sql/diagnostic-row.ts';

@@ -6,7 +6,7 @@ import { errorKind, raising } from '../../errors/api-error.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { publishStackInvalidation } from '../stacks/invalidation.ts';
+import { publishStackInvalidation } from '../../events/stack-invalidation.ts';
 import { generatorSchema, generatorUpdateSchema, generatorWithPakSchema, newGeneratorSchema } from './schemas.ts';
 import { insertGenerator } from './sql/create-generator.ts';
 import { softDeleteGenerator } from './sql/delete-generator.ts';

@@ -5,7 +5,7 @@ import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../../domain/agent-access.ts';
 import { invalidPreviewResult, previewAlreadyReported, requireTargetedAgent } from './access.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
-import { replyPendingList } from '../targeting/pending-list.ts';
+import { replyPendingList } from '../../http/pending-list.ts';
 import { listPendingPreviews } from './sql/queries.ts';
 import { pendingPreviewSchema, pendingPreviewsQuery, submitPreviewResultSchema } from './schemas.ts';
 import { recordPreviewResult } from './sql/record-preview-result.ts';

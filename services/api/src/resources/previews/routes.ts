@@ -1,6 +1,6 @@
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { readDeploymentObjectInput, yamlValidatorBusy } from '../deployment-objects/input.ts';
+import { readDeploymentObjectInput, yamlValidatorBusy } from '../../http/deployment-object-input.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { agentsForStack } from '../../domain/agents-for-stacks.ts';
 import { fetchReadablePreview, invalidPreview } from './access.ts';

@@ -6,8 +6,8 @@ export { pendingPreviewSchema, previewSchema, previewSummarySchema, submitPrevie
 export {
   newDeploymentObjectQuery as newPreviewQuery,
   newDeploymentObjectSchema as newPreviewSchema,
-} from '../deployment-objects/schemas.ts';
-export { yamlRequestContent } from '../deployment-objects/schemas.ts';
+} from '../../http/deployment-object-schemas.ts';
+export { yamlRequestContent } from '../../http/deployment-object-schemas.ts';
 
 export const pendingPreviewsQuery = z.object({
   wait: z

@@ -10,7 +10,7 @@ import { softDeleteStack } from './sql/delete-stack.ts';
 import { listLiveStacks } from './sql/queries.ts';
 import { updateStack } from './sql/update-stack.ts';
 import { wakeStackAgents } from './wake-agents.ts';
-import { publishStackInvalidation } from './invalidation.ts';
+import { publishStackInvalidation } from '../../events/stack-invalidation.ts';
 import { resolveExpiry } from './expiry.ts';
 import { stackJson } from './serialize.ts';
 

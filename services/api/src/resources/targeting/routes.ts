@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import type { ServerResponse } from 'node:http';
-import { deploymentObjectSchema } from '@brokkr/contracts';
+import { deploymentObjectSchema, stackSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { servesBrokkrRustAgent } from '../../compat/brokkr-agent/detect.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
 import { requireAdminOrSelf } from '../../domain/agent-access.ts';
-import { stackSchema } from '../stacks/schemas.ts';
 import { answerTargetState, type TargetStateAnswer } from './long-poll.ts';
 import { queryAgentStacks } from './sql/agent-stacks.ts';
 

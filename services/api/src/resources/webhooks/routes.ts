@@ -3,7 +3,6 @@ import { EVENT_TYPES } from '@brokkr/contracts';
 import { encrypt, generateSigningSecret } from '@brokkr/crypto';
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
-import { errorKind } from '../../errors/api-error.ts';
 import { jsonBody } from '../../http/body.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -19,13 +18,12 @@ import {
 import { filtersForStorage, webhookResponse } from './serialize.ts';
 import { insertSubscription } from './sql/create-subscription.ts';
 import { deleteSubscription } from './sql/delete-subscription.ts';
-import { findSubscription, listSubscriptions } from '../../domain/webhook-subscriptions.ts';
+import { findSubscription, listSubscriptions, webhookNotFound } from '../../domain/webhook-subscriptions.ts';
 import { rotateSigningSecret } from './sql/rotate-signing-secret.ts';
 import { updateSubscription, type SubscriptionChanges } from './sql/update-subscription.ts';
 import { checkUpdateWebhook, parseCreateWebhook, parseUpdateWebhook } from './validation.ts';
 
 const tags = ['webhooks'];
-export const webhookNotFound = errorKind(404, 'webhook_not_found', 'Webhook subscription not found');
 /** How long the replaced secret keeps signing after a rotation. */
 const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 

@@ -4,9 +4,8 @@ import type { ApiContext } from '../../context.ts';
 import { ApiError, errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { webhookNotFound } from './routes.ts';
 import { testResultSchema } from './schemas.ts';
-import { findSubscriptionSecrets, type SubscriptionSecrets } from '../../domain/webhook-subscriptions.ts';
+import { findSubscriptionSecrets, webhookNotFound, type SubscriptionSecrets } from '../../domain/webhook-subscriptions.ts';
 import { sendTestWebhook } from './test-send.ts';
 
 const tags = ['webhooks'];

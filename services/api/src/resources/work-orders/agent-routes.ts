@@ -8,7 +8,7 @@ import { requireAdminOrSelf } from '../../domain/agent-access.ts';
 import { requireAdminOrClaimer, workOrderNotClaimable, workOrderNotFound } from './access.ts';
 import { completeOwnClaim, completeWorkOrder, type Completion } from './complete.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
-import { replyPendingList } from '../targeting/pending-list.ts';
+import { replyPendingList } from '../../http/pending-list.ts';
 import {
   claimWorkOrderSchema,
   completeWorkOrderSchema,

@@ -1,7 +1,7 @@
-import { errorKind } from '../../errors/api-error.ts';
-import type { RawBody } from '../../http/body.ts';
-import { decodeUtf8, isYamlContentType, YamlValidatorBusy, type YamlValidator } from '../../yaml/index.ts';
-import { newDeploymentObjectSchema } from './schemas.ts';
+import { errorKind } from '../errors/api-error.ts';
+import { decodeUtf8, isYamlContentType, YamlValidatorBusy, type YamlValidator } from '../yaml/index.ts';
+import type { RawBody } from './body.ts';
+import { newDeploymentObjectSchema } from './deployment-object-schemas.ts';
 
 export interface DeploymentObjectInput {
   yamlContent: string;
@@ -14,7 +14,8 @@ export type InputResult = { ok: true; input: DeploymentObjectInput } | { ok: fal
 const rejected = (reason: string): InputResult => ({ ok: false, reason });
 
 /**
- * Brokkr reads the body itself: a YAML content type means the body IS the YAML (and the
+ * The body of POST /stacks/{id}/deployment-objects, and of POST /stacks/{id}/previews, which
+ * proposes the same content. Brokkr reads the body itself: a YAML content type means the body IS the YAML (and the
  * `deletion_marker` query sets the flag); anything else, including no content type, is parsed
  * as the JSON envelope. Every problem with the body is a 400 `invalid_deployment_object`.
  * The YAML is checked on the validator's worker threads, never on the event loop.

@@ -2,15 +2,20 @@ import { deploymentObjectSchema, templateInstantiationSchema } from '@brokkr/con
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
-import { fetchReadableTemplate } from '../templates/access.ts';
-import { instantiateErrors, renderForStack, requireStackMatch } from '../templates/instantiate.ts';
+import { storeDeploymentObject } from '../deployment-objects/store.ts';
+import { fetchReadableTemplate } from './access.ts';
+import { instantiateErrors, renderForStack, requireStackMatch } from './instantiate.ts';
 import { insertRenderedObject } from './sql/record-rendered-object.ts';
-import { storeDeploymentObject } from './store.ts';
 
 /**
  * POST /stacks/{id}/deployment-objects/from-template: a template version rendered with the
  * given parameters becomes the stack's next deployment object. The object, its provenance row
  * (`rendered_deployment_objects`) and its `deployment.created` event commit together.
+ *
+ * It lives with the templates, not under deployment-objects/ where its URL is: every check it
+ * makes, the renderer and the provenance table are the templates'. The object itself is written by
+ * deployment-objects' one create function (store.ts), the single import across resources that
+ * services/api/test/layers.test.ts allows.
  */
 export const deploymentObjectFromTemplateRoutes: AnyRoute[] = [
   defineRoute({

@@ -2,18 +2,22 @@ import type { NatsConnection } from '@brokkr/bus';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import type { Registry } from '@brokkr/telemetry';
-import { FleetFeed } from '../fleet/fleet-feed.ts';
-import { registerHeartbeatAgeGauge } from '../fleet/heartbeat-age-metric.ts';
-import type { LocalAgentConnections } from '../fleet/presence.ts';
-import { onStackInvalidation } from '../stacks/invalidation.ts';
-import { StackFeed } from './live/stack-feed.ts';
-import { recheckStackWatchers } from './live/stack-watchers.ts';
-import { LineRateLimiter } from './rate-limit.ts';
-import { StackAccess } from './stack-access.ts';
-import { ClusterEventsWriter } from './writer.ts';
-import type { AgentWakeups } from '../../events/wakeups.ts';
+import { onStackInvalidation } from '../events/stack-invalidation.ts';
+import type { AgentWakeups } from '../events/wakeups.ts';
+import { StackFeed } from '../resources/cluster-events/live/stack-feed.ts';
+import { recheckStackWatchers } from '../resources/cluster-events/live/stack-watchers.ts';
+import { LineRateLimiter } from '../resources/cluster-events/rate-limit.ts';
+import { StackAccess } from '../resources/cluster-events/stack-access.ts';
+import { ClusterEventsWriter } from '../resources/cluster-events/writer.ts';
+import { FleetFeed } from '../resources/fleet/fleet-feed.ts';
+import { registerHeartbeatAgeGauge } from '../resources/fleet/heartbeat-age-metric.ts';
+import type { LocalAgentConnections } from '../resources/fleet/presence.ts';
 
-/** This api process's cluster-event and fleet state: live subscribers, NATS subscriptions, caches, the batch writer. */
+/**
+ * This api process's cluster-event and fleet state: live subscribers, NATS subscriptions, caches,
+ * the batch writer. It wires two resources' feeds (cluster-events/, fleet/) to the wake-ups and
+ * stack invalidations of events/, so it lives here, above the resources (ADR 0037).
+ */
 export interface LiveState {
   stacks: StackFeed;
   fleet: FleetFeed;
@@ -83,7 +87,7 @@ export function createLiveState(deps: LiveStateDeps): LiveState {
   return state;
 }
 
-declare module '../../context.ts' {
+declare module '../context.ts' {
   interface ApiContext {
     /** Cluster events and the fleet view of this process: live subscribers, WebSocket presence, the cluster-event writer. */
     liveFeeds: LiveState;

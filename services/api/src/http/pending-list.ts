@@ -1,9 +1,9 @@
 import type { Response } from 'express';
-import type { Identity } from '../../auth/identity.ts';
-import type { ApiContext } from '../../context.ts';
-import { json, type Reply } from '../../http/route.ts';
-import { clientGone } from './routes.ts';
-import type { AgentWakeups } from '../../events/wakeups.ts';
+import type { Identity } from '../auth/identity.ts';
+import type { ApiContext } from '../context.ts';
+import type { AgentWakeups } from '../events/wakeups.ts';
+import { clientGone } from './client-gone.ts';
+import { json, type Reply } from './route.ts';
 
 export interface PendingWait {
   agentId: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queryBool } from '../../http/schemas.ts';
+import { queryBool } from './schemas.ts';
 
 /** The JSON variant of POST /stacks/{id}/deployment-objects (unknown fields are ignored, as serde does). */
 export const newDeploymentObjectSchema = z

@@ -43,8 +43,7 @@ export interface LiveEvents {
   close(): void;
 }
 
-// eslint-disable-next-line max-lines-per-function -- one closure over the state every open stream shares (NATS subscriptions, per-PAK counts); its split into named parts comes with the api restructuring
-export function createLiveEvents(options: {
+export interface LiveEventsOptions {
   nc: NatsConnection;
   db: Queryable;
   auth: Authenticator;
@@ -54,62 +53,133 @@ export function createLiveEvents(options: {
   openStreams: { set(value: number): void };
   /** Streams per PAK: one over the limit is answered 429 `too_many_streams`. */
   streams: StreamQuota;
-}): LiveEvents {
-  const { nc, auth, logger } = options;
-  const clients = new Set<Client>();
-  const owners = new StackOwners(options.db);
-  const stopForgetting = onStackInvalidation(nc, logger, (stackId) => owners.forget(stackId));
+}
 
-  async function visible(client: Client, kind: 'event' | 'audit', envelope: Envelope): Promise<boolean> {
+function send(res: Response, kind: string, payload: unknown): void {
+  res.write(`event: ${kind}\ndata: ${JSON.stringify(payload)}\n\n`);
+}
+
+/** The headers of an event stream; the status and headers go out at once, before the first event. */
+function openEventStream(res: Response): void {
+  res.status(200).set({
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'no-store',
+    Connection: 'keep-alive',
+    // Tells nginx-style proxies not to buffer the stream.
+    'X-Accel-Buffering': 'no',
+  });
+  res.flushHeaders();
+}
+
+/** This process's console streams: the open ones, and the NATS subscriptions and caches they share. */
+class ConsoleStreams implements LiveEvents {
+  private readonly clients = new Set<Client>();
+  private readonly owners: StackOwners;
+  private readonly stopForgetting: () => void;
+  private readonly keepalive: NodeJS.Timeout;
+  // Subscribed only while a browser is connected: a plain subscription to `brokkr.events.>` makes
+  // nats-server send this process a copy of every event it publishes (and every other replica's),
+  // which without a console client is parsed only to be dropped (bench:api: a third of the NATS
+  // traffic of an agent event report).
+  private subscriptions: { unsubscribe(): void }[] = [];
+
+  constructor(private readonly options: LiveEventsOptions) {
+    this.owners = new StackOwners(options.db);
+    this.stopForgetting = onStackInvalidation(options.nc, options.logger, (stackId) => this.owners.forget(stackId));
+    // A rotated or deleted PAK must not keep watching: it is re-resolved (from the cache, which
+    // rotation invalidates on every replica) before each message and on every keep-alive.
+    this.keepalive = setInterval(() => this.keepAlive(), KEEPALIVE_MS);
+    this.keepalive.unref();
+    options.shutdownSignal.addEventListener('abort', () => this.closeAll(), { once: true });
+  }
+
+  stream(req: Request, res: Response, identity: Identity): void {
+    const { options, clients } = this;
+    const release = options.streams.require('event_stream', identity);
+    res.once('close', release);
+    // The authentication middleware already resolved this header, so it hashes.
+    const pakHash = hashPresentedPak(pakFromAuthorization(req.headers.authorization ?? '')) ?? '';
+    openEventStream(res);
+    const client: Client = { identity, pakHash, res };
+    if (this.subscriptions.length === 0) this.subscribe();
+    clients.add(client);
+    options.openStreams.set(clients.size);
+    res.on('close', () => {
+      clients.delete(client);
+      options.openStreams.set(clients.size);
+      if (clients.size === 0) this.unsubscribe();
+    });
+    // `ready` promises that changes made from now on reach this stream, whichever replica makes
+    // them: the flush is a round trip to nats-server, so the subscription is in place by then.
+    const ready = () => {
+      if (clients.has(client)) send(res, 'ready', { admin: identity.admin, generator: identity.generator, agent: identity.agent });
+    };
+    options.nc.flush().then(ready, ready);
+  }
+
+  close(): void {
+    clearInterval(this.keepalive);
+    this.stopForgetting();
+    this.unsubscribe();
+    this.closeAll();
+  }
+
+  private closeAll(): void {
+    for (const client of this.clients) client.res.end();
+    this.clients.clear();
+  }
+
+  private keepAlive(): void {
+    for (const client of this.clients) {
+      void this.stillValid(client).then(
+        (valid) => valid && client.res.write(': keep-alive\n\n'),
+        () => client.res.write(': keep-alive\n\n'),
+      );
+    }
+  }
+
+  private async visible(client: Client, kind: 'event' | 'audit', envelope: Envelope): Promise<boolean> {
     const { identity } = client;
     if (identity.admin) return true;
     if (kind === 'audit') return false;
     const data = envelope.data ?? {};
     if (identity.agent) return data.agent_id === identity.agent;
-    if (identity.generator && data.stack_id) return (await owners.ownerOf(data.stack_id)) === identity.generator;
+    if (identity.generator && data.stack_id) return (await this.owners.ownerOf(data.stack_id)) === identity.generator;
     return false;
   }
 
-  function send(res: Response, kind: string, payload: unknown): void {
-    res.write(`event: ${kind}\ndata: ${JSON.stringify(payload)}\n\n`);
-  }
-
   /** False (and the stream ended) once the client's PAK no longer authenticates. */
-  async function stillValid(client: Client): Promise<boolean> {
-    if (await auth.resolve(client.pakHash)) return true;
-    clients.delete(client);
+  private async stillValid(client: Client): Promise<boolean> {
+    if (await this.options.auth.resolve(client.pakHash)) return true;
+    this.clients.delete(client);
     client.res.end();
     return false;
   }
 
-  async function broadcast(kind: 'event' | 'audit', envelope: Envelope): Promise<void> {
-    for (const client of clients) {
+  private async broadcast(kind: 'event' | 'audit', envelope: Envelope): Promise<void> {
+    for (const client of this.clients) {
       try {
-        if ((await visible(client, kind, envelope)) && (await stillValid(client))) send(client.res, kind, envelope);
+        if ((await this.visible(client, kind, envelope)) && (await this.stillValid(client))) send(client.res, kind, envelope);
       } catch (err) {
-        logger.warn({ err }, 'console event filter failed');
+        this.options.logger.warn({ err }, 'console event filter failed');
       }
     }
   }
 
-  // Subscribed only while a browser is connected: a plain subscription to `brokkr.events.>` makes
-  // nats-server send this process a copy of every event it publishes (and every other replica's),
-  // which without a console client is parsed only to be dropped (bench:api: a third of the NATS
-  // traffic of an agent event report).
-  let subscriptions: { unsubscribe(): void }[] = [];
-  function subscribe(): void {
+  private subscribe(): void {
+    const { nc, logger } = this.options;
     try {
-      subscriptions = (['event', 'audit'] as const).map((kind) =>
+      this.subscriptions = (['event', 'audit'] as const).map((kind) =>
         nc.subscribe(kind === 'event' ? SUBJECTS.eventsAll : SUBJECTS.auditAll, {
           callback: (err, msg) => {
-            if (err || clients.size === 0) return;
+            if (err || this.clients.size === 0) return;
             let envelope: Envelope;
             try {
               envelope = msg.json<Envelope>();
             } catch {
               return;
             }
-            void broadcast(kind, envelope);
+            void this.broadcast(kind, envelope);
           },
         }),
       );
@@ -118,64 +188,14 @@ export function createLiveEvents(options: {
       logger.warn({ err }, 'console stream opened without live hints');
     }
   }
-  function unsubscribe(): void {
-    for (const sub of subscriptions) sub.unsubscribe();
-    subscriptions = [];
+
+  private unsubscribe(): void {
+    for (const sub of this.subscriptions) sub.unsubscribe();
+    this.subscriptions = [];
   }
+}
 
-  // A rotated or deleted PAK must not keep watching: it is re-resolved (from the cache, which
-  // rotation invalidates on every replica) before each message and on every keep-alive.
-  const keepalive = setInterval(() => {
-    for (const client of clients) {
-      void stillValid(client).then(
-        (valid) => valid && client.res.write(': keep-alive\n\n'),
-        () => client.res.write(': keep-alive\n\n'),
-      );
-    }
-  }, KEEPALIVE_MS);
-  keepalive.unref();
-
-  const closeAll = () => {
-    for (const client of clients) client.res.end();
-    clients.clear();
-  };
-  options.shutdownSignal.addEventListener('abort', closeAll, { once: true });
-
-  return {
-    stream(req, res, identity) {
-      const release = options.streams.require('event_stream', identity);
-      res.once('close', release);
-      // The authentication middleware already resolved this header, so it hashes.
-      const pakHash = hashPresentedPak(pakFromAuthorization(req.headers.authorization ?? '')) ?? '';
-      res.status(200).set({
-        'Content-Type': 'text/event-stream',
-        'Cache-Control': 'no-store',
-        Connection: 'keep-alive',
-        // Tells nginx-style proxies not to buffer the stream.
-        'X-Accel-Buffering': 'no',
-      });
-      res.flushHeaders();
-      const client: Client = { identity, pakHash, res };
-      if (subscriptions.length === 0) subscribe();
-      clients.add(client);
-      options.openStreams.set(clients.size);
-      res.on('close', () => {
-        clients.delete(client);
-        options.openStreams.set(clients.size);
-        if (clients.size === 0) unsubscribe();
-      });
-      // `ready` promises that changes made from now on reach this stream, whichever replica makes
-      // them: the flush is a round trip to nats-server, so the subscription is in place by then.
-      const ready = () => {
-        if (clients.has(client)) send(res, 'ready', { admin: identity.admin, generator: identity.generator, agent: identity.agent });
-      };
-      nc.flush().then(ready, ready);
-    },
-    close() {
-      clearInterval(keepalive);
-      stopForgetting();
-      unsubscribe();
-      closeAll();
-    },
-  };
+/** Built once per process by mountConsole (mount.ts). */
+export function createLiveEvents(options: LiveEventsOptions): LiveEvents {
+  return new ConsoleStreams(options);
 }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { ServerResponse } from 'node:http';
 import { deploymentObjectSchema, stackSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
+import { clientGone } from '../../http/client-gone.ts';
 import { servesBrokkrRustAgent } from '../../compat/brokkr-agent/detect.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
 import { requireAdminOrSelf } from '../../domain/agent-access.ts';
@@ -23,17 +23,6 @@ const targetStateQuery = z.object({
         'Long-poll: with If-None-Match, hold the request up to this many seconds (capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS)',
     }),
 });
-
-/** Aborts when the client goes away before we answered ('close' also fires after a normal finish: harmless then). */
-export function clientGone(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  // 'close' also fires after a normal finish; only a response that never finished means the
-  // client left (building an AbortError per request showed up in the profile).
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}
 
 /**
  * The answer, and how often an agent that polls should ask again when the operator set it: a fleet

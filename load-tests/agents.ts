@@ -19,7 +19,8 @@
  * BENCH_API_REPLICAS (1; 2: two api processes on the same PostgreSQL and NATS, agents split between
  * them, changes posted to the first, CPU summed, RSS of the larger).
  */
-import { TestClient, freePort, spawnService, type RunningService } from '@brokkr/testkit';
+import { TestClient, freePort } from '@brokkr/testkit';
+import { apiStartFlags, buildApi, spawnApi, type ApiProcess } from './api-env.ts';
 import {
   databaseReads,
   eventuallyAll,
@@ -99,6 +100,13 @@ async function databaseReadsOf(pids: Pids): Promise<number> {
   return reads.reduce((a, b) => a + b, 0);
 }
 
+/** Where the api's RSS is: V8's heap in use, external (Buffers), RSS, from its /metrics. */
+async function memoryBreakdown(metricsUrl: string): Promise<string> {
+  const text = await (await fetch(metricsUrl)).text();
+  const mib = (name: string) => (Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20).toFixed(0);
+  return `heap used ${mib('nodejs_heap_size_used_bytes')} MiB of ${mib('nodejs_heap_size_total_bytes')}, external ${mib('nodejs_external_memory_bytes')} MiB, RSS ${mib('process_resident_memory_bytes')} MiB`;
+}
+
 /** As many distinct free ports. */
 async function freePorts(n: number): Promise<number[]> {
   const ports = new Set<number>();
@@ -113,21 +121,17 @@ const cpuSince = (before: Cpu, after: Cpu): Cpu => ({
 });
 const cpuTotal = (c: Cpu) => c.api + c.pg + c.nats;
 
-async function startApi(stack: Stack, port: number, hash: string): Promise<RunningService> {
-  return spawnService({
-    service: 'api',
-    env: {
-      BROKKR__DATABASE__URL: stack.dbUrl,
-      BROKKR__NATS__URL: stack.natsUrl,
-      BROKKR__BROKER__HOST: '127.0.0.1',
-      BROKKR__BROKER__PORT: String(port),
-      BROKKR__BROKER__PAK_HASH: hash,
-      BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX,
-      BROKKR__LOG__LEVEL: 'warn',
-    },
-    readyUrl: `http://127.0.0.1:${port}/readyz`,
-    readyTimeoutMs: 180_000,
-  });
+/** The built api with the flags of its `npm start`, as operators run it (tsx and its loader would add to the RSS). */
+async function startApi(stack: Stack, port: number, hash: string): Promise<ApiProcess> {
+  const env = {
+    BROKKR__DATABASE__URL: stack.dbUrl,
+    BROKKR__NATS__URL: stack.natsUrl,
+    BROKKR__BROKER__HOST: '127.0.0.1',
+    BROKKR__BROKER__PAK_HASH: hash,
+    BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX,
+    BROKKR__LOG__LEVEL: 'warn',
+  };
+  return spawnApi(env, apiStartFlags(), port);
 }
 
 /**
@@ -138,13 +142,20 @@ async function measure(sims: SimAgent[], pids: Pids, change: () => Promise<(i: n
   const cpuBefore = cpuNow(pids);
   const readsBefore = await databaseReadsOf(pids);
   for (const s of sims) s.arm();
+  const simCpuBefore = process.cpuUsage();
   const t0 = performance.now();
   const expected = await change();
   const postsMs = performance.now() - t0;
   await eventuallyAll(() => sims.every((s, i) => s.heldAt(expected(i)) !== undefined), HELD_TIMEOUT_MS);
+  const simCpu = process.cpuUsage(simCpuBefore);
   const times = (pick: (s: SimAgent, i: number) => number | undefined) =>
     sims.flatMap((s, i) => (pick(s, i) === undefined ? [] : [pick(s, i)! - t0])).sort((a, b) => a - b);
   const held = times((s, i) => s.heldAt(expected(i)));
+  // The simulated agents share this process: when it is busy, its own lag counts against "holds".
+  log(
+    `    change: POSTs ${ms(postsMs)} ms, hold p50 ${ms(percentile(held, 50))} / p99 ${ms(percentile(held, 99))} / max ${ms(held.at(-1) ?? NaN)} ms, ` +
+      `simulator CPU ${((simCpu.user + simCpu.system) / 1e6).toFixed(2)} s`,
+  );
   return {
     postsMs,
     held,
@@ -189,11 +200,7 @@ async function repeat(sims: SimAgent[], pids: Pids, change: () => Promise<(i: nu
   };
 }
 
-async function scenario(
-  server: Awaited<ReturnType<typeof startPostgresServer>>,
-  count: number,
-  mode: Mode,
-): Promise<Row> {
+async function scenario(server: Awaited<ReturnType<typeof startPostgresServer>>, count: number, mode: Mode): Promise<Row> {
   const stack = await freshStack(server);
   const ports = await freePorts(REPLICAS);
   const urls = ports.map((port) => `http://127.0.0.1:${port}`);
@@ -235,6 +242,7 @@ async function scenario(
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
     const idle = cpuSince(idleBefore, cpuNow(pids));
     const idlePctPer1k = (cpuTotal(idle) / IDLE_SECONDS) * 100 * (1000 / count);
+    log(`  idle ${IDLE_SECONDS} s: api ${idle.api.toFixed(2)} + PostgreSQL ${idle.pg.toFixed(2)} + NATS ${idle.nats.toFixed(2)} CPU-s`);
     const one = await repeat(sims, pids, async () => {
       const id = await deploy(seeded.all);
       return () => id;
@@ -246,6 +254,7 @@ async function scenario(
     });
     // The largest process's.
     const stats = pids.apis().map((pid) => processStats(pid));
+    log(`  api memory: ${await memoryBreakdown(pids.metricsUrls[0]!)}`);
     const rssMiB = Math.max(...stats.map((st) => st.rssMiB));
     const peakMiB = Math.max(...stats.map((st) => st.peakMiB));
     const reconnectS = RESTART ? await restart() : undefined;
@@ -297,6 +306,8 @@ log(
   `agents ${COUNTS.join(' / ')}; modes ${MODES.join(', ')}; ${REPEATS} changes per scenario; ${REPLICAS === 1 ? 'one api process' : `${REPLICAS} api processes`}; ` +
     `WebSocket agents resync every ${RESYNC_SECONDS} s ±20 %\n`,
 );
+log('building the api (tsc -b services/api)');
+buildApi();
 const server = await startPostgresServer();
 const rows: Row[] = [];
 try {

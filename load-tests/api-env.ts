@@ -3,7 +3,7 @@
  * processes run from the BUILT code (`node services/api/dist/main.js`): tsx would add its loader
  * to every process and we want the figures of what operators run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -107,9 +107,20 @@ export async function waitReady(url: string, proc: { exited: boolean; output(): 
   throw new Error(`api at ${url} did not become ready:\n${proc.output().slice(-4000)}`);
 }
 
+/** The node flags of the api's `npm start` (services/api/package.json), so a benchmark runs the api as operators do. */
+export function apiStartFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'services', 'api', 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(' ').filter((word) => word.startsWith('--'));
+}
+
+/** `tsc -b services/api`: the benchmarks run the built api. */
+export function buildApi(): void {
+  execFileSync(path.join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-b', 'services/api'], { cwd: repoRoot, stdio: 'inherit' });
+}
+
 /** One api process from services/api/dist (run `tsc -b services/api` first); `nodeArgs` e.g. --cpu-prof. */
-export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = []): Promise<ApiProcess> {
-  const port = await freePort();
+export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = [], fixedPort?: number): Promise<ApiProcess> {
+  const port = fixedPort ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   // BENCH_API_MAIN: another build of the api (e.g. a patched copy of dist/) for an A/B comparison.
   const main = process.env.BENCH_API_MAIN ?? path.join(repoRoot, 'services', 'api', 'dist', 'main.js');

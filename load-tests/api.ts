@@ -31,19 +31,17 @@
  * Brokkr/ours, and credits each side with its better round). A quick run:
  *   BENCH_AGENTS=200 BENCH_SECONDS=10 BENCH_SEARCH=0 BENCH_TWO_PROCESSES=0 BENCH_PROFILE=0 npm run bench:api
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '@brokkr/infra';
 import { TestClient } from '@brokkr/testkit';
 import {
   DATABASE,
   heapOf,
   memoryOf,
   PEER_DATABASE,
+  apiStartFlags,
+  buildApi,
   spawnApi,
   startInfra,
   vacuumDatabase,
@@ -58,7 +56,6 @@ import { betterRound, formatReport, machineLine, stepRow, type Report, type Side
 import { mintPak, seedFleet, OBJECTS_PER_STACK, STACKS_PER_AGENT, type SeededFleet } from './api-seed.ts';
 import { FIRST_RUNG, LADDER, searchMaxRate, type RateSearch } from './api-steps.ts';
 
-const exec = promisify(execFile);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const WRITE_RATE = Number(process.env.BENCH_WRITE_RATE ?? 250);
@@ -77,15 +74,7 @@ const PEER_BROKER = process.env.BROKKR_PEER_BROKER;
  * Node flags of our api processes: those of the api's `npm start` (services/api/package.json, what
  * operators run), or BENCH_API_NODE_ARGS for an A/B of V8 heap settings ("" for none).
  */
-const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? startFlags()).split(' ').filter(Boolean);
-
-function startFlags(): string {
-  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'services', 'api', 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return pkg.scripts.start
-    .split(' ')
-    .filter((word) => word.startsWith('--'))
-    .join(' ');
-}
+const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? apiStartFlags().join(' ')).split(' ').filter(Boolean);
 const SELECTED: Target[] = process.env.BENCH_TARGETS
   ? (process.env.BENCH_TARGETS.split(',').map((t) => t.trim()) as Target[])
   : [...TARGETS];
@@ -201,9 +190,9 @@ async function diagnose(b: Bench, side: Side, fleet: SeededFleet): Promise<strin
   ].join('\n');
 }
 
-async function build(): Promise<void> {
+function build(): void {
   log('building the api (tsc -b services/api)');
-  await exec(path.join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-b', 'services/api'], { cwd: repoRoot });
+  buildApi();
 }
 
 async function seedSide(databaseUrl: string, dataFile: string): Promise<SeededFleet> {
@@ -314,7 +303,7 @@ async function run(b: Bench, ours: Side, k6Version: string, loadBefore: number[]
 async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   const k6 = await ensureK6();
-  await build();
+  build();
   const admin = mintPak();
   const env = await startInfra(admin.hash);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'brokkr-bench-api-'));

@@ -324,21 +324,24 @@ export class LongPollSimAgent extends Recording implements SimAgent {
     return this.etag ? `${this.head}If-None-Match: ${this.etag}\r\n\r\n` : `${this.head}\r\n`;
   }
 
+  private record(answer: RawAnswer, sent: string | undefined): void {
+    if (answer.status !== 200 && answer.status !== 304) throw new Error(String(answer.status));
+    this.answers++;
+    if (answer.status === 200) {
+      this.received((JSON.parse(answer.body) as { id: string }[]).map((o) => o.id));
+      if (sent) this.told();
+    }
+    this.etag = answer.etag ?? this.etag;
+    this.connected = true;
+    this.failures = 0;
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopped) {
       try {
         if (!this.connection?.usable) this.connection = new RawHttpConnection(this.target);
         const sent = this.etag;
-        const answer = await this.connection.get(this.request());
-        if (answer.status !== 200 && answer.status !== 304) throw new Error(String(answer.status));
-        this.answers++;
-        if (answer.status === 200) {
-          this.received((JSON.parse(answer.body) as { id: string }[]).map((o) => o.id));
-          if (sent) this.told();
-        }
-        this.etag = answer.etag ?? this.etag;
-        this.connected = true;
-        this.failures = 0;
+        this.record(await this.connection.get(this.request()), sent);
       } catch {
         this.connected = false;
         this.connection?.close();

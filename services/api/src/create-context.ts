@@ -1,4 +1,4 @@
-import type { Bus } from '@brokkr/bus';
+import type { Bus, NatsConnection } from '@brokkr/bus';
 import type { WebhookKey } from '@brokkr/crypto';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
@@ -29,6 +29,8 @@ export interface ContextDeps {
   metrics: ApiMetrics;
   webhookKey: WebhookKey;
   wakeups: AgentWakeups;
+  /** The connection wake-ups are sent on, apart from the main one (events/notify.ts). */
+  wakeupConnection: NatsConnection;
   shutdownSignal: AbortSignal;
 }
 
@@ -36,7 +38,7 @@ export function createContext(deps: ContextDeps): ApiContext {
   const { settings, logger, db, bus, metrics } = deps;
   const window = createPublishWindow();
   const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window });
-  const notifyAgents = createNotifyAgents(bus.nc, logger, window);
+  const notifyAgents = createNotifyAgents(deps.wakeupConnection, deps.wakeups, logger);
   const targetStates = startTargetStateCache({ db: db.pool, nc: bus.nc, wakeups: deps.wakeups, registry: metrics.registry, logger });
   // The cache hears each wake-up before the agent channel does (registered first), so a step sees it pending.
   const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger, (agentId) =>

@@ -1,4 +1,4 @@
-import { connectBus, ensureStreams } from '@brokkr/bus';
+import { connectBus, connectNats, ensureStreams } from '@brokkr/bus';
 import { loadWebhookKey } from '@brokkr/crypto';
 import { createDb, migrateLatest } from '@brokkr/db';
 import { pgCheck, startHealthServer, type HealthServer } from '@brokkr/health';
@@ -11,7 +11,7 @@ import { createApp } from './app.ts';
 import { closeServer, listen } from './http/listen.ts';
 import { createUpgradeRouter } from './live/upgrade-router.ts';
 import { allUpgradeRoutes } from './live/upgrade-routes.ts';
-import { createApiMetrics } from './metrics/api-metrics.ts';
+import { createApiMetrics, type ApiMetrics } from './metrics/api-metrics.ts';
 import { allRoutes } from './resources/index.ts';
 import { startProcessWakeups } from './resources/targeting/process-wakeups.ts';
 import { requireWebhookKey } from './resources/webhooks/key-guard.ts';
@@ -42,11 +42,22 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   await requireWebhookKey(db.pool, webhookKey, logger);
   const bus = await connectBus({ ...settings.nats, name: 'brokkr-api', logger });
   await ensureStreams(bus.jsm);
+  const wakeupBus = await connectNats({ ...settings.nats, name: 'brokkr-api-wakeups', logger });
 
   const shutdown = new AbortController();
   const metrics = createApiMetrics();
   const wakeups = await startProcessWakeups(bus.nc, metrics.registry, logger);
-  const ctx = createContext({ settings, logger, db, bus, metrics, webhookKey, wakeups, shutdownSignal: shutdown.signal });
+  const ctx = createContext({
+    settings,
+    logger,
+    db,
+    bus,
+    metrics,
+    webhookKey,
+    wakeups,
+    wakeupConnection: wakeupBus.nc,
+    shutdownSignal: shutdown.signal,
+  });
   const boot = await bootstrap({ db, logger, configuredHash: settings.adminPak.configuredHash, pakFile: settings.adminPak.file });
   ctx.metrics.defaultAdminPakInUse.set(boot.defaultAdminHashInUse ? 1 : 0);
   const warnTimer = boot.defaultAdminHashInUse
@@ -75,18 +86,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
         logger,
       })
     : undefined;
-  const memory = startMemoryRelease({
-    thresholdBytes: settings.memoryReleaseAboveBytes,
-    onRelease: ({ rssBeforeBytes, rssAfterBytes, pauseMs }) => {
-      ctx.metrics.memoryReleases.inc();
-      const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
-      logger.info(
-        { rssBeforeMiB: mib(rssBeforeBytes), rssAfterMiB: mib(rssAfterBytes), pauseMs: Math.round(pauseMs) },
-        'quiet after a load peak: gave pooled memory back to the OS',
-      );
-    },
-    onUnavailable: (reason) => logger.warn({ reason }, 'memory release after load peaks is off'),
-  });
+  const memory = startMemoryReleaseFor(settings, ctx.metrics, logger);
 
   return {
     url,
@@ -102,6 +102,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       api.close();
       ctx.auth.close();
       await ctx.yaml.close();
+      await wakeupBus.close();
       await bus.close();
       await db.close();
       // A collector that is down must not hold the exit for the exporter's full retry budget.
@@ -109,4 +110,20 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       logger.info('api stopped');
     },
   };
+}
+
+/** Gives pooled memory back to the OS once a load peak is over (ADR 0030). */
+function startMemoryReleaseFor(settings: ApiSettings, metrics: ApiMetrics, logger: Logger): ReturnType<typeof startMemoryRelease> {
+  return startMemoryRelease({
+    thresholdBytes: settings.memoryReleaseAboveBytes,
+    onRelease: ({ rssBeforeBytes, rssAfterBytes, pauseMs }) => {
+      metrics.memoryReleases.inc();
+      const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+      logger.info(
+        { rssBeforeMiB: mib(rssBeforeBytes), rssAfterMiB: mib(rssAfterBytes), pauseMs: Math.round(pauseMs) },
+        'quiet after a load peak: gave pooled memory back to the OS',
+      );
+    },
+    onUnavailable: (reason) => logger.warn({ reason }, 'memory release after load peaks is off'),
+  });
 }

@@ -99,6 +99,20 @@ describe('api target state: the cache across replicas', function () {
     }
   });
 
+  it('a new object is served by the writing replica too as soon as its POST was answered (it hears its own wake-ups at once)', async () => {
+    const a = await agent();
+    const stack = await createStack(gen.client, { generator_id: gen.id });
+    await target(a.id, stack.id);
+    let held = await served(a.onApi, a.id);
+    for (let version = 1; version <= 10; version++) {
+      const id = await publish(stack.id, String(version));
+      const now = await served(a.onApi, a.id, { etag: held.etag });
+      expect(now.status, `version ${version}`).to.equal(200);
+      expect(now.ids, `version ${version}`).to.deep.equal([id]);
+      held = now;
+    }
+  });
+
   it('reads a stack changed for many agents once, not once per agent (patched answers)', async () => {
     const agents = await Promise.all([agent(), agent(), agent(), agent()]);
     const shared = await createStack(gen.client, { generator_id: gen.id });
@@ -241,6 +255,29 @@ describe('api target state: the cache across replicas', function () {
         expect((frame.body as { objects: { id: string }[] }).objects.map((o) => o.id)).to.deep.equal([id]);
       }
       expect((await stackReads(replica.url)) - before).to.equal(1);
+    });
+
+    it('reach an agent on the writing replica once per change (its own wake-ups coming back from NATS are skipped)', async () => {
+      const [a, plain] = [await agent(), await agent()];
+      const stack = await createStack(gen.client, { generator_id: gen.id });
+      await target(a.id, stack.id);
+      await target(plain.id, stack.id);
+      await publish(stack.id, '0');
+      const s = await socket(api.url, a.onApi.pak!);
+      const p = await socket(api.url, plain.onApi.pak!, {});
+      await served(a.onApi, a.id);
+      const ids: string[] = [];
+      for (let version = 1; version <= 3; version++) {
+        ids.push(await publish(stack.id, String(version)));
+        await s.waitFor(
+          (f) => f.type === 'target_state_patch' && JSON.stringify(f.body).includes(ids.at(-1)!),
+          `the step to version ${version}`,
+        );
+      }
+      // A frame sent for a copy would come after its round trip through NATS: a request to the other replica takes longer.
+      await served(a.onReplica, a.id);
+      expect(s.frames.map((f) => f.type)).to.deep.equal(['target_state_patch', 'target_state_patch', 'target_state_patch']);
+      expect(p.frames.map((f) => f.type)).to.deep.equal(['stack_changed', 'stack_changed', 'stack_changed']);
     });
 
     it('chain when objects follow each other: each step starts where the previous one ended', async () => {

@@ -108,11 +108,18 @@ async function drain(nc: NatsConnection, timeoutMs: number): Promise<void> {
   }
 }
 
+/** A core NATS connection (no JetStream): for traffic that must not queue behind another's. */
+export interface CoreConnection {
+  nc: NatsConnection;
+  /** Drains, then closes. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
 /**
  * Connects to NATS and reconnects forever: a NATS outage degrades the services (hints are
  * lost, publishes fail and fall back to the outbox) but never stops them.
  */
-export async function connectBus(settings: BusSettings): Promise<Bus> {
+export async function connectNats(settings: BusSettings): Promise<CoreConnection> {
   const logger = settings.logger.child({ component: 'nats' });
   let nc: NatsConnection;
   try {
@@ -136,6 +143,13 @@ export async function connectBus(settings: BusSettings): Promise<Bus> {
     throw new DependencyError(`cannot connect to NATS at ${withoutCredentials(settings.url)}${reason}`, { cause: err });
   }
   logStatus(nc, logger).catch((err: unknown) => logger.error({ err }, 'nats status watcher failed'));
+  let closing: Promise<void> | undefined;
+  return { nc, close: () => (closing ??= drain(nc, settings.drainTimeoutMs ?? 10_000)) };
+}
+
+/** connectNats, with JetStream: the connection a service's events, audit and hints use. */
+export async function connectBus(settings: BusSettings): Promise<Bus> {
+  const { nc, close } = await connectNats(settings);
   let jsm: JetStreamManager;
   try {
     jsm = await jetstreamManager(nc);
@@ -143,12 +157,6 @@ export async function connectBus(settings: BusSettings): Promise<Bus> {
     await nc.close();
     throw new DependencyError('NATS JetStream is not available', { cause: err });
   }
-  logger.info({ server: nc.getServer() }, 'connected to nats');
-  let closing: Promise<void> | undefined;
-  return {
-    nc,
-    js: jetstream(nc),
-    jsm,
-    close: () => (closing ??= drain(nc, settings.drainTimeoutMs ?? 10_000)),
-  };
+  settings.logger.child({ component: 'nats' }).info({ server: nc.getServer() }, 'connected to nats');
+  return { nc, js: jetstream(nc), jsm, close };
 }

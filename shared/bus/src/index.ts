@@ -1,10 +1,10 @@
-export { connectBus, type Bus, type BusSettings } from './connect.ts';
+export { connectBus, connectNats, type Bus, type BusSettings, type CoreConnection } from './connect.ts';
 export { STREAMS, SUBJECTS } from './subjects.ts';
 export { ensureStreams, streamConfigs, type EnsureStreamsOptions, type ManagedStreamConfig, type StreamLimits } from './streams.ts';
 export { publishJson, publishCore, type PublishJsonOptions } from './publish.ts';
 export { AckPublisher, ackPublisherFor, type AckPublishOptions, type AckPublisherOptions } from './ack-publisher.ts';
 export { PublishAckError, type PublishFailure } from './publish-error.ts';
-export { sendAgentNotices, type NoticeReason } from './agent-notices.ts';
+export { NOTICE_ORIGIN_HEADER, sendAgentNotices, type NoticeReason } from './agent-notices.ts';
 export { publishOutboxRows, type OutboxPublishResult, type PublishableOutboxRow } from './publish-outbox.ts';
 export { extractTraceContext, injectTraceContext, traceHeaders, currentTraceparent, TRACEPARENT, TRACESTATE } from './trace.ts';
 export { ensureDurable, type DurableSpec } from './consumer-config.ts';

@@ -42,7 +42,11 @@ export function publishJson(js: JetStreamClient, subject: string, payload: unkno
  * Fire-and-forget core NATS publish for hints (wake-ups, cache invalidation). Nothing is stored:
  * a hint lost while NATS is down only delays work that a timer also picks up.
  */
-export function publishCore(nc: NatsConnection, subject: string, payload: unknown = {}): void {
-  const h = traceHeaders();
+export function publishCore(nc: NatsConnection, subject: string, payload: unknown = {}, extra?: Record<string, string>): void {
+  let h = traceHeaders();
+  if (extra) {
+    h ??= natsHeaders();
+    for (const [name, value] of Object.entries(extra)) h.set(name, value);
+  }
   nc.publish(subject, JSON.stringify(payload), h ? { headers: h } : undefined);
 }

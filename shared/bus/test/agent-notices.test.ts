@@ -27,7 +27,7 @@ describe('@brokkr/bus sendAgentNotices', () => {
     });
     const [first, second, stack] = [randomUUID(), randomUUID(), randomUUID()];
 
-    sendAgentNotices(bus.nc, [first, 'not.a.token', second], logger, { stack_id: stack });
+    sendAgentNotices(bus.nc, [first, 'not.a.token', second], logger, { reason: { stack_id: stack } });
     // Our own subscription gets the messages before the server answers the flush.
     await bus.nc.flush();
     sub.unsubscribe();

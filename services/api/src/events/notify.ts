@@ -1,6 +1,6 @@
 import { sendAgentNotices, type NatsConnection, type NoticeReason } from '@brokkr/bus';
 import type { Logger } from '@brokkr/logger';
-import type { PublishWindow } from './publish-window.ts';
+import type { AgentWakeups } from './wakeups.ts';
 
 /**
  * Wakes long-polls waiting for these agents' target state, on every api replica. Resolves once
@@ -11,25 +11,39 @@ export type NotifyAgents = (agentIds: Iterable<string>, reason?: NoticeReason) =
 
 const FLUSH_TIMEOUT_MS = 1000;
 
-/** Wake-ups go out when the publish window closes, with the events of the same writes. */
-export function createNotifyAgents(nc: NatsConnection, logger: Logger, window: PublishWindow): NotifyAgents {
+/**
+ * The wake-ups also keep every replica's cached target states current (answer-cache.ts), so a
+ * write is acknowledged only when no replica can still answer from before it (ADR 0038):
+ *
+ *   - this replica hears its own wake-ups at once, in the write (`deliverLocally`), and its
+ *     subscription skips the copies NATS brings back (they carry its origin);
+ *   - the others' copies are routed by nats-server once it answered a flush sent after them, as the
+ *     PAK cache's invalidation does (auth/authenticator.ts).
+ *
+ * `nc` is a connection of its own: on the process's main connection the flush's answer queued
+ * behind every message the process receives — after a change to a stack 10,000 agents hold, its own
+ * 10,000 wake-ups — and a write waited for all of them to be handled. The writes of one event-loop
+ * turn share one socket write and one flush.
+ */
+export function createNotifyAgents(nc: NatsConnection, wakeups: AgentWakeups, logger: Logger): NotifyAgents {
+  let sends: (() => void)[] = [];
+  let turn: Promise<void> | undefined;
+  const sendTurn = (): Promise<void> => {
+    const batch = sends;
+    sends = [];
+    turn = undefined;
+    for (const send of batch) send();
+    return flushed(nc, logger);
+  };
   return (agentIds, reason) => {
     const ids = [...new Set(agentIds)];
-    return new Promise<void>((resolve) => {
-      window.defer(() => {
-        sendAgentNotices(nc, ids, logger, reason);
-        void flushed(nc, logger).then(resolve);
-      });
-    });
+    for (const id of ids) wakeups.deliverLocally(id, { ...reason, agent_id: id });
+    sends.push(() => sendAgentNotices(nc, ids, logger, { reason, origin: wakeups.origin }));
+    turn ??= new Promise<void>((resolve) => setImmediate(resolve)).then(sendTurn);
+    return turn;
   };
 }
 
-/**
- * The wake-ups also keep every replica's cached target states current (answer-cache.ts). Once the
- * server answered a flush it has routed the wake-ups to every replica's subscription (ours first:
- * it gets them before the flush's answer), so a client told that its write succeeded finds no
- * replica still answering from before it, as the PAK cache's invalidation does (auth/authenticator.ts).
- */
 async function flushed(nc: NatsConnection, logger: Logger): Promise<void> {
   if (nc.isClosed()) return;
   await Promise.race([nc.flush(), new Promise((r) => setTimeout(r, FLUSH_TIMEOUT_MS).unref())]).catch((err: unknown) =>

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { SUBJECTS } from '@brokkr/bus';
+import { NOTICE_ORIGIN_HEADER, SUBJECTS } from '@brokkr/bus';
 import { agentNoticeSchema, type AgentNotice } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 
@@ -72,6 +73,8 @@ function parseNotice(agentId: string, payload: () => unknown): AgentNotice {
  * where the state is recomputed anyway.
  */
 export class AgentWakeups {
+  /** Marks this process's own wake-ups, which it delivers to itself when it sends them (notify.ts). */
+  readonly origin = randomUUID();
   private readonly waiting = new Map<string, Set<Watch>>();
   private readonly noticeListeners = new Set<(agentId: string, notice: () => AgentNotice) => void>();
   private subscription: { unsubscribe(): void } | undefined;
@@ -104,12 +107,21 @@ export class AgentWakeups {
           logger.warn({ err }, 'agent wake-up subscription error');
           return;
         }
+        // Ours: already delivered when it was sent.
+        if (msg.headers?.get(NOTICE_ORIGIN_HEADER) === this.origin) return;
         const agentId = msg.subject.slice(prefix.length).toLowerCase();
         this.wake(agentId);
         this.dispatchNotice(agentId, () => msg.json());
       },
     });
     this.subscription = sub;
+  }
+
+  /** A wake-up this process sends, handled here at once as if it had come back from NATS. */
+  deliverLocally(agentId: string, notice: AgentNotice): void {
+    const key = agentId.toLowerCase();
+    this.wake(key);
+    this.dispatchNotice(key, () => notice);
   }
 
   stop(): void {

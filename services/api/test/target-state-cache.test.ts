@@ -300,6 +300,20 @@ describe('api target state: the cache across replicas', function () {
       expect((await served(a.onApi, a.id)).etag).to.equal(etag);
     });
 
+    it('are not sent for an object too large to push to a fleet at once: the agent is hinted and fetches it', async () => {
+      const a = await agent();
+      const stack = await createStack(gen.client, { generator_id: gen.id });
+      await target(a.id, stack.id);
+      await publish(stack.id, '1');
+      const s = await socket(replica.url, a.onApi.pak!);
+      await served(a.onReplica, a.id);
+      const big = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  blob: "${'x'.repeat(70 * 1024)}"\n`;
+      const res = await gen.client.post(`/stacks/${stack.id}/deployment-objects`, { yaml_content: big });
+      expect(res.status, res.text).to.equal(201);
+      await s.waitFor((f) => f.type === 'stack_changed', 'stack_changed for a large object');
+      expect(s.frames.map((f) => f.type)).to.not.include('target_state_patch');
+    });
+
     it('are not sent to an agent that did not ask for them (Brokkr’s agent keeps stack_changed), nor for a rollout', async () => {
       const plain = await agent();
       const stack = await createStack(gen.client, { generator_id: gen.id });

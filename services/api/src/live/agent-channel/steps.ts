@@ -3,6 +3,13 @@ import type { StateStep } from '../../resources/targeting/answer-cache.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import type { AgentConnection } from './connection.ts';
 
+/**
+ * A step whose objects serialise to more than this goes as a plain hint and the agent fetches:
+ * frames wait in memory until each agent's socket takes them, so a large object pushed to a whole
+ * fleet at once would be held once per agent, where fetches arrive spread out.
+ */
+export const MAX_STEP_BYTES = 64 * 1024;
+
 /** The agent's full answer moved forward by what was noticed since it was read (TargetStateCache.stepFull). */
 export type StepSource = (agentId: string) => Promise<StateStep | undefined>;
 
@@ -41,8 +48,9 @@ export class StepSender {
       state.again = false;
       try {
         const step = await this.source(connection.agentId);
-        if (!step) hint();
-        else if (step.base !== step.etag) connection.sendEncoded('control', 'target_state_patch', this.encode(step));
+        const frame = step && step.base !== step.etag ? this.encode(step) : undefined;
+        if (!step || frame === null) hint();
+        else if (frame) connection.sendEncoded('control', 'target_state_patch', frame);
       } catch (err) {
         this.logger.warn({ err, agentId: connection.agentId }, 'target-state step not worked out: hinted instead');
         hint();
@@ -50,12 +58,14 @@ export class StepSender {
     }
   }
 
-  private encode(step: StateStep): string {
+  /** The frame's text; null when its objects are too large to push (MAX_STEP_BYTES). */
+  private encode(step: StateStep): string | null {
     const objects = step.objects.map((row) => {
       let json = this.rowJson.get(row);
       if (json === undefined) this.rowJson.set(row, (json = JSON.stringify(row)));
       return json;
     });
+    if (objects.reduce((bytes, json) => bytes + json.length, 0) > MAX_STEP_BYTES) return null;
     const head = JSON.stringify({ base_etag: step.base, etag: step.etag });
     return `{"type":"target_state_patch","body":${head.slice(0, -1)},"objects":[${objects.join(',')}]}}`;
   }

@@ -44,9 +44,12 @@ export function createContext(deps: ContextDeps): ApiContext {
   const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger, (agentId) =>
     targetStates.stepFull(agentId),
   );
-  deps.wakeups.onNotice((agentId, notice) => {
-    if (agentConnections.get(agentId)) agentConnections.notice(notice());
-  });
+  deps.wakeups.onNotice(
+    (agentId, notice) => {
+      if (agentConnections.get(agentId)) agentConnections.notice(notice());
+    },
+    { mayLag: true },
+  );
   const liveFeeds = createLiveState({
     db: db.pool,
     nc: bus.nc,

@@ -15,8 +15,8 @@ const FLUSH_TIMEOUT_MS = 1000;
  * The wake-ups also keep every replica's cached target states current (answer-cache.ts), so a
  * write is acknowledged only when no replica can still answer from before it (ADR 0038):
  *
- *   - this replica hears its own wake-ups at once, in the write (`deliverLocally`), and its
- *     subscription skips the copies NATS brings back (they carry its origin);
+ *   - this replica's cache hears its own wake-ups at once, in the write (`deliverLocally`), and
+ *     its subscription skips the copies NATS brings back (they carry its origin);
  *   - the others' copies are routed by nats-server once it answered a flush sent after them, as the
  *     PAK cache's invalidation does (auth/authenticator.ts).
  *
@@ -37,7 +37,7 @@ export function createNotifyAgents(nc: NatsConnection, wakeups: AgentWakeups, lo
   };
   return (agentIds, reason) => {
     const ids = [...new Set(agentIds)];
-    for (const id of ids) wakeups.deliverLocally(id, { ...reason, agent_id: id });
+    wakeups.deliverLocally(ids, reason);
     sends.push(() => sendAgentNotices(nc, ids, logger, { reason, origin: wakeups.origin }));
     turn ??= new Promise<void>((resolve) => setImmediate(resolve)).then(sendTurn);
     return turn;

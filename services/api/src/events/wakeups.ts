@@ -6,6 +6,11 @@ import type { Logger } from '@brokkr/logger';
 
 export type WaitOutcome = 'woken' | 'timeout' | 'aborted';
 
+type NoticeListener = (agentId: string, notice: () => AgentNotice) => void;
+
+/** This process's own wake-ups handed to hint senders and long-polls per event-loop turn (deliverLocally). */
+const LOCAL_SLICE = 256;
+
 /** One long-poll request's interest in an agent's wake-ups. */
 export interface AgentWatch {
   /**
@@ -76,26 +81,67 @@ export class AgentWakeups {
   /** Marks this process's own wake-ups, which it delivers to itself when it sends them (notify.ts). */
   readonly origin = randomUUID();
   private readonly waiting = new Map<string, Set<Watch>>();
-  private readonly noticeListeners = new Set<(agentId: string, notice: () => AgentNotice) => void>();
+  private readonly noticeListeners = new Set<NoticeListener>();
+  /** Listeners whose work may come after the write that woke them is acknowledged (see deliverLocally). */
+  private readonly laggingListeners = new Set<NoticeListener>();
+  private readonly lagging: { agentId: string; notice: AgentNotice }[] = [];
   private subscription: { unsubscribe(): void } | undefined;
 
   /**
    * Every wake-up this process receives, for the other parts of the process that follow agents
-   * (the WebSocket agent channel's hint frames, the fleet and telemetry feeds): one subscription
-   * per process, so NATS delivers each hint once, not once per interested part. `notice()` parses
-   * the payload on first use: most listeners only need the agent id.
+   * (the target-state cache, the WebSocket agent channel's hint frames, the fleet and live feeds):
+   * one subscription per process, so NATS delivers each hint once, not once per interested part.
+   * `notice()` parses the payload on first use: most listeners only need the agent id. `mayLag`:
+   * for this process's own wake-ups the listener may run after the write is acknowledged (it
+   * sends hints; it does not decide what a request is answered).
    */
-  onNotice(listener: (agentId: string, notice: () => AgentNotice) => void): () => void {
+  onNotice(listener: NoticeListener, options: { mayLag?: boolean } = {}): () => void {
     this.noticeListeners.add(listener);
-    return () => this.noticeListeners.delete(listener);
+    if (options.mayLag) this.laggingListeners.add(listener);
+    return () => {
+      this.noticeListeners.delete(listener);
+      this.laggingListeners.delete(listener);
+    };
   }
 
-  private dispatchNotice(agentId: string, payload: () => unknown): void {
+  private dispatchNotice(agentId: string, payload: () => unknown, only?: (listener: NoticeListener) => boolean): void {
     if (this.noticeListeners.size === 0) return;
     let parsed: AgentNotice | undefined;
     const notice = () => (parsed ??= parseNotice(agentId, payload));
-    for (const listener of this.noticeListeners) listener(agentId, notice);
+    for (const listener of this.noticeListeners) if (!only || only(listener)) listener(agentId, notice);
   }
+
+  /**
+   * Wake-ups this process sends, handled here as if they had come back from NATS (their copies are
+   * skipped). What decides answers (the target-state cache) hears them at once, in the write; the
+   * rest (woken long-polls, hint frames, feeds) in slices of LOCAL_SLICE agents, one per
+   * event-loop turn, so the write's own answer does not wait behind the work of its whole fleet.
+   */
+  deliverLocally(agentIds: readonly string[], reason: Omit<AgentNotice, 'agent_id'> | undefined): void {
+    for (const id of agentIds) {
+      const agentId = id.toLowerCase();
+      const notice = { ...reason, agent_id: agentId };
+      this.dispatchNotice(
+        agentId,
+        () => notice,
+        (listener) => !this.laggingListeners.has(listener),
+      );
+      this.lagging.push({ agentId, notice });
+    }
+    if (this.lagging.length === agentIds.length) setImmediate(this.deliverLagging);
+  }
+
+  private readonly deliverLagging = (): void => {
+    for (const { agentId, notice } of this.lagging.splice(0, LOCAL_SLICE)) {
+      this.wake(agentId);
+      this.dispatchNotice(
+        agentId,
+        () => notice,
+        (listener) => this.laggingListeners.has(listener),
+      );
+    }
+    if (this.lagging.length > 0) setImmediate(this.deliverLagging);
+  };
 
   /** Starts listening; idempotent. */
   listen(nc: NatsConnection, logger: Logger): void {
@@ -115,13 +161,6 @@ export class AgentWakeups {
       },
     });
     this.subscription = sub;
-  }
-
-  /** A wake-up this process sends, handled here at once as if it had come back from NATS. */
-  deliverLocally(agentId: string, notice: AgentNotice): void {
-    const key = agentId.toLowerCase();
-    this.wake(key);
-    this.dispatchNotice(key, () => notice);
   }
 
   stop(): void {

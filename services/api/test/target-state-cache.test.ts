@@ -183,6 +183,41 @@ describe('api target state: the cache across replicas', function () {
     expect((await served(a.onReplica, a.id, { full: false, etag: now.etag })).ids).to.deep.equal([third, second]);
   });
 
+  it('an agent’s event report keeps its full answer in memory, unless the answer serves a deleted stack’s marker', async () => {
+    const a = await agent();
+    const [kept, deleted] = [
+      await createStack(gen.client, { generator_id: gen.id }),
+      await createStack(gen.client, { generator_id: gen.id }),
+    ];
+    await target(a.id, kept.id);
+    await target(a.id, deleted.id);
+    const object = await publish(kept.id, '1');
+    await publish(deleted.id, '1');
+    const report = (objectId: string) =>
+      a.onApi.post(`/agents/${a.id}/events`, {
+        agent_id: a.id,
+        deployment_object_id: objectId,
+        event_type: 'DEPLOY',
+        status: 'SUCCESS',
+        message: null,
+      });
+    const held = await served(a.onReplica, a.id);
+    const before = await reads(replica.url);
+    expect((await report(object)).status).to.equal(201);
+    expect((await served(a.onReplica, a.id, { etag: held.etag })).status).to.equal(304);
+    expect((await reads(replica.url)).database - before.database, 'the full answer did not depend on the report').to.equal(0);
+
+    expect((await gen.client.delete(`/stacks/${deleted.id}`)).status).to.equal(204);
+    const withMarker = await served(a.onReplica, a.id, { etag: held.etag });
+    expect(withMarker.status).to.equal(200);
+    const marker = withMarker.ids.find((id) => !held.ids.includes(id))!;
+    expect((await report(marker)).status).to.equal(201);
+    // The acknowledged deletion is gone for good: served by the replica right after the report was answered.
+    const after = await served(a.onReplica, a.id, { etag: withMarker.etag });
+    expect(after.status).to.equal(200);
+    expect(after.ids).to.deep.equal([object]);
+  });
+
   it('a rollout holds a cached agent on its baseline: a new object with a rollout is not patched in', async () => {
     const a = await agent();
     const stack = await createStack(gen.client, { generator_id: gen.id });

@@ -101,20 +101,14 @@ export class TargetStateCache {
     const agent = this.agents.get(agentId);
     if (!agent) return;
     agent.generation++;
+    if (ownReportOnly(notice)) return dropWhatEventsDecide(agent);
     const stackId = newObjectOnly(notice);
     if (stackId === undefined) {
       this.agents.delete(agentId);
       return;
     }
-    for (const entry of [agent.full, agent.incremental]) {
-      if (!entry) continue;
-      const before = entry.pending.get(stackId);
-      const object = notice.sequence_id;
-      entry.pending.set(stackId, {
-        notice: object === undefined ? sequence : (before?.notice ?? 0),
-        object: Math.max(before?.object ?? 0, object ?? 0) || undefined,
-      });
-    }
+    for (const entry of [agent.full, agent.incremental])
+      entry?.pending.set(stackId, nextNeed(entry.pending.get(stackId), sequence, notice.sequence_id));
   }
 
   /** Wake-ups may be lost from now on: stop answering from memory. */
@@ -230,6 +224,30 @@ export class TargetStateCache {
     part.latest.catch(() => this.stacks.get(stackId) === part && this.stacks.delete(stackId));
     return part.latest;
   }
+}
+
+/** What a stack's read must reflect after one more notice (a new Need: see there). */
+function nextNeed(before: Need | undefined, sequence: number, object: number | undefined): Need {
+  return {
+    notice: object === undefined ? sequence : (before?.notice ?? 0),
+    object: Math.max(before?.object ?? 0, object ?? 0) || undefined,
+  };
+}
+
+/** The agent's own event report (transact.ts noticeReason `ack`): it changes only what events decide. */
+function ownReportOnly(notice: AgentNotice): boolean {
+  return notice.ack === true && notice.work_order_id === undefined && notice.stack_id === undefined;
+}
+
+/**
+ * Events decide the incremental answer (a success drops the object) and, in full mode, only
+ * whether a deleted stack's marker is still served (any event for it ends that). A full answer
+ * without a marker stays: our agent reports after every apply, and would otherwise be read again
+ * from the database on its next change.
+ */
+function dropWhatEventsDecide(agent: AgentEntries): void {
+  delete agent.incremental;
+  if (agent.full?.rows.some((row) => row.is_deletion_marker)) delete agent.full;
 }
 
 const modeKey = (full: boolean): 'full' | 'incremental' => (full ? 'full' : 'incremental');

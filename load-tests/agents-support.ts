@@ -45,7 +45,14 @@ export async function seedAgents(
   return { agents, all: all!, spread };
 }
 
-/** One simulated agent. Times are performance.now() of the first such moment since `arm()`. */
+/**
+ * Now in epoch milliseconds, at performance.now()'s resolution: the simulated agents run in other
+ * processes than the one that posts the changes (agents-sim.ts), and each process's performance.now()
+ * counts from its own start.
+ */
+export const epochNow = (): number => performance.timeOrigin + performance.now();
+
+/** One simulated agent. Times are `epochNow()` of the first such moment since `arm()`. */
 export interface SimAgent {
   readonly mode: Mode;
   readonly connected: boolean;
@@ -63,8 +70,8 @@ export interface SimAgent {
 
 /**
  * The WebSocket agents' fetches share at most this many connections. Each real agent would hold its
- * own, but here the api and this process would then need two descriptors per agent, and the
- * machine allows 20,000 per process. A fetch that finds them all busy waits its turn here, which
+ * own, but here the api and the simulator process would then need two descriptors per agent, and
+ * the machine allows 20,000 per process (this limit is per api process and simulator process). A fetch that finds them all busy waits its turn here, which
  * counts against "holds".
  */
 const fetchDispatcher = new Agent({ connections: 1000, keepAliveTimeout: 120_000, headersTimeout: 0, bodyTimeout: 0 });
@@ -116,11 +123,11 @@ abstract class Recording {
   }
 
   protected told(): void {
-    this.hintedAt ??= performance.now();
+    this.hintedAt ??= epochNow();
   }
 
   protected received(ids: string[]): void {
-    const now = performance.now();
+    const now = epochNow();
     for (const id of ids) if (!this.seen.has(id)) this.seen.set(id, now);
   }
 }

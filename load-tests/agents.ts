@@ -1,7 +1,8 @@
 /**
  * `npm run bench:agents`: how many agents one api process holds, and how long it takes until every
  * one of them HOLDS a change. The real api, Postgres and NATS on this machine; simulated agents in
- * this process that behave like ours: WebSocket agents on /internal/ws/agent that take the new
+ * child processes (agents-sim.ts: one process may hold 20,000 open files, fewer than 2 × 10,000
+ * agents need) that behave like ours: WebSocket agents on /internal/ws/agent that take the new
  * object from a `target_state_patch` frame, or else GET target-state (`mode=full`, If-None-Match)
  * after a hint, and resync every BENCH_WS_RESYNC_SECONDS while the channel is up (`ws-fetch`: the
  * same agents fetching after every hint, as ours did before patch frames); long-poll agents holding `GET target-state?mode=full&wait=55` with their ETag; and
@@ -17,22 +18,14 @@
  * Environment: BENCH_AGENT_COUNTS (1000,5000,10000), BENCH_MODES (ws,long-poll,mixed; also ws-fetch), BENCH_REPEATS (3),
  * BENCH_WS_RESYNC_SECONDS (300, our agent's default), BENCH_RESTART (1),
  * BENCH_API_REPLICAS (1; 2: two api processes on the same PostgreSQL and NATS, agents split between
- * them, changes posted to the first, CPU summed, RSS of the larger).
+ * them, changes posted to the first, CPU summed, RSS of the larger),
+ * BENCH_SIM_PROCESSES (the simulator processes, agent i in process i % P; default one per 9,000
+ * agents, rounded up; their CPU per change is printed summed).
  */
 import { TestClient, freePort } from '@brokkr/testkit';
 import { apiStartFlags, buildApi, spawnApi, type ApiProcess } from './api-env.ts';
-import {
-  databaseReads,
-  eventuallyAll,
-  LongPollSimAgent,
-  natsServerPid,
-  postmasterPid,
-  processStats,
-  seedAgents,
-  treeCpuSeconds,
-  WsSimAgent,
-  type SimAgent,
-} from './agents-support.ts';
+import { databaseReads, epochNow, natsServerPid, postmasterPid, processStats, seedAgents, treeCpuSeconds } from './agents-support.ts';
+import { SimFleet, type SimAgentSpec } from './agents-sim.ts';
 import { adminPak, freshStack, KEY_HEX, machine, percentile, startPostgresServer, type Stack } from './webhooks-support.ts';
 
 const COUNTS = (process.env.BENCH_AGENT_COUNTS ?? '1000,5000,10000').split(',').map(Number);
@@ -46,6 +39,9 @@ const HELD_TIMEOUT_MS = 60_000;
 const IDLE_SECONDS = 10;
 const SETTLE_SECONDS = 10;
 const REPLICAS = Number(process.env.BENCH_API_REPLICAS ?? 1);
+/** One simulator process per this many agents unless BENCH_SIM_PROCESSES says how many. */
+const AGENTS_PER_SIM_PROCESS = 9000;
+const simProcesses = (count: number) => Number(process.env.BENCH_SIM_PROCESSES) || Math.ceil(count / AGENTS_PER_SIM_PROCESS);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Change {
@@ -135,39 +131,36 @@ async function startApi(stack: Stack, port: number, hash: string): Promise<ApiPr
 }
 
 /**
- * Arms every agent, runs `change` (it returns which object agent i must come to hold), waits until
- * all hold theirs; latencies from the start of the change.
+ * Arms every agent, runs `change` (it returns the objects: agent i must come to hold
+ * `ids[i % ids.length]`), waits until all hold theirs; latencies from the start of the change.
  */
-async function measure(sims: SimAgent[], pids: Pids, change: () => Promise<(i: number) => string>) {
+async function measure(fleet: SimFleet, pids: Pids, change: () => Promise<string[]>) {
   const cpuBefore = cpuNow(pids);
   const readsBefore = await databaseReadsOf(pids);
-  for (const s of sims) s.arm();
-  const simCpuBefore = process.cpuUsage();
-  const t0 = performance.now();
-  const expected = await change();
-  const postsMs = performance.now() - t0;
-  await eventuallyAll(() => sims.every((s, i) => s.heldAt(expected(i)) !== undefined), HELD_TIMEOUT_MS);
-  const simCpu = process.cpuUsage(simCpuBefore);
-  const times = (pick: (s: SimAgent, i: number) => number | undefined) =>
-    sims.flatMap((s, i) => (pick(s, i) === undefined ? [] : [pick(s, i)! - t0])).sort((a, b) => a - b);
-  const held = times((s, i) => s.heldAt(expected(i)));
-  // The simulated agents share this process: when it is busy, its own lag counts against "holds".
+  await fleet.arm();
+  const t0 = epochNow();
+  const ids = await change();
+  const postsMs = epochNow() - t0;
+  const got = await fleet.collect(ids, HELD_TIMEOUT_MS);
+  const since = (times: number[]) => times.map((t) => t - t0).sort((a, b) => a - b);
+  const held = since(got.held);
+  // The simulator processes share the machine's cores with the api: their lag counts against "holds".
   log(
     `    change: POSTs ${ms(postsMs)} ms, hold p50 ${ms(percentile(held, 50))} / p99 ${ms(percentile(held, 99))} / max ${ms(held.at(-1) ?? NaN)} ms, ` +
-      `simulator CPU ${((simCpu.user + simCpu.system) / 1e6).toFixed(2)} s`,
+      `simulator CPU ${got.cpuSeconds.toFixed(2)} s (${fleet.processes} process${fleet.processes === 1 ? '' : 'es'})`,
   );
   return {
     postsMs,
     held,
-    told: times((s) => s.hintedAt),
-    missed: sims.length - held.length,
+    told: since(got.told),
+    missed: got.missed,
     cpu: cpuSince(cpuBefore, cpuNow(pids)),
-    answers: sims.reduce((n, s) => n + s.answers, 0),
+    answers: got.answers,
     databaseReads: (await databaseReadsOf(pids)) - readsBefore,
   };
 }
 
-async function repeat(sims: SimAgent[], pids: Pids, change: () => Promise<(i: number) => string>): Promise<Change> {
+async function repeat(fleet: SimFleet, pids: Pids, change: () => Promise<string[]>): Promise<Change> {
   const held: number[] = [];
   const told: number[] = [];
   let missed = 0;
@@ -176,7 +169,7 @@ async function repeat(sims: SimAgent[], pids: Pids, change: () => Promise<(i: nu
   let reads = 0;
   const cpu: Cpu = { api: 0, pg: 0, nats: 0 };
   for (let i = 0; i < REPEATS; i++) {
-    const r = await measure(sims, pids, change);
+    const r = await measure(fleet, pids, change);
     held.push(...r.held);
     told.push(...r.told);
     missed += r.missed;
@@ -200,13 +193,41 @@ async function repeat(sims: SimAgent[], pids: Pids, change: () => Promise<(i: nu
   };
 }
 
+/** Agent i: its kind by `mode`, served by api process i % REPLICAS. */
+function simSpecs(agents: { id: string; pak: string }[], mode: Mode, urls: string[]): SimAgentSpec[] {
+  return agents.map((a, index) => {
+    const ws = mode === 'ws' || mode === 'ws-fetch' || (mode === 'mixed' && index % 2 === 0);
+    return { index, kind: ws ? (mode === 'ws-fetch' ? 'ws-fetch' : 'ws') : 'long-poll', url: urls[index % urls.length]!, ...a };
+  });
+}
+
+/** Idle CPU of api, PostgreSQL and NATS over IDLE_SECONDS, after SETTLE_SECONDS. */
+async function measureIdle(pids: Pids, count: number): Promise<{ idle: Cpu; idlePctPer1k: number }> {
+  // Every agent's first answer is immediate; give them a moment to be held (or quiet) again.
+  // 10 s: 3 s after connecting 10,000 agents still counted their first fetches as idle (0.89 % of a
+  // core per 1,000 agents against 0.20 % after 10 s, docs/perf/2026-11-27-fleet-holds.md).
+  await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
+  const idleBefore = cpuNow(pids);
+  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+  const idle = cpuSince(idleBefore, cpuNow(pids));
+  log(`  idle ${IDLE_SECONDS} s: api ${idle.api.toFixed(2)} + PostgreSQL ${idle.pg.toFixed(2)} + NATS ${idle.nats.toFixed(2)} CPU-s`);
+  return { idle, idlePctPer1k: (cpuTotal(idle) / IDLE_SECONDS) * 100 * (1000 / count) };
+}
+
+/** The api processes' RSS and peak (the largest process's), with the first one's memory breakdown printed. */
+async function apiMemory(pids: Pids): Promise<{ rssMiB: number; peakMiB: number }> {
+  const stats = pids.apis().map((pid) => processStats(pid));
+  log(`  api memory: ${await memoryBreakdown(pids.metricsUrls[0]!)}`);
+  return { rssMiB: Math.max(...stats.map((st) => st.rssMiB)), peakMiB: Math.max(...stats.map((st) => st.peakMiB)) };
+}
+
 async function scenario(server: Awaited<ReturnType<typeof startPostgresServer>>, count: number, mode: Mode): Promise<Row> {
   const stack = await freshStack(server);
   const ports = await freePorts(REPLICAS);
   const urls = ports.map((port) => `http://127.0.0.1:${port}`);
   const { pak, hash } = adminPak();
   let apis = await Promise.all(ports.map((port) => startApi(stack, port, hash)));
-  const sims: SimAgent[] = [];
+  const fleet = new SimFleet(simProcesses(count));
   try {
     // Changes are posted to the first process; agent i is served by process i % REPLICAS.
     const admin = new TestClient(urls[0]!, pak);
@@ -216,50 +237,23 @@ async function scenario(server: Awaited<ReturnType<typeof startPostgresServer>>,
     // Every stack starts with an object, so a measured change is a new version of something agents
     // hold (a stack's very first object is the rare case).
     await Promise.all([seeded.all, ...seeded.spread].map(deploy));
-    seeded.agents.forEach((a, i) => {
-      const ws = mode === 'ws' || mode === 'ws-fetch' || (mode === 'mixed' && i % 2 === 0);
-      const url = urls[i % urls.length]!;
-      sims.push(ws ? new WsSimAgent(url, a, RESYNC_SECONDS * 1000, mode !== 'ws-fetch') : new LongPollSimAgent(url, a));
-    });
-    const connectStart = performance.now();
-    for (let i = 0; i < sims.length; i += 250) {
-      sims.slice(i, i + 250).forEach((s) => s.start());
-      await eventuallyAll(() => sims.slice(0, i + 250).filter((s) => s.connected).length >= Math.min(i + 250, sims.length) * 0.9, 30_000);
-    }
-    await eventuallyAll(() => sims.every((s) => s.connected), 120_000);
-    const connectS = (performance.now() - connectStart) / 1000;
+    const connectStart = epochNow();
+    await fleet.connect(simSpecs(seeded.agents, mode, urls), RESYNC_SECONDS * 1000);
+    const connectS = (epochNow() - connectStart) / 1000;
     const pids: Pids = {
       apis: () => apis.map((api) => api.child.pid!),
       pg: await postmasterPid(stack.pool),
       nats: natsServerPid(stack.natsUrl),
       metricsUrls: urls.map((url) => `${url}/metrics`),
     };
-    // Every agent's first answer is immediate; give them a moment to be held (or quiet) again.
-    // 10 s: 3 s after connecting 10,000 agents still counted their first fetches as idle (0.89 % of a
-    // core per 1,000 agents against 0.20 % after 10 s, docs/perf/2026-11-27-fleet-holds.md).
-    await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
-    const idleBefore = cpuNow(pids);
-    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-    const idle = cpuSince(idleBefore, cpuNow(pids));
-    const idlePctPer1k = (cpuTotal(idle) / IDLE_SECONDS) * 100 * (1000 / count);
-    log(`  idle ${IDLE_SECONDS} s: api ${idle.api.toFixed(2)} + PostgreSQL ${idle.pg.toFixed(2)} + NATS ${idle.nats.toFixed(2)} CPU-s`);
-    const one = await repeat(sims, pids, async () => {
-      const id = await deploy(seeded.all);
-      return () => id;
-    });
-    const hundred = await repeat(sims, pids, async () => {
-      // seedAgents: agent i targets spread[i % spread.length].
-      const ids = await Promise.all(seeded.spread.map(deploy));
-      return (i) => ids[i % ids.length]!;
-    });
-    // The largest process's.
-    const stats = pids.apis().map((pid) => processStats(pid));
-    log(`  api memory: ${await memoryBreakdown(pids.metricsUrls[0]!)}`);
-    const rssMiB = Math.max(...stats.map((st) => st.rssMiB));
-    const peakMiB = Math.max(...stats.map((st) => st.peakMiB));
+    const idle = await measureIdle(pids, count);
+    const one = await repeat(fleet, pids, async () => [await deploy(seeded.all)]);
+    // seedAgents: agent i targets spread[i % spread.length].
+    const hundred = await repeat(fleet, pids, () => Promise.all(seeded.spread.map(deploy)));
+    const memory = await apiMemory(pids);
     const reconnectS = RESTART ? await restart() : undefined;
     const label = REPLICAS > 1 ? `${mode}, ${REPLICAS} api processes` : mode;
-    return { count, mode: label, connectS, rssMiB, peakMiB, idlePctPer1k, idle, one, hundred, reconnectS };
+    return { count, mode: label, connectS, ...memory, ...idle, one, hundred, reconnectS };
   } catch (err) {
     for (const api of apis)
       log(
@@ -267,19 +261,19 @@ async function scenario(server: Awaited<ReturnType<typeof startPostgresServer>>,
       );
     throw err;
   } finally {
-    for (const s of sims) s.stop();
+    await fleet.stop();
     await Promise.all(apis.map((api) => api.stop()));
     await stack.close();
   }
 
   /** SIGTERM, new processes on the same ports, until every agent is connected again (seconds). */
   async function restart(): Promise<number> {
-    const restartStart = performance.now();
+    const restartStart = epochNow();
     await Promise.all(apis.map((api) => api.stop()));
-    for (const s of sims) if (s instanceof LongPollSimAgent) s.markDisconnected();
+    await fleet.markDisconnected();
     apis = await Promise.all(ports.map((port) => startApi(stack, port, hash)));
-    await eventuallyAll(() => sims.every((s) => s.connected), 180_000);
-    return (performance.now() - restartStart) / 1000;
+    await fleet.allConnected(180_000);
+    return (epochNow() - restartStart) / 1000;
   }
 }
 
@@ -304,7 +298,7 @@ const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)}` : '–');
 log(`bench:agents on ${machine()}`);
 log(
   `agents ${COUNTS.join(' / ')}; modes ${MODES.join(', ')}; ${REPEATS} changes per scenario; ${REPLICAS === 1 ? 'one api process' : `${REPLICAS} api processes`}; ` +
-    `WebSocket agents resync every ${RESYNC_SECONDS} s ±20 %\n`,
+    `simulator processes ${COUNTS.map(simProcesses).join(' / ')}; WebSocket agents resync every ${RESYNC_SECONDS} s ±20 %\n`,
 );
 log('building the api (tsc -b services/api)');
 buildApi();

@@ -89,6 +89,34 @@ describe('ws: our agent on the agent channel (end to end)', function () {
     expect(record.body.last_heartbeat).to.not.equal(null);
   });
 
+  it('a new version of a stack it holds comes in the hint itself (target_state_patch): applied with no target-state request', async () => {
+    const agent = await registerAgent(broker.admin);
+    const { proc, proxy } = await start(agent, { pollingSeconds: 600 });
+    await eventually(() => connected(agent.id), { timeoutMs: 30_000, what: 'the agent on /internal/ws/agent' });
+    const upgrade = proxy.requests.find((r) => r.url === '/internal/ws/agent');
+    expect(upgrade?.headers['brokkr-agent-features']).to.equal('target-state-patch');
+    const stack = await createStack(broker.admin);
+    await target(broker.admin, agent.id, stack);
+    const first = await deploy(broker.admin, stack, configMap('default', 'ws-patched', { version: '1' }));
+    await eventually(async () => (await agentEvents(broker.admin, agent.id)).find((e) => e.deployment_object_id === first.id), {
+      timeoutMs: 60_000,
+      what: 'version 1 applied and reported',
+    });
+    const fetches = () => proxy.requests.filter((r) => r.method === 'GET' && r.url.includes('/target-state')).length;
+    const fetchesBefore = fetches();
+    await deploy(broker.admin, stack, configMap('default', 'ws-patched', { version: '2' }));
+    await eventually(
+      async () =>
+        (await kubectl.get<{ data?: { version?: string } }>('/api/v1/namespaces/default/configmaps/ws-patched'))?.data?.version === '2'
+          ? true
+          : undefined,
+      { timeoutMs: 60_000, what: 'version 2 applied' },
+    );
+    expect(fetches(), 'no target-state request for version 2').to.equal(fetchesBefore);
+    const metrics = await (await fetch(`${proc.healthUrl}/metrics`)).text();
+    expect(metrics).to.match(/brokkr_agent_poll_requests_total\{[^}]*status="patched"[^}]*\} [1-9]/);
+  });
+
   it('falls back to long-poll and REST when the hub refuses the upgrade', async () => {
     const agent = await registerAgent(broker.admin);
     const { proxy } = await start(agent, { refuse: true });

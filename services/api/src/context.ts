@@ -19,7 +19,7 @@ import type { YamlValidator } from './yaml/index.ts';
  * Everything a route handler may use; built once per process by `createContext`.
  *
  * Three fields are declared by the modules that own them, so that this file imports nothing
- * above the http layer (ADR 0037): `targetStates` (resources/targeting/answer-cache.ts),
+ * above the http layer (ADR 0037): `targetStates` (resources/target-state/answer-cache.ts),
  * `liveFeeds` (live/live-state.ts) and `agentConnections`
  * (live/agent-channel/registry.ts).
  */

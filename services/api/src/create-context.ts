@@ -14,7 +14,7 @@ import { AgentConnections } from './live/agent-channel/registry.ts';
 import { StreamQuota } from './limits/stream-quota.ts';
 import { createLiveMetrics } from './live/metrics.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
-import { startTargetStateCache } from './resources/targeting/process-cache.ts';
+import { startTargetStateCache } from './resources/target-state/process-cache.ts';
 import type { AgentWakeups } from './events/wakeups.ts';
 import { createLiveState } from './live/live-state.ts';
 import type { ApiSettings } from './settings/api-settings.ts';

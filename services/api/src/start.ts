@@ -13,7 +13,7 @@ import { createUpgradeRouter } from './live/upgrade-router.ts';
 import { allUpgradeRoutes } from './live/upgrade-routes.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics/api-metrics.ts';
 import { allRoutes } from './resources/index.ts';
-import { startProcessWakeups } from './resources/targeting/process-wakeups.ts';
+import { startProcessWakeups } from './resources/target-state/process-wakeups.ts';
 import { requireWebhookKey } from './resources/webhooks/key-guard.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 

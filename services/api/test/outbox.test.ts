@@ -6,6 +6,7 @@ import { eventually, useTestInfra } from '@brokkr/testkit';
 import { Counter, Registry } from '@brokkr/telemetry';
 import { createAuditor } from '../src/audit/auditor.ts';
 import { createNotifyAgents } from '../src/events/notify.ts';
+import { AgentWakeups } from '../src/events/wakeups.ts';
 import { createPublishWindow } from '../src/events/publish-window.ts';
 import { createOutboxPublisher, type OutboxPublisher } from '../src/events/outbox-publisher.ts';
 import { createTransact, type Transact } from '../src/events/transact.ts';
@@ -27,7 +28,7 @@ describe('api outbox and audit delivery', () => {
     bus = await connectBus({ url: infra.nats.url, name: 'outbox-test', logger });
     await ensureStreams(bus.jsm);
     outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
-    transact = createTransact({ db, outbox, notifyAgents: createNotifyAgents(bus.nc, logger, createPublishWindow()) });
+    transact = createTransact({ db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger) });
   });
 
   after(async () => {
@@ -120,7 +121,7 @@ describe('api outbox and audit delivery', () => {
       const downTransact = createTransact({
         db,
         outbox: downOutbox,
-        notifyAgents: createNotifyAgents(downBus.nc, logger, createPublishWindow()),
+        notifyAgents: createNotifyAgents(downBus.nc, new AgentWakeups(), logger),
       });
       const event = await downTransact(async (tx) => {
         tx.notifyAgents(['00000000-0000-4000-8000-000000000004']);

@@ -5,6 +5,7 @@ import { createLogger } from '@brokkr/logger';
 import { isoTimestampSql, outboxInsertSql, statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import { eventually, useTestInfra } from '@brokkr/testkit';
 import { createNotifyAgents } from '../src/events/notify.ts';
+import { AgentWakeups } from '../src/events/wakeups.ts';
 import { createPublishWindow } from '../src/events/publish-window.ts';
 import { createOutboxPublisher, type OutboxPublisher } from '../src/events/outbox-publisher.ts';
 import { writeOnce, type WriteOnceDeps } from '../src/events/write-once.ts';
@@ -36,7 +37,7 @@ describe('api one-statement writes (writeOnce, outboxInsertSql)', () => {
     bus = await connectBus({ url: infra.nats.url, name: 'statement-event-test', logger });
     await ensureStreams(bus.jsm);
     outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
-    deps = { db, outbox, notifyAgents: createNotifyAgents(bus.nc, logger, createPublishWindow()) };
+    deps = { db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger) };
   });
 
   after(async () => {

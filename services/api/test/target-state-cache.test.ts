@@ -11,7 +11,7 @@ interface Served {
 
 /**
  * Target-state answers come from a per-replica cache kept current by the agents' wake-ups
- * (resources/targeting/answer-cache.ts). Two api processes share PostgreSQL and NATS; writes go
+ * (resources/target-state/answer-cache.ts). Two api processes share PostgreSQL and NATS; writes go
  * to one, agents read from the other right after the write was acknowledged, so any answer from
  * before the write would show. Where the answer came from is read from
  * brokkr_target_state_reads_total{source}.

@@ -26,7 +26,7 @@ import { rolloutRoutes } from './rollouts/routes.ts';
 import { stackExpiryRoutes } from './stacks/expiry-routes.ts';
 import { stackMetadataRoutes } from './stacks/metadata-routes.ts';
 import { stackRoutes } from './stacks/routes.ts';
-import { targetingRoutes } from './targeting/routes.ts';
+import { targetStateRoutes } from './target-state/routes.ts';
 import { deploymentObjectFromTemplateRoutes } from './templates/from-template-routes.ts';
 import { templateMetadataRoutes } from './templates/metadata-routes.ts';
 import { templateRoutes } from './templates/routes.ts';
@@ -49,7 +49,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...agentTargetRoutes,
   ...agentHeartbeatRoutes,
   ...agentEventRoutes,
-  ...targetingRoutes,
+  ...targetStateRoutes,
   ...generatorRoutes,
   ...generatorRegistrationRoutes,
   ...registrationRequestRoutes,

@@ -1,5 +1,5 @@
 import type { Logger } from '@brokkr/logger';
-import type { StateStep } from '../../resources/targeting/answer-cache.ts';
+import type { StateStep } from '../../resources/target-state/answer-cache.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import type { AgentConnection } from './connection.ts';
 

@@ -37,7 +37,7 @@ function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>, pollSe
 }
 
 /** What an agent receives: its target state (with the long-poll extension) and its associated stacks. */
-export const targetingRoutes: AnyRoute[] = [
+export const targetStateRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
     direct: true,

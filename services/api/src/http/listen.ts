@@ -7,6 +7,12 @@ import { answerClientErrors } from './client-errors.ts';
 // connections first and never sends a request into one we are closing.
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const IDLE_SWEEP_MS = 100;
+/**
+ * Connections the kernel queues before the process accepts them (it caps this at
+ * net.core.somaxconn). Node's default, 511, drops the SYNs of a fleet that reconnects at once
+ * after a restart, and each dropped agent waits out a TCP retransmission or its own backoff.
+ */
+const LISTEN_BACKLOG = 4096;
 
 /** The server: the direct lane takes the hot writes, express everything else. */
 export function listen(app: Express, direct: DirectLane, host: string, port: number): Promise<Server> {
@@ -15,7 +21,7 @@ export function listen(app: Express, direct: DirectLane, host: string, port: num
       if (!direct(req, res)) app(req, res);
     });
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve(server);
     });

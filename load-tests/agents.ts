@@ -36,8 +36,8 @@ const SPREAD = 100;
 const RESYNC_SECONDS = Number(process.env.BENCH_WS_RESYNC_SECONDS ?? 300);
 const RESTART = process.env.BENCH_RESTART !== '0';
 const HELD_TIMEOUT_MS = 60_000;
-const IDLE_SECONDS = 10;
-const SETTLE_SECONDS = 10;
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
 const REPLICAS = Number(process.env.BENCH_API_REPLICAS ?? 1);
 /** One simulator process per this many agents unless BENCH_SIM_PROCESSES says how many. */
 const AGENTS_PER_SIM_PROCESS = 9000;

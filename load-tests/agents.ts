@@ -201,6 +201,16 @@ function simSpecs(agents: { id: string; pak: string }[], mode: Mode, urls: strin
   });
 }
 
+/** Seconds the api processes spent in V8's garbage collector (prom-client's nodejs_gc_duration_seconds). */
+async function gcSeconds(metricsUrls: string[]): Promise<number> {
+  let total = 0;
+  for (const url of metricsUrls) {
+    const text = await (await fetch(url)).text();
+    for (const m of text.matchAll(/^nodejs_gc_duration_seconds_sum(?:\{[^}]*\})? (\S+)/gm)) total += Number(m[1]);
+  }
+  return total;
+}
+
 /** Idle CPU of api, PostgreSQL and NATS over IDLE_SECONDS, after SETTLE_SECONDS. */
 async function measureIdle(pids: Pids, count: number): Promise<{ idle: Cpu; idlePctPer1k: number }> {
   // Every agent's first answer is immediate; give them a moment to be held (or quiet) again.
@@ -208,9 +218,13 @@ async function measureIdle(pids: Pids, count: number): Promise<{ idle: Cpu; idle
   // core per 1,000 agents against 0.20 % after 10 s, docs/perf/2026-11-27-fleet-holds.md).
   await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
   const idleBefore = cpuNow(pids);
+  const gcBefore = await gcSeconds(pids.metricsUrls);
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
   const idle = cpuSince(idleBefore, cpuNow(pids));
-  log(`  idle ${IDLE_SECONDS} s: api ${idle.api.toFixed(2)} + PostgreSQL ${idle.pg.toFixed(2)} + NATS ${idle.nats.toFixed(2)} CPU-s`);
+  const gc = (await gcSeconds(pids.metricsUrls)) - gcBefore;
+  log(
+    `  idle ${IDLE_SECONDS} s: api ${idle.api.toFixed(2)} (of which GC ${gc.toFixed(2)}) + PostgreSQL ${idle.pg.toFixed(2)} + NATS ${idle.nats.toFixed(2)} CPU-s`,
+  );
   return { idle, idlePctPer1k: (cpuTotal(idle) / IDLE_SECONDS) * 100 * (1000 / count) };
 }
 

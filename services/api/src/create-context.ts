@@ -38,7 +38,7 @@ export function createContext(deps: ContextDeps): ApiContext {
   const { settings, logger, db, bus, metrics } = deps;
   const window = createPublishWindow();
   const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window });
-  const notifyAgents = createNotifyAgents(deps.wakeupConnection, deps.wakeups, logger);
+  const notifyAgents = createNotifyAgents(deps.wakeupConnection, deps.wakeups, logger, window);
   const targetStates = startTargetStateCache({ db: db.pool, nc: bus.nc, wakeups: deps.wakeups, registry: metrics.registry, logger });
   // The cache hears each wake-up before the agent channel does (registered first), so a step sees it pending.
   const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger, (agentId) =>

@@ -28,7 +28,7 @@ describe('api outbox and audit delivery', () => {
     bus = await connectBus({ url: infra.nats.url, name: 'outbox-test', logger });
     await ensureStreams(bus.jsm);
     outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
-    transact = createTransact({ db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger) });
+    transact = createTransact({ db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger, createPublishWindow()) });
   });
 
   after(async () => {
@@ -121,7 +121,7 @@ describe('api outbox and audit delivery', () => {
       const downTransact = createTransact({
         db,
         outbox: downOutbox,
-        notifyAgents: createNotifyAgents(downBus.nc, new AgentWakeups(), logger),
+        notifyAgents: createNotifyAgents(downBus.nc, new AgentWakeups(), logger, createPublishWindow()),
       });
       const event = await downTransact(async (tx) => {
         tx.notifyAgents(['00000000-0000-4000-8000-000000000004']);

@@ -37,7 +37,7 @@ describe('api one-statement writes (writeOnce, outboxInsertSql)', () => {
     bus = await connectBus({ url: infra.nats.url, name: 'statement-event-test', logger });
     await ensureStreams(bus.jsm);
     outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
-    deps = { db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger) };
+    deps = { db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger, createPublishWindow()) };
   });
 
   after(async () => {

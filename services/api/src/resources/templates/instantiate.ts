@@ -1,6 +1,7 @@
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../errors/api-error.ts';
+import { yamlValidatorBusy } from '../../http/deployment-object-input.ts';
 import { YamlValidatorBusy } from '../../yaml/index.ts';
 import { runTemplateJob, templateRendererBusy } from './rendering.ts';
 import { templateStackMismatch } from './sql/queries.ts';
@@ -15,18 +16,13 @@ export const templateStackMismatchError = errorKind(
 export const invalidParameters = errorKind(400, 'invalid_parameters', 'Invalid parameters');
 export const templateRenderFailed = errorKind(400, 'template_render_failed', 'Template rendering failed');
 export const renderedObjectInvalid = errorKind(400, 'invalid_deployment_object', 'Invalid deployment object');
-export const renderedYamlValidatorBusy = errorKind(
-  503,
-  'yaml_validator_busy',
-  'Too many deployment objects are being validated; retry later',
-);
 
 export const instantiateErrors = [
   templateStackMismatchError,
   invalidParameters,
   templateRenderFailed,
   renderedObjectInvalid,
-  renderedYamlValidatorBusy,
+  yamlValidatorBusy,
   templateRendererBusy,
 ];
 
@@ -61,7 +57,7 @@ export async function renderForStack(ctx: ApiContext, identity: Identity, templa
     throw templateRenderFailed.with(`Template rendering failed: the rendered output exceeds the limit of ${limit} bytes`);
   if (yaml.trim() === '') throw renderedObjectInvalid.with('Invalid deployment object: the rendered template is blank');
   const verdict = await ctx.yaml.validate(yaml, { isDeletionMarker: false }).catch((err: unknown) => {
-    if (err instanceof YamlValidatorBusy) throw renderedYamlValidatorBusy();
+    if (err instanceof YamlValidatorBusy) throw yamlValidatorBusy();
     throw err;
   });
   if (!verdict.ok)

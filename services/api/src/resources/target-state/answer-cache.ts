@@ -3,6 +3,7 @@ import type { Queryable } from '@brokkr/db';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import { queryStackLatest, type StackLatest } from './sql/stack-latest.ts';
 import { queryTargetState } from './sql/target-state.ts';
+import { SharedRows } from './shared-rows.ts';
 import { targetStateEtag } from './target-state-etag.ts';
 
 /** One agent's answer in one mode, as the target-state query gave it (or patched since). */
@@ -88,6 +89,7 @@ export class TargetStateCache {
   private readonly stacks = new Map<string, StackPart>();
   private sequence = 0;
   private trusted = true;
+  private readonly shared = new SharedRows();
 
   constructor(
     private readonly db: Queryable,
@@ -166,7 +168,7 @@ export class TargetStateCache {
     // The agent's record exists from before the read, so a notice during the read is counted.
     const agent = this.agentRecord(key);
     const generation = agent.generation;
-    const rows = await queryTargetState(this.db, key, full);
+    const rows = (await queryTargetState(this.db, key, full)).map((row) => this.shared.share(row));
     const state = { rows, etag: targetStateEtag(rows, full) };
     // A notice (or lost wake-ups) during the read may mean the rows are already old: answer, keep nothing.
     if (this.trusted && this.agents.get(key) === agent && agent.generation === generation)
@@ -218,7 +220,10 @@ export class TargetStateCache {
       if (this.stacks.get(stackId) === known) break;
     }
     this.outcomes.stackRead();
-    const part: StackPart = { since: this.sequence, latest: queryStackLatest(this.db, stackId) };
+    const latest = queryStackLatest(this.db, stackId).then((found) =>
+      found.kind === 'plain' ? { ...found, row: this.shared.share(found.row) } : found,
+    );
+    const part: StackPart = { since: this.sequence, latest };
     this.stacks.set(stackId, part);
     // A failed read is not kept: the next answer tries again.
     part.latest.catch(() => this.stacks.get(stackId) === part && this.stacks.delete(stackId));

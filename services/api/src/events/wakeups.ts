@@ -6,6 +6,16 @@ import type { Logger } from '@brokkr/logger';
 
 export type WaitOutcome = 'woken' | 'timeout' | 'aborted';
 
+/**
+ * When a long-poll holding `waitSeconds` ends (epoch ms). `wait` is "up to": each request is held
+ * 80–100 % of it. Agents that connected together (after a restart of the api) would otherwise all
+ * come back at the same deadline, every `wait` seconds: with 10,000 of them, a wave of 10,000
+ * requests (bench:agents).
+ */
+export function longPollDeadline(waitSeconds: number, now: number = Date.now()): number {
+  return now + waitSeconds * 1000 * (0.8 + 0.2 * Math.random());
+}
+
 type NoticeListener = (agentId: string, notice: () => AgentNotice) => void;
 
 /** This process's own wake-ups handed to hint senders and long-polls per event-loop turn (deliverLocally). */
@@ -104,10 +114,7 @@ export class AgentWakeups {
     };
   }
 
-  private dispatchNotice(agentId: string, payload: () => unknown, only?: (listener: NoticeListener) => boolean): void {
-    if (this.noticeListeners.size === 0) return;
-    let parsed: AgentNotice | undefined;
-    const notice = () => (parsed ??= parseNotice(agentId, payload));
+  private dispatchNotice(agentId: string, notice: () => AgentNotice, only?: (listener: NoticeListener) => boolean): void {
     for (const listener of this.noticeListeners) if (!only || only(listener)) listener(agentId, notice);
   }
 
@@ -157,7 +164,8 @@ export class AgentWakeups {
         if (msg.headers?.get(NOTICE_ORIGIN_HEADER) === this.origin) return;
         const agentId = msg.subject.slice(prefix.length).toLowerCase();
         this.wake(agentId);
-        this.dispatchNotice(agentId, () => msg.json());
+        let parsed: AgentNotice | undefined;
+        this.dispatchNotice(agentId, () => (parsed ??= parseNotice(agentId, () => msg.json())));
       },
     });
     this.subscription = sub;

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
-import type { AgentWakeups } from '../events/wakeups.ts';
+import { longPollDeadline, type AgentWakeups } from '../events/wakeups.ts';
 import { clientGone } from './client-gone.ts';
 import { json, type Reply } from './route.ts';
 
@@ -31,7 +31,7 @@ export async function answerPendingList<T>(
   try {
     const rows = await read();
     if (rows.length > 0 || !watch) return rows;
-    const deadline = Date.now() + wait.waitSeconds * 1000;
+    const deadline = longPollDeadline(wait.waitSeconds);
     const stop = wait.hurry ? AbortSignal.any([wait.signal, wait.hurry]) : wait.signal;
     for (;;) {
       const outcome = await watch.next(deadline, stop);

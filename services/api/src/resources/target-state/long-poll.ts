@@ -1,7 +1,7 @@
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import type { CachedState as State, TargetStateCache } from './answer-cache.ts';
 import { ifNoneMatchHits } from './target-state-etag.ts';
-import type { AgentWakeups, AgentWatch } from '../../events/wakeups.ts';
+import { longPollDeadline, type AgentWakeups, type AgentWatch } from '../../events/wakeups.ts';
 
 /**
  * The long-poll extension of GET /agents/{id}/target-state. Brokkr's agent sends
@@ -32,15 +32,6 @@ function changed(state: State): TargetStateAnswer {
   return { status: 200, etag: state.etag, body: state.rows };
 }
 
-/**
- * `wait` is "up to"; each request is held 80–100 % of it. Agents that connected together (after
- * a restart of the api) would otherwise all come back at the same deadline, every `wait` seconds:
- * with 10,000 of them, a wave of 10,000 requests (bench:agents).
- */
-function heldFor(waitSeconds: number): number {
-  return waitSeconds * 1000 * (0.8 + 0.2 * Math.random());
-}
-
 /** Holds a request whose state still matches If-None-Match until it changes or the wait ends. */
 async function waitForChange(
   cache: TargetStateCache,
@@ -48,7 +39,7 @@ async function waitForChange(
   query: TargetStateQuery,
   ifNoneMatch: string,
 ): Promise<TargetStateAnswer> {
-  const deadline = Date.now() + heldFor(query.waitSeconds);
+  const deadline = longPollDeadline(query.waitSeconds);
   const stop = query.hurry ? AbortSignal.any([query.signal, query.hurry]) : query.signal;
   for (;;) {
     const outcome = await watch.next(deadline, stop);

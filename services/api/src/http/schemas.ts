@@ -32,3 +32,11 @@ export const errorResponse = z
 
 /** Query-string booleans (`true`/`false`). */
 export const queryBool = () => z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** `wait=<seconds>` of the long-poll extensions (capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS where it is used). */
+export const longPollWait = (description: string) =>
+  z
+    .string()
+    .regex(/^\d{1,4}$/, 'must be a whole number of seconds')
+    .optional()
+    .meta({ description });

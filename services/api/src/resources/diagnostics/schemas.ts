@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { longPollWait } from '../../http/schemas.ts';
 
 /** The request and response shapes are @brokkr/contracts' (diagnostics.ts); only the query string is the api's. */
 export {
@@ -10,13 +11,8 @@ export {
 } from '@brokkr/contracts';
 
 export const pendingDiagnosticsQuery = z.object({
-  wait: z
-    .string()
-    .regex(/^\d{1,4}$/, 'must be a whole number of seconds')
-    .optional()
-    .meta({
-      description:
-        'Long-poll (extension): when no request is pending, hold the request up to this many seconds ' +
-        '(capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS) until one is',
-    }),
+  wait: longPollWait(
+    'Long-poll (extension): when no request is pending, hold the request up to this many seconds ' +
+      '(capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS) until one is',
+  ),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { longPollWait } from '../../http/schemas.ts';
 
 /** The wire shapes are @brokkr/contracts' (previews.ts); only query strings are the api's. */
 export { pendingPreviewSchema, previewSchema, previewSummarySchema, submitPreviewResultSchema } from '@brokkr/contracts';
@@ -10,15 +11,10 @@ export {
 export { yamlRequestContent } from '../../http/deployment-object-schemas.ts';
 
 export const pendingPreviewsQuery = z.object({
-  wait: z
-    .string()
-    .regex(/^\d{1,4}$/, 'must be a whole number of seconds')
-    .optional()
-    .meta({
-      description:
-        'Long-poll: when no preview is pending, hold the request up to this many seconds ' +
-        '(capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS) until one is',
-    }),
+  wait: longPollWait(
+    'Long-poll: when no preview is pending, hold the request up to this many seconds ' +
+      '(capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS) until one is',
+  ),
 });
 
 /** How many previews GET /stacks/{id}/previews returns (newest first). */

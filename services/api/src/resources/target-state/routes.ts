@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deploymentObjectSchema, stackSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
-import { idParams } from '../../http/schemas.ts';
+import { idParams, longPollWait } from '../../http/schemas.ts';
 import { clientGone } from '../../http/client-gone.ts';
 import { servesBrokkrRustAgent } from '../../compat/brokkr-agent/detect.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
@@ -14,14 +14,9 @@ const targetStateQuery = z.object({
     .unknown()
     .optional()
     .meta({ type: 'string', description: '`full` includes objects already applied; anything else is incremental' }),
-  wait: z
-    .string()
-    .regex(/^\d{1,4}$/, 'must be a whole number of seconds')
-    .optional()
-    .meta({
-      description:
-        'Long-poll: with If-None-Match, hold the request up to this many seconds (capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS)',
-    }),
+  wait: longPollWait(
+    'Long-poll: with If-None-Match, hold the request up to this many seconds (capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS)',
+  ),
 });
 
 /**

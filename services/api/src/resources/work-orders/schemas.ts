@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queryBool, uuid } from '../../http/schemas.ts';
+import { longPollWait, queryBool, uuid } from '../../http/schemas.ts';
 
 /** The request and response shapes are @brokkr/contracts' (work-orders.ts); only the query strings are the api's. */
 export {
@@ -30,13 +30,8 @@ export const workOrderLogQuery = z.object({
 
 export const pendingQuery = z.object({
   work_type: z.string().optional(),
-  wait: z
-    .string()
-    .regex(/^\d{1,4}$/, 'must be a whole number of seconds')
-    .optional()
-    .meta({
-      description:
-        'Long-poll (extension): when no order is pending, hold the request up to this many seconds ' +
-        '(capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS) until one is',
-    }),
+  wait: longPollWait(
+    'Long-poll (extension): when no order is pending, hold the request up to this many seconds ' +
+      '(capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS) until one is',
+  ),
 });

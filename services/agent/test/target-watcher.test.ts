@@ -11,16 +11,13 @@ import { jittered, TargetWatcher } from '../src/runtime/target-watcher.ts';
  * fetch, and only a slow resync covers a lost hint.
  */
 describe('agent target watcher', () => {
-  function watcher(channelUp: boolean, pollSeconds?: number) {
-    const requests: { etag: string | undefined; waitSeconds: number }[] = [];
-    const broker = {
-      targetState(req: { etag?: string | undefined; waitSeconds: number }) {
-        requests.push({ etag: req.etag, waitSeconds: req.waitSeconds });
-        return Promise.resolve({ changed: false as const, etag: '"ts-1"', ...(pollSeconds ? { pollSeconds } : {}) });
-      },
-    } as unknown as BrokerClient;
-    const w = new TargetWatcher({
-      broker,
+  /** A watcher on `broker`; the channel is up unless `channelUp` says otherwise. */
+  function watcherOn(
+    broker: Pick<BrokerClient, 'targetState'>,
+    options: { channelUp: boolean; onState?: (objects: DeploymentObject[]) => void },
+  ) {
+    return new TargetWatcher({
+      broker: broker as BrokerClient,
       metrics: createAgentMetrics(),
       logger: createLogger({ service: 'agent-test', level: 'silent' }),
       agentId: 'a',
@@ -29,10 +26,20 @@ describe('agent target watcher', () => {
       channelResyncMs: 3_600_000,
       longPollWaitSeconds: 0,
       isActive: () => true,
-      longPollWanted: () => !channelUp,
-      onState: () => undefined,
+      longPollWanted: () => !options.channelUp,
+      onState: options.onState ?? (() => undefined),
     });
-    return { w, requests };
+  }
+
+  function watcher(channelUp: boolean, pollSeconds?: number) {
+    const requests: { etag: string | undefined; waitSeconds: number }[] = [];
+    const broker = {
+      targetState(req: { etag?: string | undefined; waitSeconds: number }) {
+        requests.push({ etag: req.etag, waitSeconds: req.waitSeconds });
+        return Promise.resolve({ changed: false as const, etag: '"ts-1"', ...(pollSeconds ? { pollSeconds } : {}) });
+      },
+    } as unknown as BrokerClient;
+    return { w: watcherOn(broker, { channelUp }), requests };
   }
 
   const settle = () => new Promise((r) => setTimeout(r, 100));
@@ -112,18 +119,7 @@ describe('agent target watcher', () => {
           return Promise.resolve({ changed: true as const, etag: '"ts-base"', objects: [object('b', 20), object('a', 10)] });
         },
       } as unknown as BrokerClient;
-      const w = new TargetWatcher({
-        broker,
-        metrics: createAgentMetrics(),
-        logger: createLogger({ service: 'agent-test', level: 'silent' }),
-        agentId: 'a',
-        pollingIntervalMs: 1,
-        channelResyncMs: 3_600_000,
-        longPollWaitSeconds: 0,
-        isActive: () => true,
-        longPollWanted: () => false,
-        onState: (objects) => states.push(objects.map((o) => o.id)),
-      });
+      const w = watcherOn(broker, { channelUp: true, onState: (objects) => states.push(objects.map((o) => o.id)) });
       return { w, requests, states };
     }
 

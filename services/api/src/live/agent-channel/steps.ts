@@ -48,9 +48,11 @@ export class StepSender {
       state.again = false;
       try {
         const step = await this.source(connection.agentId);
-        const frame = step && step.base !== step.etag ? this.encode(step) : undefined;
-        if (!step || frame === null) hint();
-        else if (frame) connection.sendEncoded('control', 'target_state_patch', frame);
+        // The same ETag at both ends: the agent already holds what the step leads to.
+        if (step && step.base === step.etag) continue;
+        const frame = step && this.encode(step);
+        if (frame) connection.sendEncoded('control', 'target_state_patch', frame);
+        else hint();
       } catch (err) {
         this.logger.warn({ err, agentId: connection.agentId }, 'target-state step not worked out: hinted instead');
         hint();
@@ -58,14 +60,14 @@ export class StepSender {
     }
   }
 
-  /** The frame's text; null when its objects are too large to push (MAX_STEP_BYTES). */
-  private encode(step: StateStep): string | null {
+  /** The frame's text; undefined when its objects are too large to push (MAX_STEP_BYTES). */
+  private encode(step: StateStep): string | undefined {
     const objects = step.objects.map((row) => {
       let json = this.rowJson.get(row);
       if (json === undefined) this.rowJson.set(row, (json = JSON.stringify(row)));
       return json;
     });
-    if (objects.reduce((bytes, json) => bytes + json.length, 0) > MAX_STEP_BYTES) return null;
+    if (objects.reduce((bytes, json) => bytes + json.length, 0) > MAX_STEP_BYTES) return undefined;
     const head = JSON.stringify({ base_etag: step.base, etag: step.etag });
     return `{"type":"target_state_patch","body":${head.slice(0, -1)},"objects":[${objects.join(',')}]}}`;
   }

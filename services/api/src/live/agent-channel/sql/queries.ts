@@ -1,17 +1,10 @@
 import type { Queryable } from '@brokkr/db';
 import { findWorkOrder } from '../../../resources/work-orders/sql/queries.ts';
+import type { StackRow } from '../../../domain/stack-row.ts';
 import type { WorkOrderRow } from '../../../domain/work-order-row.ts';
 
 /** Brokkr's Stack as the `stack_changed` frame carries it (the row, without our extensions). */
-export interface StackFrameBody {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-  name: string;
-  description: string | null;
-  generator_id: string;
-}
+export type StackFrameBody = Omit<StackRow, 'expires_at'>;
 
 export async function findStackForFrame(db: Queryable, id: string): Promise<StackFrameBody | undefined> {
   const { rows } = await db.query<StackFrameBody>(

@@ -130,14 +130,14 @@ describe('tenant limits', function () {
         signal: controller.signal,
       }).catch(() => undefined);
 
-      // The first request may still be on its way: a second one (waiting 1 s) is refused once it is held.
-      const refused = await eventually(
-        async () => {
-          const res = await held.client.get(`/agents/${held.agent.id}/diagnostics/pending`, { query: { wait: 1 } });
-          return res.status === 429 ? res : undefined;
-        },
-        { timeoutMs: 60_000, what: 'the second long-poll refused' },
-      );
+      // Only once the first is held: a second sent while the first is still on its way would take the
+      // slot itself, and the first would be the one refused.
+      const waiting = async () => {
+        const { text } = await new ApiClient(api.url, null).get('//metrics');
+        return Number(/^brokkr_target_state_long_polls_waiting(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      await eventually(async () => ((await waiting()) >= 1 ? true : undefined), { what: 'the first long-poll held' });
+      const refused = await held.client.get(`/agents/${held.agent.id}/diagnostics/pending`, { query: { wait: 1 } });
       expectTooManyStreams(refused, 'long_poll', 1);
       const unaffected = await other.client.get(`/agents/${other.agent.id}/work-orders/pending`, { query: { wait: 1 } });
       expect(unaffected.status, unaffected.text).to.equal(200);

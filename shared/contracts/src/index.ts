@@ -43,3 +43,4 @@ export * from './generators.ts';
 export * from './health.ts';
 export * from './labels.ts';
 export * from './paks.ts';
+export * from './grants.ts';

@@ -1,5 +1,6 @@
-import { stringify } from 'yaml';
+import { Document, Scalar, visit } from 'yaml';
 import { CliError } from './errors.ts';
+import { hasControls, oneLine } from './terminal.ts';
 
 export const FORMATS = ['table', 'json', 'yaml'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -15,7 +16,8 @@ export function parseFormat(raw: string | undefined): Format {
   return format as Format;
 }
 
-const cell = (value: unknown): string => (value === null || value === undefined || value === '' ? '-' : String(value));
+/** A cell is one line whatever the hub sent (a newline in a name must not start a row of its own). */
+const cell = (value: unknown): string => (value === null || value === undefined || value === '' ? '-' : oneLine(String(value)));
 
 /** kubectl-style columns: upper-case headers, two spaces between columns, `-` for empty cells. */
 export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
@@ -35,10 +37,28 @@ export function renderFields(fields: readonly [string, unknown][]): string {
   return fields.map(([k, v]) => `${`${k}:`.padEnd(width)} ${cell(v)}`).join('\n') + '\n';
 }
 
-/** The data as JSON or YAML (machine formats print the hub's objects unchanged), or the human text. */
+/**
+ * YAML whose strings holding control characters are double-quoted, the one style where the
+ * terminal's `\uXXXX` escapes (terminal.ts) read back as the same characters.
+ */
+function yamlOf(data: unknown): string {
+  const doc = new Document(data);
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && hasControls(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  return doc.toString();
+}
+
+/**
+ * The data as JSON or YAML (machine formats print the hub's objects unchanged: the control
+ * characters terminal.ts escapes sit inside quoted strings, where the escapes parse back), or
+ * the human text.
+ */
 export function render(data: unknown, format: Format, human: () => string): string {
   if (format === 'json') return JSON.stringify(data, null, 2) + '\n';
-  if (format === 'yaml') return stringify(data);
+  if (format === 'yaml') return yamlOf(data);
   return human();
 }
 

@@ -10,6 +10,7 @@ import { registerRollout } from './commands/rollout.ts';
 import { registerStacks } from './commands/stacks.ts';
 import { configPath } from './config.ts';
 import { FORMATS } from './output.ts';
+import { writeErr, writeOut } from './terminal.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -30,9 +31,11 @@ export function buildProgram(): Command {
     .description('Command-line client for a Brokkr hub: apply stacks, follow rollouts, inspect the fleet')
     .version(version)
     .option('--url <url>', 'hub URL, e.g. http://127.0.0.1:3000 (…/api/v1 is accepted too)')
-    .option('--pak <pak>', 'PAK to authenticate with (prefer BROKKR_PAK: flags show up in ps)')
+    .option('--pak <pak>', 'PAK to authenticate with (warns: other users see it in ps; use BROKKR_PAK or the config file)')
     .addOption(new Option('-o, --output <format>', 'output format').choices([...FORMATS]).default('table'))
     .showHelpAfterError()
+    // Commander's help and errors echo what was typed (e.g. a pasted name): out through terminal.ts too.
+    .configureOutput({ writeOut, writeErr })
     .addHelpText('after', HELP_FOOTER);
   registerApply(program);
   registerDiff(program);

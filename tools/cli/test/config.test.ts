@@ -49,6 +49,22 @@ describe('brokkr connection settings: flags, then BROKKR_URL/BROKKR_PAK, then th
     expect(envPakWins.stderr).to.match(/^unauthorized: /m);
   });
 
+  it('--pak on the command line works but warns (ps and shell history show it); BROKKR_PAK and the config file do not warn', async () => {
+    const viaFlag = await getAgents(['--url', hub.url, '--pak', hub.adminPak], {});
+    expect(viaFlag.code, viaFlag.stderr).to.equal(0);
+    expect(JSON.parse(viaFlag.stdout)).to.deep.equal((await hub.admin.get('/agents')).body);
+    expect(viaFlag.stderr).to.match(/^warning: --pak shows the PAK to other users of this machine \(ps\)/m);
+    expect(viaFlag.stderr).to.include('set BROKKR_PAK or put "pak: …" in');
+    expect(viaFlag.stderr, 'the warning never repeats the PAK').to.not.include(hub.adminPak);
+    const viaEnv = await getAgents([], hub.env());
+    expect(viaEnv.code, viaEnv.stderr).to.equal(0);
+    expect(viaEnv.stderr).to.equal('');
+    const file = await configFile('pak-only.yaml', `pak: ${hub.adminPak}\n`);
+    const viaFile = await getAgents(['--url', hub.url], { BROKKR_CONFIG: file });
+    expect(viaFile.code, viaFile.stderr).to.equal(0);
+    expect(viaFile.stderr).to.equal('');
+  });
+
   it('reads the config file from BROKKR_CONFIG, and from ~/.config/brokkr/config.yaml by default', async () => {
     const file = await configFile('config.yaml', `# brokkr CLI\nurl: ${hub.url}/api/v1\npak: ${hub.adminPak}\n`);
     expect((await getAgents([], { BROKKR_CONFIG: file })).code).to.equal(0);

@@ -90,4 +90,43 @@ describe('api deactivation', () => {
     const back = await client.get(`/generators/${generator.id}`);
     expect(back.status, back.text).to.equal(200);
   });
+
+  it('gives an agent an admin deactivated no work: no pending work orders, diagnostics or previews, no claim; reactivated, it gets them', async () => {
+    const { generator, client: gen } = await createGenerator(api.admin);
+    const { agent, client } = await createAgent(api.admin, { generator_ids: [generator.id] });
+    const setStatus = async (status: string) => expect((await api.admin.put(`/agents/${agent.id}`, { status })).status).to.equal(200);
+    await setStatus('ACTIVE');
+    const stack = await createStack(gen, { generator_id: generator.id });
+    expect((await gen.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: stack.id })).status).to.equal(201);
+    const object = await gen.post<{ id: string }>(`/stacks/${stack.id}/deployment-objects`, { yaml_content: 'kind: ConfigMap\n' });
+    const order = await api.admin.post<{ id: string }>('/work-orders', { work_type: 'custom', yaml_content: 'x', target_agent_ids: [agent.id] });
+    const diagnostic = await api.admin.post<{ id: string }>(`/deployment-objects/${object.body.id}/diagnostics`, { agent_id: agent.id });
+    const preview = await gen.post<{ id: string }>(`/stacks/${stack.id}/previews`, { yaml_content: 'kind: ConfigMap\n' });
+    for (const res of [object, order, diagnostic, preview]) expect(res.status, res.text).to.equal(201);
+    const pending = async () => {
+      const lists = await Promise.all(
+        ['work-orders', 'diagnostics', 'previews'].map((kind) => client.get<{ id: string }[]>(`/agents/${agent.id}/${kind}/pending`)),
+      );
+      return lists.map((res) => (expect(res.status, res.text).to.equal(200), res.body.map((row) => row.id)));
+    };
+    expect(await pending()).to.deep.equal([[order.body.id], [diagnostic.body.id], [preview.body.id]]);
+
+    await setStatus('INACTIVE');
+    expect(await pending()).to.deep.equal([[], [], []]);
+    expectError(await client.post(`/work-orders/${order.body.id}/claim`, { agent_id: agent.id }), 404, 'work_order_not_claimable');
+    expectError(await client.post(`/diagnostics/${diagnostic.body.id}/claim`), 409, 'diagnostic_already_claimed');
+    expect((await client.get(`/agents/${agent.id}/webhooks/pending`)).body).to.deep.equal([]);
+    const untouched = await api.sql.query(
+      `SELECT (SELECT status FROM work_orders WHERE id = $1) AS order_status, (SELECT status FROM diagnostic_requests WHERE id = $2) AS diagnostic_status`,
+      [order.body.id, diagnostic.body.id],
+    );
+    expect(untouched.rows[0]).to.deep.equal({ order_status: 'PENDING', diagnostic_status: 'pending' });
+
+    await setStatus('ACTIVE');
+    expect(await pending()).to.deep.equal([[order.body.id], [diagnostic.body.id], [preview.body.id]]);
+    const claimed = await client.post(`/work-orders/${order.body.id}/claim`, { agent_id: agent.id });
+    expect([claimed.status, claimed.body.status]).to.deep.equal([200, 'CLAIMED']);
+    const collected = await client.post(`/diagnostics/${diagnostic.body.id}/claim`);
+    expect([collected.status, collected.body.status]).to.deep.equal([200, 'claimed']);
+  });
 });

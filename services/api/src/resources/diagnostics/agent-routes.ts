@@ -20,8 +20,13 @@ import { recordDiagnosticResult } from './sql/record-diagnostic-result.ts';
 
 const tags = ['diagnostics'];
 
-/** Brokkr's message for a request that cannot be claimed: "request is already <status>". */
+/**
+ * Brokkr's message for a request that cannot be claimed: "request is already <status>". A request
+ * still pending and unexpired was refused because its agent is not ACTIVE (inactive agents get no work).
+ */
 function alreadyClaimed(row: DiagnosticRequestRow | undefined) {
+  if (row?.status === 'pending' && row.expires_at.getTime() > Date.now())
+    return diagnosticAlreadyClaimed.with('Diagnostic request is not claimable while its agent is not ACTIVE', { status: row.status });
   const status = row?.status === 'pending' ? 'expired' : (row?.status ?? 'gone');
   return diagnosticAlreadyClaimed.with(`Diagnostic request is already ${status}`, { status });
 }

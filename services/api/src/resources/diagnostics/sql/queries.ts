@@ -1,4 +1,5 @@
 import type { Queryable } from '@brokkr/db';
+import { agentIsActive } from '../../../domain/active-agent.ts';
 import {
   DIAGNOSTIC_REQUEST_COLUMNS,
   DIAGNOSTIC_RESULT_COLUMNS,
@@ -24,11 +25,11 @@ export async function findDiagnosticResult(db: Queryable, requestId: string): Pr
   return rows[0];
 }
 
-/** The agent's work: `pending` and not yet expired, oldest first. */
+/** The agent's work: `pending` and not yet expired, oldest first; none while the agent is not ACTIVE. */
 export async function listPendingDiagnostics(db: Queryable, agentId: string): Promise<DiagnosticRequestRow[]> {
   const { rows } = await db.query<DiagnosticRequestRow>(
     `SELECT ${DIAGNOSTIC_REQUEST_COLUMNS} FROM diagnostic_requests
-      WHERE agent_id = $1 AND status = 'pending' AND expires_at > now()
+      WHERE agent_id = $1 AND status = 'pending' AND expires_at > now() AND ${agentIsActive('$1::uuid')}
       ORDER BY created_at ASC, id`,
     [agentId],
   );

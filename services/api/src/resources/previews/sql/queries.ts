@@ -1,4 +1,5 @@
 import type { Queryable } from '@brokkr/db';
+import { agentIsActive } from '../../../domain/active-agent.ts';
 import { PREVIEW_COLUMNS, type PendingPreviewRow, type PreviewAgentRow, type PreviewRow } from './preview-row.ts';
 
 /** The read-only statements of previews. */
@@ -37,14 +38,17 @@ export async function listStackPreviews(
   return rows;
 }
 
-/** The agent's previews still to run: not yet reported, not expired, stack not deleted since; oldest first. */
+/**
+ * The agent's previews still to run: not yet reported, not expired, stack not deleted since; oldest
+ * first. None while the agent is not ACTIVE (deactivated after the preview asked it).
+ */
 export async function listPendingPreviews(db: Queryable, agentId: string): Promise<PendingPreviewRow[]> {
   const { rows } = await db.query<PendingPreviewRow>(
     `SELECT ${PREVIEW_COLUMNS}, p.yaml_content
        FROM preview_agents pa
        JOIN previews p ON p.id = pa.preview_id
        JOIN stacks s ON s.id = p.stack_id AND s.deleted_at IS NULL
-      WHERE pa.agent_id = $1 AND pa.status = 'pending' AND p.expires_at > now()
+      WHERE pa.agent_id = $1 AND pa.status = 'pending' AND p.expires_at > now() AND ${agentIsActive('$1::uuid')}
       ORDER BY p.created_at, p.id`,
     [agentId],
   );

@@ -1,5 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
+import { agentIsActive } from '../../../domain/active-agent.ts';
 import { targetsAgent } from '../../../domain/association.ts';
 import { workOrderColumns, type WorkOrderRow } from '../../../domain/work-order-row.ts';
 
@@ -13,7 +14,7 @@ const claimStatement = prepared(
   `WITH claimed AS (
      UPDATE work_orders w
         SET status = 'CLAIMED', claimed_by = $2, claimed_at = now()
-      WHERE w.id = $1 AND w.status = 'PENDING' AND ${targetsAgent('$2')}
+      WHERE w.id = $1 AND w.status = 'PENDING' AND ${targetsAgent('$2')} AND ${agentIsActive('$2::uuid')}
       RETURNING ${workOrderColumns('w')}
    ), event AS (
      ${outboxInsertSql({
@@ -29,8 +30,8 @@ const claimStatement = prepared(
 /**
  * The claim (docs/adr/0004): one compare-and-set on a PENDING order that targets the
  * agent, with its `workorder.claimed` outbox row (`event`). Of concurrent claimers exactly one
- * gets the row; undefined for everyone else (missing, not targeted at the agent, or no longer
- * PENDING).
+ * gets the row; undefined for everyone else (missing, not targeted at the agent, no longer
+ * PENDING, or the agent is not ACTIVE: inactive agents get no work).
  */
 export async function claimWorkOrder(
   db: Queryable,

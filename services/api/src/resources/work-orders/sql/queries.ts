@@ -1,4 +1,5 @@
 import type { Queryable } from '@brokkr/db';
+import { agentIsActive } from '../../../domain/active-agent.ts';
 import { targetsAgent } from '../../../domain/association.ts';
 import {
   WORK_ORDER_COLUMNS,
@@ -29,11 +30,11 @@ export async function listWorkOrders(db: Queryable, filter: { status?: string; w
   return rows;
 }
 
-/** PENDING orders targeting the agent (explicit id OR any label OR any annotation), oldest first. */
+/** PENDING orders targeting the agent (explicit id OR any label OR any annotation), oldest first; none while it is not ACTIVE. */
 export async function listPendingForAgent(db: Queryable, agentId: string, workType: string | undefined): Promise<WorkOrderRow[]> {
   const { rows } = await db.query<WorkOrderRow>(
     `SELECT ${workOrderColumns('w')} FROM work_orders w
-      WHERE w.status = 'PENDING' AND ($2::text IS NULL OR w.work_type = $2) AND ${targetsAgent('$1')}
+      WHERE w.status = 'PENDING' AND ($2::text IS NULL OR w.work_type = $2) AND ${targetsAgent('$1')} AND ${agentIsActive('$1::uuid')}
       ORDER BY w.created_at ASC, w.id`,
     [agentId, workType ?? null],
   );

@@ -130,6 +130,8 @@ function expectedStatus(c: Case, caller: Caller): number {
   return c.allowed[caller] ?? (caller === 'noPak' || caller === 'rotatedPak' ? 401 : 403);
 }
 
+const SERVED_LABEL = 'authz-served';
+
 describe('api agents: authorization matrix', () => {
   const infra = useTestInfra({ nats: true });
   let api: TestApi;
@@ -144,6 +146,8 @@ describe('api agents: authorization matrix', () => {
     const { agent, initial_pak, client } = await createAgent(api.admin, { generator_ids: [ownerId] });
     const rotated = await api.admin.post(`/agents/${agent.id}/rotate-pak`);
     expect(rotated.status).to.equal(200);
+    // Agents report only on objects they are served (agent-reports.test.ts): the stack's label makes it so.
+    await api.sql.query('INSERT INTO agent_labels (agent_id, label) VALUES ($1, $2)', [agent.id, SERVED_LABEL]);
     const event = await client.as(rotated.body.pak).post(`/agents/${agent.id}/events`, {
       agent_id: agent.id,
       deployment_object_id: objectId,
@@ -182,6 +186,7 @@ describe('api agents: authorization matrix', () => {
     otherGenerator = (await createGenerator(api.admin)).client;
     otherAgent = (await createAgent(api.admin, { generator_ids: [ownerId] })).client;
     stackId = (await createStack(owner, { generator_id: ownerId })).id;
+    expect((await owner.post(`/stacks/${stackId}/labels`, SERVED_LABEL)).status).to.equal(201);
     const object = await owner.post(`/stacks/${stackId}/deployment-objects`, { yaml_content: 'kind: ConfigMap\n' });
     expect(object.status, object.text).to.equal(201);
     objectId = object.body.id;

@@ -367,6 +367,8 @@ describe('api agents', () => {
     it('records SUCCESS as deployment.applied and anything else as deployment.failed', async () => {
       const { agent, client } = await createAgent(api.admin);
       const { stackId, objectId } = await stackWithObject();
+      // Agents report only on objects they are served (agent-reports.test.ts).
+      await api.sql.query('INSERT INTO agent_targets (agent_id, stack_id) VALUES ($1, $2)', [agent.id, stackId]);
       const ok = await client.post(`/agents/${agent.id}/events`, {
         agent_id: agent.id,
         deployment_object_id: objectId,

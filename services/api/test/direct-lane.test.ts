@@ -45,6 +45,8 @@ describe('direct lane: the hot writes answer exactly as through express', () => 
     stackId = (await createStack(generator, { generator_id: created.generator.id })).id;
     const a = await createAgent(api.admin, { generator_ids: [created.generator.id] });
     agent = { id: a.agent.id, client: a.client };
+    // Agents report only on objects they are served (agent-reports.test.ts).
+    expect((await generator.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: stackId })).status).to.equal(201);
     const object = await generator.post<{ id: string }>(`/stacks/${stackId}/deployment-objects`, { yaml_content: YAML });
     expect(object.status, object.text).to.equal(201);
     objectId = object.body.id;

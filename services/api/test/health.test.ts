@@ -34,6 +34,9 @@ describe('api deployment health', () => {
     const a2 = await createAgent(api.admin);
     agent1 = { id: a1.agent.id, client: a1.client };
     agent2 = { id: a2.agent.id, client: a2.client };
+    // Agents report only on objects they are served (agent-reports.test.ts).
+    for (const id of [agent1.id, agent2.id])
+      await api.sql.query('INSERT INTO agent_targets (agent_id, stack_id) VALUES ($1, $2)', [id, stackId]);
   });
 
   after(async () => {

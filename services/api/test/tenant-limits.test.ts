@@ -189,6 +189,8 @@ describe('tenant limits', function () {
 
       it('caps the agent-event lists and the template list the same way', async () => {
         const { agent, client } = await createAgent(api.admin);
+        // Agents report only on objects they are served (agent-reports.test.ts).
+        await api.sql.query('INSERT INTO agent_targets (agent_id, stack_id) VALUES ($1, $2)', [agent.id, stackId]);
         const objects = await owner.client.get<{ id: string }[]>(`/stacks/${stackId}/deployment-objects`);
         for (const object of objects.body) {
           for (const status of ['SUCCESS', 'FAILURE']) {

@@ -190,6 +190,8 @@ describe('ws agent channel (/internal/ws/agent)', function () {
       const agent = await activeAgent();
       const other = await activeAgent();
       const stack = await createStack(api.admin, { generator_id: await adminGeneratorId(api.admin) });
+      // Agents report only on objects they are served (agent-reports.test.ts).
+      await api.admin.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: stack.id });
       const objectId = await objectOf(stack.id);
       const s = await open(replica.url, agent.pak);
       const event = (agentId: string, status: string, message: string | null) => ({
@@ -233,6 +235,7 @@ describe('ws agent channel (/internal/ws/agent)', function () {
     it('agent_health: upserted with the summary string as an object; an unknown status is dropped like REST rejects it', async () => {
       const agent = await activeAgent();
       const stack = await createStack(api.admin, { generator_id: await adminGeneratorId(api.admin) });
+      await api.admin.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: stack.id });
       const objectId = await objectOf(stack.id);
       const s = await open(api.url, agent.pak);
       const health = (status: string) => ({

@@ -1,6 +1,7 @@
 /**
  * The stack ↔ agent association rule, as SQL fragments shared by the
- * target-state query, the stacks listing and the wake-up fan-out; and, at the end of this file,
+ * target-state query, the stacks listing and the wake-up fan-out; its one-pair form for what
+ * agents report (servedToAgent); and, at the end of this file,
  * the work-order ↔ agent rule. This file is their one TypeScript home. The other places that
  * spell them say "same rule as services/api/src/domain/association.ts":
  *   - agents-for-stacks.ts (beside this file): the rule read from the stack side, for wake lists
@@ -47,6 +48,28 @@ export function associationPairs(agentsRelation: string): string {
     SELECT t.agent_id, t.stack_id
       FROM ${agentsRelation} ag
       JOIN agent_targets t ON t.agent_id = ag.id`;
+}
+
+/**
+ * The rule for one agent and one deployment object, as an SQL condition: the object is one the
+ * agent is, or was, served. Its stack is associated with the agent (the three legs above, each a
+ * probe of a unique index from the pair; deleted stacks count, so a deletion marker is served), or
+ * the agent already reported an event on the object: it applied it while it was served, and the
+ * DELETED event for a stack no longer targeted arrives after the association is gone. `object`
+ * and `agent` are SQL uuid expressions. What agents report (events, health) is accepted only for
+ * such objects (docs/security.md, "Agents report only on what they are served").
+ */
+export function servedToAgent(object: string, agent: string): string {
+  return `EXISTS (
+    SELECT 1 FROM deployment_objects sd JOIN stacks ss ON ss.id = sd.stack_id
+     WHERE sd.id = ${object}
+       AND (EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = ${agent} AND t.stack_id = ss.id)
+            OR (EXISTS (SELECT 1 FROM agent_generator_registrations r WHERE r.agent_id = ${agent} AND r.generator_id = ss.generator_id)
+                AND (EXISTS (SELECT 1 FROM stack_labels sl JOIN agent_labels al ON al.label = sl.label
+                              WHERE sl.stack_id = ss.id AND al.agent_id = ${agent})
+                     OR EXISTS (SELECT 1 FROM stack_annotations sa JOIN agent_annotations aa ON aa.key = sa.key AND aa.value = sa.value
+                                 WHERE sa.stack_id = ss.id AND aa.agent_id = ${agent})))
+            OR EXISTS (SELECT 1 FROM agent_events e WHERE e.agent_id = ${agent} AND e.deployment_object_id = sd.id AND e.deleted_at IS NULL)))`;
 }
 
 /**

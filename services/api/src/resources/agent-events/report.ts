@@ -1,20 +1,30 @@
 import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import { writeOnce, type WriteOnceDeps } from '../../events/write-once.ts';
+import { foreignKeyViolation } from '../../http/db-errors.ts';
 import type { AgentEventRow } from '../../domain/agent-event-row.ts';
 import { AGENT_EVENT_DATA_KEYS, recordAgentEvent, type NewAgentEvent } from './sql/record-agent-event.ts';
 
 export type AgentEventReport = Omit<NewAgentEvent, 'agentId'>;
 
 /**
+ * An object the agent is not served gets Brokkr's answer for an unknown object (422
+ * `foreign_key_violation`), so the reporter learns nothing about objects it is not served.
+ */
+const notServed = () => foreignKeyViolation({ constraint: 'agent_events_deployment_object_id_fkey' });
+
+/**
  * Everything an agent's event report entails, whichever way it arrived (REST `POST
  * /agents/{id}/events` or an `agent_event` frame on the WebSocket channel): the row, the
  * `deployment.applied`/`deployment.failed` webhook event (Brokkr's WS path skips it; we do not)
- * and a wake-up of the agent's incremental long-poll. One statement (writeOnce).
+ * and a wake-up of the agent's incremental long-poll. One statement (writeOnce), which writes
+ * nothing for an object the agent is not, and was not, served (domain/association.ts).
  */
 export async function reportAgentEvent(ctx: WriteOnceDeps, agentId: string, report: AgentEventReport): Promise<AgentEventRow> {
   const event = statementEvent(report.status.toUpperCase() === 'SUCCESS' ? 'deployment.applied' : 'deployment.failed');
   return writeOnce(ctx, async (w) => {
-    const { row, eventData } = await recordAgentEvent(w.db, { ...report, agentId }, event);
+    const recorded = await recordAgentEvent(w.db, { ...report, agentId }, event);
+    if (!recorded) throw notServed();
+    const { row, eventData } = recorded;
     w.inserted(statementOutboxRow(event, eventData, AGENT_EVENT_DATA_KEYS));
     // The incremental target state drops what the agent applied (or acknowledged).
     w.notifyAgents([agentId]);

@@ -1,6 +1,7 @@
 import { HEALTH_STATUSES, type HealthUpdate } from '@brokkr/contracts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../errors/api-error.ts';
+import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { upsertHealth, type HealthInput } from './sql/record-health.ts';
 
 const isStatus = (s: string) => (HEALTH_STATUSES as readonly string[]).includes(s);
@@ -29,8 +30,11 @@ function healthInputs(body: HealthUpdate): HealthInput[] {
 /**
  * A health report, whichever way it arrived (REST `PATCH /agents/{id}/health-status` or
  * `agent_health` frames on the WebSocket channel): the same validation (an unknown status
- * rejects the batch with 422 `invalid_health_record`) and the same upsert.
+ * rejects the batch with 422 `invalid_health_record`) and the same upsert. A batch naming an
+ * object the agent is not served stores nothing and gets Brokkr's answer for an unknown object
+ * (422 `foreign_key_violation`), so the reporter learns nothing about objects it is not served.
  */
 export async function reportHealth(ctx: Pick<ApiContext, 'db'>, agentId: string, body: HealthUpdate): Promise<void> {
-  await upsertHealth(ctx.db.pool, agentId, healthInputs(body));
+  const refused = await upsertHealth(ctx.db.pool, agentId, healthInputs(body));
+  if (refused !== undefined) throw foreignKeyViolation({ constraint: 'deployment_health_deployment_object_id_fkey' });
 }

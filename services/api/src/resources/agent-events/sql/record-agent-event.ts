@@ -1,6 +1,7 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
 import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../../domain/agent-event-row.ts';
+import { servedToAgent } from '../../../domain/association.ts';
 
 export interface NewAgentEvent {
   agentId: string;
@@ -22,14 +23,17 @@ export const AGENT_EVENT_DATA_KEYS = [
   'created_at',
 ] as const;
 
-// ONE statement (its own transaction, no BEGIN/COMMIT round trips): the event row, the object's
-// stack (the webhook data carries `stack_id`, null when the object is soft-deleted) and the
-// outbox row built from both.
+// ONE statement (its own transaction, no BEGIN/COMMIT round trips): the event row, only for an
+// object the agent is or was served (domain/association.ts), the object's stack (the webhook data
+// carries `stack_id`, null when the object is soft-deleted) and the outbox row built from both.
+// Any other object inserts nothing, so no event and no outbox row either.
 const recordStatement = prepared(
   'brokkr_agent_event_record',
   `WITH ins AS (
      INSERT INTO agent_events (agent_id, deployment_object_id, event_type, status, message)
-     VALUES ($1, $2, $3, $4, $5) RETURNING ${AGENT_EVENT_COLUMNS}
+     SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text
+      WHERE ${servedToAgent('$2::uuid', '$1::uuid')}
+     RETURNING ${AGENT_EVENT_COLUMNS}
    ),
    rec AS (
      SELECT ins.*, CASE WHEN d.deleted_at IS NULL THEN d.stack_id END AS stack_id
@@ -48,17 +52,19 @@ const recordStatement = prepared(
 );
 
 /**
- * Inserts the event with its outbox row (`event` says which). An unknown object or agent is a
- * foreign-key violation (422); an overlong event_type/status a data error (400).
+ * Inserts the event with its outbox row (`event` says which); undefined, and nothing written, when
+ * the object is unknown or not one the agent is or was served. An overlong event_type/status is a
+ * data error (400).
  */
 export async function recordAgentEvent(
   db: Queryable,
   e: NewAgentEvent,
   event: StatementEvent,
-): Promise<{ row: AgentEventRow; stackId: string | null; eventData: Record<string, unknown> }> {
+): Promise<{ row: AgentEventRow; stackId: string | null; eventData: Record<string, unknown> } | undefined> {
   const { rows } = await db.query<AgentEventRow & { stack_id: string | null; event_data: Record<string, unknown> }>(
     recordStatement([e.agentId, e.deploymentObjectId, e.eventType, e.status, e.message, JSON.stringify(event)]),
   );
-  const { stack_id, event_data, ...row } = rows[0]!;
+  if (!rows[0]) return undefined;
+  const { stack_id, event_data, ...row } = rows[0];
   return { row, stackId: stack_id, eventData: event_data };
 }

@@ -227,7 +227,7 @@ describe('preview field diff of an object being adopted: no value of the live ob
     for (const value of LIVE_ONLY) expect(text, `a live value (${value}) in the preview`).to.not.include(value);
   };
 
-  it('shows a merged list (env, finalizers) as the manifest’s items only, each changed field with its new value', () => {
+  it('shows a merged list (env, finalizers) as the items of the manifest only, each changed field with its new value', () => {
     const { live, dryRun } = adoptedDeployment();
     const { changes } = fieldDiff(live, dryRun, { withholdBefore: true });
     expectNoLiveValue(changes);
@@ -247,7 +247,7 @@ describe('preview field diff of an object being adopted: no value of the live ob
     expect(JSON.stringify(fieldDiff(live, dryRun).changes)).to.include('live-env-secret');
   });
 
-  it('a new container beside the live one: the list holds the manifest’s fields only, not a field another writer holds inside one of ours', () => {
+  it('a new container beside the live one: the list holds the fields of the manifest only, not a field another writer holds inside one of ours', () => {
     const { live, dryRun, ours } = adoptedDeployment();
     const extra = { name: 'extra', image: 'busybox:1.36' };
     dryRun.spec.template.spec.containers.push(extra);
@@ -276,7 +276,7 @@ describe('preview field diff of an object being adopted: no value of the live ob
     );
   });
 
-  it('a list whose items moved: a field at an index shows a value only where the item there is the manifest’s', () => {
+  it('a list whose items moved: a field at an index shows a value only where the manifest set the item there', () => {
     const { live, dryRun } = adoptedDeployment();
     const [main] = dryRun.spec.template.spec.containers;
     main!.env = [
@@ -294,7 +294,7 @@ describe('preview field diff of an object being adopted: no value of the live ob
     ]);
   });
 
-  it('without the agent’s own entry in managedFields nothing tells the manifest’s values apart: paths only', () => {
+  it('without an entry of the agent in managedFields nothing tells the values of the manifest apart: paths only', () => {
     const { live, dryRun } = adoptedDeployment();
     dryRun.metadata.managedFields = dryRun.metadata.managedFields.filter((m) => m.manager !== 'brokkr-agent');
     const { changes } = fieldDiff(live, dryRun, { withholdBefore: true });

@@ -250,7 +250,7 @@ describe('tenant limits', function () {
       await proxy?.close();
     });
 
-    it('answers a repeated unknown PAK without the database, and 429 once an address spent its lookups', async () => {
+    it('answers a repeated unknown PAK without the database, and 429 to the unknown PAKs of an address that spent its lookups', async () => {
       expect((await admin.get('/generators')).status).to.equal(200);
       const repeated = admin.as(generatePak().pak);
       expect((await repeated.get('/generators')).status).to.equal(401);
@@ -276,6 +276,41 @@ describe('tenant limits', function () {
       // Cached PAKs and remembered unknown ones cost no lookup, so they are answered as before.
       expect((await admin.get('/generators')).status).to.equal(200);
       expect((await repeated.get('/generators')).status).to.equal(401);
+      // A valid PAK from the same address is still looked up (shared with the address's other lookups): never refused.
+      const { generator, pak } = await createGenerator(admin);
+      const fresh = await admin.as(pak).get(`/generators/${generator.id}`);
+      expect(fresh.status, fresh.text).to.equal(200);
+      expect((await admin.as(generatePak().pak).get('/generators')).status).to.equal(429);
+    });
+  });
+
+  describe('unknown PAKs from the one address every client shares (behind an ingress without trusted proxies)', () => {
+    const infra = useTestInfra({ nats: true });
+    let api: TestApi;
+
+    before(async () => {
+      // The default burst (60); a refill too slow to matter while the test runs.
+      api = await startTestApi(infra, { env: { BROKKR__BROKER__UNKNOWN_PAK_PER_MINUTE: '1' } });
+    });
+    after(() => api?.stop());
+
+    it('answers a never-used valid PAK after 70 random PAKs from its address; further random PAKs still get 429', async () => {
+      const generator = await createGenerator(api.admin);
+      const agent = await createAgent(api.admin);
+      const statuses: number[] = [];
+      for (let i = 0; i < 70; i++) statuses.push((await api.admin.as(generatePak().pak).get('/generators')).status);
+      expect(statuses.slice(0, 60)).to.deep.equal(new Array<number>(60).fill(401));
+      expect(statuses.filter((status) => status === 429).length, statuses.join(' ')).to.be.at.least(9);
+
+      // Neither PAK was ever used, so neither is cached.
+      const asGenerator = await generator.client.get(`/generators/${generator.generator.id}`);
+      expect(asGenerator.status, asGenerator.text).to.equal(200);
+      const asAgent = await agent.client.get(`/agents/${agent.agent.id}/target-state`);
+      expect(asAgent.status, asAgent.text).to.equal(200);
+
+      const random = await api.admin.as(generatePak().pak).get('/generators');
+      expect(random.status, random.text).to.equal(429);
+      expect(random.body.code).to.equal('too_many_unknown_paks');
     });
   });
 });

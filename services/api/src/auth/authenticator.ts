@@ -4,9 +4,10 @@ import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import type { IncomingMessage } from 'node:http';
 import type { ClientAddress } from './client-info.ts';
-import { resolvePakHash } from './sql/resolve-pak.ts';
+import { resolvePakHash, resolvePakHashes } from './sql/resolve-pak.ts';
 import type { Identity } from './identity.ts';
 import { PakCache } from './pak-cache.ts';
+import { SharedLookups } from './shared-lookups.ts';
 import { unknownPakThrottled, UnknownPaks, type UnknownPakLimits } from './unknown-paks.ts';
 
 const INVALIDATION_SUBJECT = SUBJECTS.cacheInvalidate('pak');
@@ -17,8 +18,9 @@ export interface Authenticator {
   resolve(hash: string): Promise<Identity | undefined>;
   /**
    * `resolve` for a request's credential: a hash that matched nobody moments ago is not looked up
-   * again, and an address that presented too many unknown PAKs gets 429 `too_many_unknown_paks`
-   * instead of a lookup (unknown-paks.ts).
+   * again, and an address that presented too many unknown PAKs has its lookups share statements
+   * with every other such lookup on this replica, and gets 429 `too_many_unknown_paks` for each
+   * PAK that turned out unknown (unknown-paks.ts). A valid PAK is never refused.
    */
   resolveRequest(hash: string, req: IncomingMessage): Promise<Identity | undefined>;
   /**
@@ -88,6 +90,14 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     },
   });
 
+  // Lookups for addresses past their budget: one statement at a time for all of them (shared-lookups.ts).
+  const overBudget = new SharedLookups(async (hashes: string[]) => {
+    const generation = cache.generation;
+    const found = await resolvePakHashes(db, hashes);
+    for (const [hash, identity] of found) cache.set(hash, identity, generation);
+    return found;
+  });
+
   return {
     resolve,
     async resolveRequest(hash, req) {
@@ -95,10 +105,18 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (cached) return cached;
       if (unknown.isKnownUnknown(hash)) return undefined;
       const origin = options.clientAddress(req) ?? '';
-      if (!unknown.mayLookUp(origin)) throw unknownPakThrottled();
-      const identity = await resolve(hash);
-      if (!identity) unknown.missed(hash, origin);
-      return identity;
+      if (unknown.mayLookUp(origin)) {
+        const identity = await resolve(hash);
+        if (!identity) unknown.missed(hash, origin);
+        return identity;
+      }
+      // Still looked up, so a valid PAK that is not cached is answered (behind an ingress every
+      // client shares one address), but batched with every other over-budget lookup: a flood of
+      // random PAKs holds one connection and one statement at a time, not the pool.
+      const identity = await overBudget.get(hash);
+      if (identity) return identity;
+      unknown.missed(hash, origin);
+      throw unknownPakThrottled();
     },
     async invalidate(hashes) {
       const live = hashes.filter((h) => h !== '');

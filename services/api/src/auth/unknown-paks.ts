@@ -21,10 +21,12 @@ export interface UnknownPakLimits {
 
 /**
  * What an unknown PAK costs the database: nothing while its hash is remembered as unknown (the
- * negative cache), and at most `burst` lookups (refilled at `perMinute`) per client address for
- * hashes it has not seen. An address past its budget is answered 429 without a lookup until a
- * token is back, valid PAKs it presents included unless they are cached (a valid PAK that is not
- * cached cannot be told from an unknown one without the lookup).
+ * negative cache), and `burst` lookups of its own (refilled at `perMinute`) per client address for
+ * hashes it has not seen. Past that budget an address's PAKs are still looked up (a valid PAK that
+ * is not cached cannot be told from an unknown one without the lookup, and behind an ingress many
+ * clients share one address), but batched with every other over-budget lookup of the replica, one
+ * statement at a time (authenticator.ts, shared-lookups.ts); each that turns out unknown is 429
+ * until a token is back.
  */
 export class UnknownPaks {
   private readonly unknown = new Map<string, number>();
@@ -41,7 +43,7 @@ export class UnknownPaks {
     return false;
   }
 
-  /** The address may cause another lookup of a hash that is not cached. */
+  /** The address may cause another lookup of its own of a hash that is not cached. */
   mayLookUp(origin: string, now = Date.now()): boolean {
     return this.budgets.get(origin)?.hasToken(now) ?? true;
   }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The README's test command (`npm test`). On a machine with only git, Node and npm it gets what the
-# tests need itself: PostgreSQL and nats-server are installed on first use by the test fixtures
-# (@brokkr/infra), and the kube-apiserver + etcd, helm and promtool builds happen here, once, cached
-# under ~/.cache/brokkr. Then: lint, typecheck, every package's tests (one package at a time: 2 cores,
+# The README's test command (`npm test`). On a machine with only git, Node, npm and Go it gets what
+# the tests need itself: PostgreSQL is installed on first use by the test fixtures (@brokkr/infra),
+# and the pinned nats-server, kube-apiserver + etcd, helm and promtool builds happen here, once,
+# cached under ~/.cache/brokkr. Then: lint, typecheck, every package's tests (one package at a time: 2 cores,
 # and the tests start real servers), the repository-level tests.
 #
 # Every step runs even when an earlier one failed, so one red package never hides the others; the
@@ -37,6 +37,9 @@ kube_assets() {
 
 package_tests() { (cd "$1" && npm run --silent test); }
 
+# The nats-server release compose and the chart run (scripts/lib/nats-server.version); built here
+# rather than inside a test's 60 s set-up hook.
+run "nats-server (the pinned release, built once from the Go module proxy, then cached)" bash scripts/lib/install-nats.sh
 run "kube-apiserver + etcd (built once from the Go module proxy, then cached)" kube_assets
 # helm (chart tests) and promtool (alert-rule checks): same story, ~/.cache/brokkr/bin.
 run "helm + promtool (built once from the Go module proxy, then cached)" bash scripts/build-ops-tools.sh

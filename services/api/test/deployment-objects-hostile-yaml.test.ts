@@ -87,3 +87,52 @@ describe('api deployment objects: hostile YAML never stalls the api', () => {
     expect(res.body.yaml_content).to.equal(yaml);
   });
 });
+
+describe('api deployment objects: one tenant flooding the YAML validator', () => {
+  const infra = useTestInfra({ nats: true });
+  let api: TestApi;
+
+  before(async () => {
+    api = await startTestApi(infra);
+  });
+  after(async () => {
+    await api?.stop();
+  });
+
+  /** ~150 KB of flow-style YAML: beyond the fast path, a few hundred milliseconds of a validator thread each. */
+  const FLOW_STYLE = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flood}\ndata: {k: [${Array.from({ length: 20_000 }, (_, i) => `v${i}`).join(', ')}]}\n`;
+
+  async function tenant(): Promise<{ post(): Promise<ApiResponse> }> {
+    const gen = await createGenerator(api.admin);
+    const stackId = (await createStack(gen.client, { generator_id: gen.generator.id })).id;
+    return { post: () => gen.client.request('POST', `/stacks/${stackId}/deployment-objects`, { raw: FLOW_STYLE, contentType: 'application/yaml' }) };
+  }
+
+  it("answers another generator's upload (201) while one generator floods the validator with large flow-style YAML; the flooder gets 503 over its share", async function () {
+    this.timeout(120_000);
+    const flooder = await tenant();
+    const other = await tenant();
+    const answers: { status: number; code: unknown }[] = [];
+    let flooding = true;
+    let shareFull!: () => void;
+    const refused = new Promise<void>((resolve) => (shareFull = resolve));
+    // 80 uploads in flight at all times, each sent again as soon as it is answered: more than the whole queue holds.
+    const flood = Promise.all(
+      Array.from({ length: 80 }, async () => {
+        while (flooding) {
+          const res = await flooder.post();
+          answers.push({ status: res.status, code: res.body?.code });
+          if (res.status === 503) shareFull();
+        }
+      }),
+    );
+    await refused;
+    const upload = await other.post();
+    flooding = false;
+    await flood;
+
+    expect(upload.status, upload.text.slice(0, 300)).to.equal(201);
+    expect(answers.filter((a) => a.status === 503)).to.not.be.empty;
+    for (const answer of answers) expect([201, '503 yaml_validator_busy']).to.include(answer.status === 503 ? `503 ${answer.code}` : answer.status);
+  });
+});

@@ -96,6 +96,23 @@ describe('api yaml validator pool (worker threads)', () => {
     );
   });
 
+  it("queues per tenant: a tenant over its share is refused while another tenant's validation is accepted and served in turn", async () => {
+    const validator = pool({ workers: 1, maxQueued: 8, maxQueuedPerTenant: 2 });
+    const finished: string[] = [];
+    const run = (tenant: string, n: number) =>
+      validator.validate(`n: ${n}\n`, plain, tenant).then((verdict) => (finished.push(`${tenant}${n}`), verdict));
+    // a1 goes to the worker at once; a2 and a3 fill a's share of the queue.
+    const accepted = [run('a', 1), run('a', 2), run('a', 3)];
+    await run('a', 4).then(
+      () => expect.fail("a fourth validation of a's is over its share"),
+      (err: unknown) => expect(err).to.be.instanceOf(YamlValidatorBusy),
+    );
+    accepted.push(run('b', 1));
+    for (const verdict of await Promise.all(accepted)) expect(verdict).to.deep.equal({ ok: true });
+    // Served in turn: b's one validation does not wait behind everything a queued.
+    expect(finished).to.deep.equal(['a1', 'a2', 'b1', 'a3']);
+  });
+
   it('refuses content whose parse needs more than the worker heap, without harming the process', async () => {
     // A single flat document of small scalars is the densest memory use per byte.
     const validator = pool({

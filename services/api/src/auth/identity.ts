@@ -20,3 +20,13 @@ export function actorOf(identity: Identity): { actor_type: ActorType; actor_id: 
   if (identity.generator) return { actor_type: 'generator', actor_id: identity.generator };
   return { actor_type: 'system', actor_id: null };
 }
+
+/**
+ * Whose share a job takes in the queues that are fair between tenants (the template renderer, the
+ * YAML validator): each generator is a tenant, each agent, and the admin is one of its own.
+ */
+export function tenantOf(identity: Identity): string {
+  if (identity.generator) return `generator:${identity.generator}`;
+  if (identity.agent) return `agent:${identity.agent}`;
+  return 'admin';
+}

@@ -18,12 +18,14 @@ const rejected = (reason: string): InputResult => ({ ok: false, reason });
  * proposes the same content. Brokkr reads the body itself: a YAML content type means the body IS the YAML (and the
  * `deletion_marker` query sets the flag); anything else, including no content type, is parsed
  * as the JSON envelope. Every problem with the body is a 400 `invalid_deployment_object`.
- * The YAML is checked on the validator's worker threads, never on the event loop.
+ * The YAML is checked on the validator's worker threads, never on the event loop, in the share of
+ * the validator's queue that belongs to `tenant` (auth/identity.ts tenantOf).
  */
 export async function readDeploymentObjectInput(
   raw: RawBody | undefined,
   deletionMarkerQuery: boolean | undefined,
   yaml: Pick<YamlValidator, 'validate'>,
+  tenant: string,
 ): Promise<InputResult> {
   if (!raw) return rejected('missing body');
   const text = decodeUtf8(raw.bytes);
@@ -32,13 +34,15 @@ export async function readDeploymentObjectInput(
     ? ({ ok: true, input: { yamlContent: text, isDeletionMarker: deletionMarkerQuery ?? false } } as const)
     : parseJsonEnvelope(text);
   if (!parsed.ok) return parsed;
-  const verdict = await yaml.validate(parsed.input.yamlContent, { isDeletionMarker: parsed.input.isDeletionMarker }).catch(busyToApiError);
+  const verdict = await yaml
+    .validate(parsed.input.yamlContent, { isDeletionMarker: parsed.input.isDeletionMarker }, tenant)
+    .catch(busyToApiError);
   if (verdict.ok) return parsed;
   const { reason, limit } = verdict;
   return limit ? { ok: false, reason, details: { limit: limit.limit, value: limit.value } } : rejected(reason);
 }
 
-// Every worker busy and the queue full: the server is overloaded, the content may be fine.
+// Every worker busy and the tenant's share of the queue (or the whole queue) full: the content may be fine, retry later.
 export const yamlValidatorBusy = errorKind(503, 'yaml_validator_busy', 'Too many deployment objects are being validated; retry later');
 
 function busyToApiError(err: unknown): never {

@@ -1,13 +1,18 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { FairQueue } from '../limits/fair-queue.ts';
 import { DEFAULT_YAML_LIMITS, describeLimit, type LimitExceeded, type YamlLimits } from './limits.ts';
 import { quickVerdict, validateDeploymentYaml, type ValidateOptions, type YamlVerdict } from './validate.ts';
 import type { WorkerJob, WorkerReply } from './worker.ts';
 
 /** Validates deployment-object YAML: small content inline, the rest off the event loop. */
 export interface YamlValidator {
-  /** The verdict; rejects with YamlValidatorBusy (queue full) or YamlValidatorClosed. */
-  validate(content: string, options: ValidateOptions): Promise<YamlVerdict>;
+  /**
+   * The verdict; rejects with YamlValidatorBusy (the tenant's share of the queue, or the whole
+   * queue, is full) or YamlValidatorClosed. `tenant` (auth/identity.ts tenantOf) is whose share the
+   * validation takes while it waits for a worker.
+   */
+  validate(content: string, options: ValidateOptions, tenant?: string): Promise<YamlVerdict>;
   /** Stops the workers; queued and running validations are rejected. */
   close(): Promise<void>;
 }
@@ -15,8 +20,10 @@ export interface YamlValidator {
 export interface YamlValidatorOptions {
   /** Worker threads, started on first use (default: cores − 1, between 1 and 4). */
   workers?: number;
-  /** Validations waiting for a worker beyond which new ones are refused. */
+  /** Validations waiting for a worker beyond which new ones are refused (default 64). */
   maxQueued?: number;
+  /** Validations one tenant may have waiting (default 16, at most maxQueued). */
+  maxQueuedPerTenant?: number;
   /** Time one validation may take on its worker, by content length; past it the worker is ended. */
   budgetMs?: (chars: number) => number;
   /** Heap of one worker; a validation that needs more is refused, the api is not affected. */
@@ -65,6 +72,7 @@ const defaultBudgetMs = (chars: number) => 5_000 + (5_000 * chars) / (1024 * 102
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
 
 interface Job {
+  tenant: string;
   content: string;
   options: ValidateOptions;
   resolve(verdict: YamlVerdict): void;
@@ -81,16 +89,20 @@ const refused = (exceeded: LimitExceeded): YamlVerdict => ({ ok: false, reason: 
 /**
  * A small pool of worker threads, one validation per worker at a time. A worker that passes its
  * time budget or runs out of memory is ended (its validation is refused with that limit) and
- * replaced on the next validation; the api process itself is never blocked or at risk.
+ * replaced on the next validation; the api process itself is never blocked or at risk. Waiting
+ * validations queue per tenant (FairQueue, as the template renderer's do): one tenant flooding
+ * the pool with slow content fills only its own share, and a free worker goes to the waiting
+ * tenant with the fewest validations at work.
  */
 class WorkerPool implements YamlValidator {
   private readonly slots = new Set<Slot>();
   private readonly idle: Slot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue: FairQueue<Job>;
+  /** Validations at work per tenant. */
+  private readonly running = new Map<string, number>();
   private closed = false;
 
   private readonly size: number;
-  private readonly maxQueued: number;
   private readonly budgetMs: (chars: number) => number;
   private readonly memoryMb: number;
   private readonly limits: YamlLimits;
@@ -99,7 +111,8 @@ class WorkerPool implements YamlValidator {
 
   constructor(options: YamlValidatorOptions) {
     this.size = options.workers ?? Math.max(1, Math.min(4, availableParallelism() - 1));
-    this.maxQueued = options.maxQueued ?? 64;
+    const maxQueued = options.maxQueued ?? 64;
+    this.queue = new FairQueue(Math.min(options.maxQueuedPerTenant ?? 16, maxQueued), maxQueued);
     this.budgetMs = options.budgetMs ?? defaultBudgetMs;
     this.memoryMb = options.memoryMb ?? 512;
     this.limits = options.limits ?? DEFAULT_YAML_LIMITS;
@@ -107,34 +120,39 @@ class WorkerPool implements YamlValidator {
     this.fastPathMaxChars = options.fastPathMaxChars ?? DEFAULT_FAST_PATH_MAX_CHARS;
   }
 
-  validate(content: string, options: ValidateOptions): Promise<YamlVerdict> {
+  validate(content: string, options: ValidateOptions, tenant = ''): Promise<YamlVerdict> {
     if (this.closed) return Promise.reject(new YamlValidatorClosed('the YAML validator is closed'));
     if (content.length <= this.inlineMaxChars) return Promise.resolve(validateDeploymentYaml(content, options, this.limits));
     // Declined content is read once more by the worker's validateDeploymentYaml: a small price
     // next to the parse that follows it there.
     const quick = content.length <= this.fastPathMaxChars ? quickVerdict(content, options, this.limits) : undefined;
     if (quick) return Promise.resolve(quick);
-    if (this.queue.length >= this.maxQueued) return Promise.reject(new YamlValidatorBusy('too many YAML validations waiting'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ content, options, resolve, reject });
+      if (!this.queue.push(tenant, { tenant, content, options, resolve, reject }))
+        return reject(new YamlValidatorBusy('too many YAML validations waiting'));
       this.dispatch();
     });
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new YamlValidatorClosed('the YAML validator is closed'));
+    for (const job of this.queue.drain()) job.reject(new YamlValidatorClosed('the YAML validator is closed'));
     const slots = [...this.slots];
     for (const slot of slots) this.settle(slot, (job) => job.reject(new YamlValidatorClosed('the YAML validator is closed')));
     await Promise.all(slots.map((slot) => this.retire(slot)));
   }
 
+  /** Hands free workers to waiting tenants, the one with the fewest validations at work first. */
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    for (let tenant = this.nextTenant(); tenant !== undefined; tenant = this.nextTenant()) {
       const slot = this.idle.pop() ?? this.spawn();
       if (!slot) return;
-      this.start(slot, this.queue.shift() as Job);
+      this.start(slot, this.queue.take(tenant)!);
     }
+  }
+
+  private nextTenant(): string | undefined {
+    return this.queue.next((tenant) => this.running.get(tenant) ?? 0);
   }
 
   private spawn(): Slot | undefined {
@@ -165,6 +183,7 @@ class WorkerPool implements YamlValidator {
       void this.retire(slot);
     }, budget);
     slot.current = { job, timer };
+    this.running.set(job.tenant, (this.running.get(job.tenant) ?? 0) + 1);
     const message: WorkerJob = { content: job.content, options: job.options, limits: this.limits };
     slot.worker.postMessage(message);
   }
@@ -183,6 +202,9 @@ class WorkerPool implements YamlValidator {
     if (!current) return;
     slot.current = undefined;
     clearTimeout(current.timer);
+    const atWork = (this.running.get(current.job.tenant) ?? 1) - 1;
+    if (atWork > 0) this.running.set(current.job.tenant, atWork);
+    else this.running.delete(current.job.tenant);
     answer(current.job);
   }
 

@@ -1,4 +1,5 @@
 import { deploymentObjectSchema } from '@brokkr/contracts';
+import { tenantOf } from '../../auth/identity.ts';
 import { writeOnce } from '../../events/write-once.ts';
 import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
@@ -63,7 +64,7 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     async handler({ params, query, raw, identity, ctx }) {
       // Parsed before the transaction (no connection held while parsing) but reported after
       // the 404/403 checks, which come first.
-      const parsed = await readDeploymentObjectInput(raw, query.deletion_marker, ctx.yaml);
+      const parsed = await readDeploymentObjectInput(raw, query.deletion_marker, ctx.yaml, tenantOf(identity));
       if (!parsed.ok) {
         await fetchOwnedStack(ctx.db.pool, identity, params.id);
         throw invalidDeploymentObject.with(`Invalid deployment object: ${parsed.reason}`, parsed.details);

@@ -1,3 +1,4 @@
+import { tenantOf } from '../../auth/identity.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { readDeploymentObjectInput, yamlValidatorBusy } from '../../http/deployment-object-input.ts';
@@ -45,7 +46,7 @@ export const previewRoutes: AnyRoute[] = [
     errors: [fetchOwnedStack, invalidPreview, yamlValidatorBusy],
     async handler({ params, query, raw, identity, ctx, clientIp, userAgent }) {
       // Parsed before the transaction, reported after the 404/403 checks (as deployment objects do).
-      const parsed = await readDeploymentObjectInput(raw, query.deletion_marker, ctx.yaml);
+      const parsed = await readDeploymentObjectInput(raw, query.deletion_marker, ctx.yaml, tenantOf(identity));
       if (!parsed.ok) {
         await fetchOwnedStack(ctx.db.pool, identity, params.id);
         throw invalidPreview.with(`Invalid preview: ${parsed.reason}`, parsed.details);

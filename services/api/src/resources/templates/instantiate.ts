@@ -1,4 +1,4 @@
-import type { Identity } from '../../auth/identity.ts';
+import { tenantOf, type Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../errors/api-error.ts';
 import { yamlValidatorBusy } from '../../http/deployment-object-input.ts';
@@ -56,7 +56,7 @@ export async function renderForStack(ctx: ApiContext, identity: Identity, templa
   if (Buffer.byteLength(yaml, 'utf8') > limit)
     throw templateRenderFailed.with(`Template rendering failed: the rendered output exceeds the limit of ${limit} bytes`);
   if (yaml.trim() === '') throw renderedObjectInvalid.with('Invalid deployment object: the rendered template is blank');
-  const verdict = await ctx.yaml.validate(yaml, { isDeletionMarker: false }).catch((err: unknown) => {
+  const verdict = await ctx.yaml.validate(yaml, { isDeletionMarker: false }, tenantOf(identity)).catch((err: unknown) => {
     if (err instanceof YamlValidatorBusy) throw yamlValidatorBusy();
     throw err;
   });

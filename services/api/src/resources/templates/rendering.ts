@@ -1,4 +1,4 @@
-import type { Identity } from '../../auth/identity.ts';
+import { tenantOf, type Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../errors/api-error.ts';
 import type { CheckJob, JobResult, RenderJob } from './engine/jobs.ts';
@@ -22,14 +22,7 @@ function rendererFor(ctx: ApiContext): TemplateRenderer {
   return renderer;
 }
 
-/** Whose turn a job takes in the renderer's fair queue, and whose processes may run it. */
-function tenantOf(identity: Identity): string {
-  if (identity.generator) return `generator:${identity.generator}`;
-  if (identity.agent) return `agent:${identity.agent}`;
-  return 'admin';
-}
-
-/** Checks (create, PUT) or renders (instantiate) in the renderer's sandboxed processes. */
+/** Checks (create, PUT) or renders (instantiate) in the renderer's sandboxed processes; the tenant's processes only (tenantOf). */
 export async function runTemplateJob(ctx: ApiContext, identity: Identity, job: CheckJob | RenderJob): Promise<JobResult> {
   try {
     return await rendererFor(ctx).run(job, tenantOf(identity));

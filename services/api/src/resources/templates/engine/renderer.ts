@@ -1,4 +1,4 @@
-import { FairQueue } from './fair-queue.ts';
+import { FairQueue } from '../../../limits/fair-queue.ts';
 import type { Job, JobResult } from './jobs.ts';
 import { RendererProcess } from './renderer-process.ts';
 import type { Pending, TemplateRendererOptions } from './renderer-options.ts';
@@ -66,8 +66,7 @@ class RendererPool implements TemplateRenderer {
     const needsOne = (t: string) =>
       this.all().some((p) => p.idle && p.tenant === t) ||
       this.all().filter((p) => p.tenant === t && p.starting).length < this.queue.count(t);
-    const candidates = this.queue.waiting().filter(needsOne);
-    return candidates.reduce<string | undefined>((best, t) => (best === undefined || atWork(t) < atWork(best) ? t : best), undefined);
+    return this.queue.next(atWork, needsOne);
   }
 
   private makeRoomFor(tenant: string): boolean {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { agentConfigSchema, parseEnv, type AgentConfig } from '@brokkr/config';
 
 /** The agent's settings in the units the code uses (milliseconds), derived once from the environment. */
@@ -19,8 +20,12 @@ export interface AgentSettings {
   backoff: { baseMs: number; maxMs: number };
   concurrency: number;
   crdEstablishedTimeoutMs: number;
-  /** Whether a stack's manifest may adopt a live object no stack manages (reconcile/ownership.ts). */
+  /** Whether a stack's manifest may adopt a live object no stack manages, where its grant allows it too (reconcile/ownership.ts). */
   adoptionEnabled: boolean;
+  /** The agent's own namespace, which no stack may reach; undefined when it runs outside a cluster and none is set. */
+  agentNamespace: string | undefined;
+  /** The Pod Security Standard of the namespaces confined generators' stacks create. */
+  tenantPodSecurity: AgentConfig['BROKKR__AGENT__TENANT_POD_SECURITY'];
   /** 0: agent-delivered webhooks are off. */
   webhookPollIntervalMs: number;
   /** Work orders run at once; 0: this agent claims none. */
@@ -57,6 +62,8 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
     concurrency: config.BROKKR__AGENT__APPLY_CONCURRENCY,
     crdEstablishedTimeoutMs: config.BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS * 1000,
     adoptionEnabled: config.BROKKR__AGENT__ADOPTION_ENABLED,
+    agentNamespace: config.BROKKR__AGENT__NAMESPACE ?? inClusterNamespace(),
+    tenantPodSecurity: config.BROKKR__AGENT__TENANT_POD_SECURITY,
     webhookPollIntervalMs: config.BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS * 1000,
     workOrderConcurrency: config.BROKKR__AGENT__WORK_ORDER_CONCURRENCY,
     diagnostics: {
@@ -68,6 +75,17 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
     log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
     live: { url: config.BROKKR__AGENT__WS_URL, forceRest: config.BROKKR__AGENT__WS_FORCE_REST },
   };
+}
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/** The namespace of the pod the agent runs in, when it runs in one. */
+function inClusterNamespace(): string | undefined {
+  try {
+    return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Throws ConfigError listing every bad variable. */

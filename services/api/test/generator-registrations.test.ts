@@ -23,7 +23,8 @@ describe('api generator registrations', () => {
       const res = await api.admin.post(`/generators/${generator.id}/register`, { agent_id: agent.id });
       expect(res.status).to.equal(201);
       expect(res.body).to.include({ agent_id: agent.id, generator_id: generator.id, status: 'approved' });
-      expect(res.body).to.have.all.keys('id', 'agent_id', 'generator_id', 'registered_at', 'status');
+      // Brokkr's fields, the grant (an addition Brokkr's clients ignore) and the consent status.
+      expect(res.body).to.have.all.keys('id', 'agent_id', 'generator_id', 'registered_at', 'grant', 'status');
       await eventually(() => notifications.messages.length > 0, { what: 'agent notification' });
       const again = await api.admin.post(`/generators/${generator.id}/register`, { agent_id: agent.id });
       expect(again.status).to.equal(409);

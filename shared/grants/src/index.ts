@@ -8,3 +8,4 @@ export { builtInNamespaced, kindReferenceOf, NAMESPACE_POLICY_KINDS } from './ki
 export { grantCovers, namespaceMatches } from './namespaces.ts';
 export { defaultNamespaceFor, placementRefusal, type Placement, type PlacementScope } from './placement.ts';
 export { placementScopeOf } from './scope.ts';
+export { grantsDigest } from './digest.ts';

@@ -4,6 +4,7 @@ import { grantCovers } from './namespaces.ts';
 
 /** Everything the placement rule needs to judge one generator's object on one agent's cluster. */
 export interface PlacementScope {
+  generatorId: string;
   generatorName: string;
   grant: Grant;
   /** wholeClusterInEffect(): the grant reaches the whole cluster right now. */

@@ -9,6 +9,7 @@ export function placementScopeOf(grants: AgentGrants, generatorId: string, agent
   const own = grants.generators.find((g) => g.generator_id === generatorId);
   if (!own) return undefined;
   return {
+    generatorId: own.generator_id,
     generatorName: own.generator_name,
     grant: own.grant,
     wholeCluster: own.whole_cluster_in_effect,

@@ -15,6 +15,7 @@ const GEN = '3f2a9c01-b7e4-4c1d-9a5e-0123456789ab';
 
 function scope(grant: Partial<Grant> = {}, extra: Partial<PlacementScope> = {}): PlacementScope {
   return {
+    generatorId: GEN,
     generatorName: 'team-a',
     grant: { ...resolveGrant(null, GEN), whole_cluster: false, namespaces: ['team-a', 'team-a-*'], ...grant },
     wholeCluster: false,

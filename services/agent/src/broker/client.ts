@@ -1,10 +1,15 @@
-import { BrokerHttp } from './http.ts';
+import type { AgentGrants } from '@brokkr/contracts';
+import { BrokerError, BrokerHttp } from './http.ts';
 import type { AgentEventBody, AgentEventRecord, AgentRecord, AuthPayload, DeploymentObject, HealthRecord, HeartbeatBody } from './types.ts';
 
-/** `pollSeconds`: how often the hub wants polling agents to ask (its `Brokkr-Poll-Interval`), when it says. */
+/**
+ * `pollSeconds`: how often the hub wants polling agents to ask (its `Brokkr-Poll-Interval`), when
+ * it says; `grants`: the digest of the agent's grants the answer was read with (`Brokkr-Grants`),
+ * absent from a hub that has none (Brokkr's).
+ */
 export type TargetStateAnswer = (
   { changed: true; objects: DeploymentObject[]; etag: string | undefined } | { changed: false; etag: string }
-) & { pollSeconds?: number };
+) & { pollSeconds?: number; grants?: string };
 
 export interface TargetStateRequest {
   agentId: string;
@@ -55,9 +60,20 @@ export class BrokerClient {
     });
     const etag = typeof res.headers.etag === 'string' ? res.headers.etag : undefined;
     const pollSeconds = pollInterval(res.headers['brokkr-poll-interval']);
-    const told = pollSeconds === undefined ? {} : { pollSeconds };
+    const grants = res.headers['brokkr-grants'];
+    const told = { ...(pollSeconds === undefined ? {} : { pollSeconds }), ...(typeof grants === 'string' ? { grants } : {}) };
     if (res.status === 304) return { changed: false, etag: etag ?? req.etag ?? '', ...told };
     return { changed: true, objects: res.body, etag, ...told };
+  }
+
+  /** What each generator may place on this cluster; undefined from a hub that has no grants (Brokkr's: 404). */
+  async grants(agentId: string): Promise<AgentGrants | undefined> {
+    try {
+      return (await this.http.call<AgentGrants>('GET', `/api/v1/agents/${agentId}/grants`)).body;
+    } catch (err) {
+      if (err instanceof BrokerError && err.status === 404 && err.code !== 'agent_not_found') return undefined;
+      throw err;
+    }
   }
 
   async postEvent(agentId: string, body: AgentEventBody): Promise<void> {

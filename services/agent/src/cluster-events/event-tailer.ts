@@ -4,6 +4,7 @@ import type { Logger } from '@brokkr/logger';
 import type { Discovery } from '../kube/discovery.ts';
 import type { KubeObjects } from '../kube/objects.ts';
 import type { ClusterEventsChannel } from './channel.ts';
+import type { StackAdmission } from './start.ts';
 import { touch, type CursorStore } from './cursor-store.ts';
 import { stackOf } from './stack-of.ts';
 import { runWatch } from './watch-loop.ts';
@@ -36,6 +37,7 @@ export interface EventTailerDeps {
   cursor: CursorStore;
   agentId: string;
   watchNamespace: string | undefined;
+  grants: StackAdmission;
   logger: Logger;
 }
 
@@ -116,7 +118,8 @@ export class EventTailer {
     if (!involved || !this.isNew(uid, event)) return;
     try {
       const stackId = await this.stackOfInvolved(involved);
-      if (stackId) this.send(uid, event, frameBody(this.deps.agentId, stackId, event, involved));
+      const placement = { ...involved, namespaced: involved.namespace !== undefined };
+      if (stackId && this.deps.grants.admits(stackId, placement)) this.send(uid, event, frameBody(this.deps.agentId, stackId, event, involved));
     } catch (err) {
       this.deps.logger.debug({ err, event: uid }, 'Kubernetes event not streamed');
     }

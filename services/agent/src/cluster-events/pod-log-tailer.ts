@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@brokkr/logger';
 import { sleep } from '../util/async.ts';
 import type { ClusterEventsChannel } from './channel.ts';
+import type { StackAdmission } from './start.ts';
 import { touch, type CursorStore } from './cursor-store.ts';
 import type { LogSource } from './log-source.ts';
 import { ContainerRateLimit } from './rate-limit.ts';
@@ -61,6 +62,7 @@ export interface PodLogTailerDeps {
   cursor: CursorStore;
   agentId: string;
   watchNamespace: string | undefined;
+  grants: StackAdmission;
   logger: Logger;
 }
 
@@ -110,7 +112,7 @@ export class PodLogTailer {
     const uid = pod.metadata?.uid;
     if (!uid) return;
     const stackId = stackOf(pod.metadata);
-    if (phase === 'DELETED' || !stackId || !streamsLogs(pod.metadata)) {
+    if (phase === 'DELETED' || !stackId || !streamsLogs(pod.metadata) || !this.admitted(stackId, pod)) {
       this.pods.delete(uid);
       for (const tail of this.tails.values()) if (tail.podUid === uid) tail.controller.abort();
       return;
@@ -121,6 +123,12 @@ export class PodLogTailer {
       this.tails.set(tail.key, tail);
       void this.follow(tail);
     }
+  }
+
+  /** Only a pod its stack's grant lets it run where it runs (never one in the agent's own namespace). */
+  private admitted(stackId: string, pod: Pod): boolean {
+    const { name, namespace } = pod.metadata ?? {};
+    return this.deps.grants.admits(stackId, { apiVersion: 'v1', kind: 'Pod', name: name ?? '', namespace, namespaced: true });
   }
 
   /** Reads one container instance until it stops, the pod opts out, or the channel refuses a line. */

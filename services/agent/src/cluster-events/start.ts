@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import type { Placement } from '@brokkr/grants';
 import type { Logger } from '@brokkr/logger';
 import type { KubeClient } from '../kube/client.ts';
 import type { Discovery } from '../kube/discovery.ts';
@@ -22,9 +23,16 @@ export interface ClusterEventsOptions {
   /** The kubeconfig file the agent uses (client-node's watch and log clients are built from it). */
   kubeconfig: string | undefined;
   watchNamespace: string | undefined;
+  /** Whether an object's events or logs may go to the stack it names (grants/book.ts). */
+  grants: StackAdmission;
   /** Where the resume cursor ConfigMap lives; default: the agent pod's namespace, else the watched one, else `default`. */
   stateNamespace?: string | undefined;
   logger: Logger;
+}
+
+/** The grant book's question, as cluster events ask it. */
+export interface StackAdmission {
+  admits(stackId: string, placement: Placement): boolean;
 }
 
 export interface RunningClusterEvents {
@@ -47,7 +55,15 @@ export async function startClusterEvents(options: ClusterEventsOptions): Promise
   const kc = loadKubeConfig(options.kubeconfig);
   const namespace = options.stateNamespace ?? defaultStateNamespace(options.watchNamespace);
   const cursor = await CursorStore.load(options.kube, namespace, options.agentId, logger);
-  const common = { kc, channel: options.live, cursor, agentId: options.agentId, watchNamespace: options.watchNamespace, logger };
+  const common = {
+    kc,
+    channel: options.live,
+    cursor,
+    agentId: options.agentId,
+    watchNamespace: options.watchNamespace,
+    grants: options.grants,
+    logger,
+  };
   const events = new EventTailer({ ...common, objects: options.objects, discovery: options.discovery });
   const logs = new PodLogTailer({ ...common, source: kubeletLogs(options.kube) });
   const onState = (state: string) => {

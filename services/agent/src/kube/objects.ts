@@ -51,6 +51,18 @@ export class KubeObjects {
     });
   }
 
+  /**
+   * A JSON merge patch (RFC 7386) under our field manager: `null` removes a key. For the few edits
+   * that must not go through apply, which would also drop every field our last apply set.
+   */
+  mergePatch(resource: ApiResource, namespace: string | undefined, name: string, patch: unknown): Promise<LiveResource> {
+    return this.kube.request<LiveResource>('PATCH', objectPath(resource, namespace, name), {
+      query: { fieldManager: FIELD_MANAGER },
+      body: patch,
+      contentType: 'application/merge-patch+json',
+    });
+  }
+
   /** A plain create (POST), for objects that must be new each time (a Shipwright BuildRun). */
   create(resource: ApiResource, namespace: string | undefined, object: unknown): Promise<LiveResource> {
     return this.kube.request<LiveResource>('POST', collectionPath(resource, namespace), {

@@ -22,3 +22,17 @@ export const FIELD_MANAGER = 'brokkr-agent';
 export const ADOPT_ANNOTATION = 'brokkr.io/adopt-existing';
 /** On every object a work order applies or creates (never a stack label: reconciliation leaves them alone). */
 export const WORK_ORDER_LABEL = 'brokkr.io/work-order-id';
+/**
+ * On an object a stack adopted (it existed, no stack managed it): deleting or pruning the stack
+ * gives it back (our labels removed) instead of deleting it, unless the stack's grant says
+ * delete_adopted (docs/security.md, "Tenants confined in shared clusters").
+ */
+export const ADOPTED_ANNOTATION = 'brokkr.io/adopted';
+/** The Pod Security Standard labels the agent sets on a confined generator's namespaces. */
+export const POD_SECURITY_LABELS = [
+  'pod-security.kubernetes.io/enforce',
+  'pod-security.kubernetes.io/audit',
+  'pod-security.kubernetes.io/warn',
+] as const;
+/** On the namespace the agent creates for a confined generator: whose it is. */
+export const GENERATOR_LABEL = 'k8s.brokkr.io/generator';

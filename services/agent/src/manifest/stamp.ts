@@ -1,10 +1,12 @@
 import type { KubeObject } from './parse.ts';
 import {
+  ADOPTED_ANNOTATION,
   CHECKSUM_ANNOTATION,
   LAST_APPLIED_ANNOTATION,
   OBJECT_ID_ANNOTATION,
   OWNER_ANNOTATION,
   OWNER_LABEL,
+  POD_SECURITY_LABELS,
   STACK_ANNOTATION,
   STACK_LABEL,
 } from './keys.ts';
@@ -14,17 +16,25 @@ export interface StampContext {
   checksum: string;
   objectId: string;
   agentId: string;
+  /**
+   * Set when the stack's grant confines it: the Pod Security Standard its Namespaces get,
+   * whatever the manifest says (a confined tenant must not run pods on the host).
+   */
+  podSecurity?: 'baseline' | 'restricted' | undefined;
 }
 
 /**
  * A copy of the object carrying our labels and annotations (ours win over the manifest's on a
  * clash) in the namespace it will be applied to. `owned` is false for an object that already
  * existed without our owner label: we then leave the owner label off, so we never prune or delete
- * it (see the README's ownership policy).
+ * it (see the README's ownership policy). `adopted` marks an object the stack took over (keys.ts).
  */
-export function stamp(object: KubeObject, ctx: StampContext, owned: boolean, namespace: string | undefined): KubeObject {
+export function stamp(object: KubeObject, ctx: StampContext, owned: boolean, namespace: string | undefined, adopted = false): KubeObject {
   const copy = structuredClone(object);
   const labels: Record<string, string> = { ...(copy.metadata.labels ?? {}), [STACK_LABEL]: ctx.stackId };
+  if (ctx.podSecurity && copy.kind === 'Namespace' && copy.apiVersion === 'v1') {
+    for (const key of POD_SECURITY_LABELS) labels[key] = ctx.podSecurity;
+  }
   const annotations: Record<string, string> = {
     ...(copy.metadata.annotations ?? {}),
     [STACK_ANNOTATION]: ctx.stackId,
@@ -39,6 +49,8 @@ export function stamp(object: KubeObject, ctx: StampContext, owned: boolean, nam
     delete labels[OWNER_LABEL];
     delete annotations[OWNER_ANNOTATION];
   }
+  if (adopted) annotations[ADOPTED_ANNOTATION] = 'true';
+  else delete annotations[ADOPTED_ANNOTATION];
   copy.metadata.labels = labels;
   copy.metadata.annotations = annotations;
   if (namespace === undefined) delete copy.metadata.namespace;

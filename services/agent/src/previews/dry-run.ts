@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PREVIEW_LIMITS, type PendingPreview, type PreviewObjectResult } from '@brokkr/contracts';
+import { placementRefusal, type PlacementScope } from '@brokkr/grants';
+import type { GrantBook } from '../grants/book.ts';
 import type { ApiResource } from '../kube/discovery.ts';
 import { isNotFound } from '../kube/errors.ts';
 import type { LiveResource } from '../kube/objects.ts';
@@ -8,7 +10,7 @@ import { parseManifests, type KubeObject } from '../manifest/parse.ts';
 import { takeInventory, objectKey, type InventoryScope, type LiveObject } from '../reconcile/inventory.ts';
 import { stamp } from '../manifest/stamp.ts';
 import { ownedAfterApply, stackClaim, type ClaimRule } from '../reconcile/ownership.ts';
-import { describe } from '../reconcile/plan.ts';
+import { describe, targetNamespace } from '../reconcile/plan.ts';
 import { mapLimit } from '../util/async.ts';
 import { fieldDiff } from './diff.ts';
 
@@ -34,9 +36,11 @@ function kindsDefinedBy(docs: KubeObject[]): Set<string> {
 
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
 
-/** The cluster as the preview loop sees it: the reconciler's scope and its adoption setting. */
+/** The cluster as the preview loop sees it: the reconciler's scope, its adoption setting and the grants. */
 export interface PreviewScope extends InventoryScope {
   adoptionEnabled: boolean;
+  grants: GrantBook;
+  tenantPodSecurity: 'privileged' | 'baseline' | 'restricted';
 }
 
 interface DryRunScope extends PreviewScope {
@@ -44,7 +48,7 @@ interface DryRunScope extends PreviewScope {
   newNamespaces?: Set<string>;
 }
 
-type Stamp = (o: KubeObject, owned: boolean, ns?: string) => KubeObject;
+type Stamp = (o: KubeObject, owned: boolean, ns: string | undefined, adopted: boolean) => KubeObject;
 type Shown = Omit<PreviewObjectResult, 'action'>;
 interface OneResult {
   result: PreviewObjectResult;
@@ -71,9 +75,9 @@ function unresolved(doc: KubeObject, defined: Set<string>): OneResult {
   return { result: { ...shown, action: null, error: `no such resource type in the cluster: ${doc.apiVersion}, Kind=${doc.kind}` } };
 }
 
-/** Where the reconciler would put it (the same rule as reconcile/plan.ts). */
-const namespaceOf = (scope: DryRunScope, doc: KubeObject, resource: ApiResource) =>
-  resource.namespaced ? (doc.metadata.namespace ?? scope.watchNamespace ?? 'default') : undefined;
+/** Where the reconciler would put it. */
+const namespaceOf = (scope: DryRunScope, doc: KubeObject, resource: ApiResource, rules: StackRules) =>
+  targetNamespace(doc, resource, { watchNamespace: scope.watchNamespace, scope: rules.placement });
 
 /** A refused dry run: an object in a namespace the preview itself creates cannot be checked yet; anything else is its error. */
 function refused(scope: DryRunScope, shown: Shown, err: unknown, isNew: boolean): PreviewObjectResult {
@@ -84,8 +88,9 @@ function refused(scope: DryRunScope, shown: Shown, err: unknown, isNew: boolean)
   return { ...shown, action: null, error: messageOf(err) };
 }
 
-/** How one stack's preview treats live objects: its stamp, and the reconciler's claim rule. */
+/** How one stack's preview treats objects: where its grant lets it place them, its stamp, and the reconciler's claim rule. */
 interface StackRules {
+  placement: PlacementScope;
   stampOf: Stamp;
   claim: ClaimRule;
 }
@@ -94,7 +99,7 @@ interface StackRules {
  * An object the stack may not apply over: the refusal the reconciler would report, and nothing of
  * the live object (whose values belong to someone else).
  */
-const conflict = (shown: Shown, doc: KubeObject, reason: string): PreviewObjectResult => ({
+const conflict = (shown: Shown, doc: { kind: string; metadata: { name: string; namespace?: string | undefined } }, reason: string): PreviewObjectResult => ({
   ...shown,
   action: null,
   error: cut(`conflict: ${describe(doc)} ${reason}`),
@@ -102,22 +107,26 @@ const conflict = (shown: Shown, doc: KubeObject, reason: string): PreviewObjectR
 
 /** The dry-run apply of one resolved object, compared with the live one. */
 async function dryRunOne(scope: DryRunScope, doc: KubeObject, resource: ApiResource, rules: StackRules): Promise<PreviewObjectResult> {
-  const namespace = namespaceOf(scope, doc, resource);
+  const namespace = namespaceOf(scope, doc, resource, rules);
   const shown = shownOf(doc, namespace ?? null);
   if (namespace !== undefined && scope.watchNamespace && namespace !== scope.watchNamespace) {
     return { ...shown, action: null, error: `in namespace ${namespace}, but this agent only manages namespace ${scope.watchNamespace}` };
   }
+  const { apiVersion, kind } = doc;
+  const placed = { apiVersion, kind, name: doc.metadata.name, namespace, namespaced: resource.namespaced };
+  const outside = placementRefusal(rules.placement, placed);
+  if (outside) return conflict(shown, { kind, metadata: { name: doc.metadata.name, namespace } }, outside);
   const live = await scope.objects.get(resource, namespace, doc.metadata.name);
   const claim = rules.claim(doc, live?.metadata);
   if (claim.verdict === 'refused') return conflict(shown, doc, claim.reason);
+  const adopted = claim.verdict === 'adopt';
   let after: LiveResource;
   try {
-    after = await scope.objects.apply(resource, rules.stampOf(doc, ownedAfterApply(live?.metadata, scope.agentId, claim), namespace), true);
+    after = await scope.objects.apply(resource, rules.stampOf(doc, ownedAfterApply(live?.metadata, scope.agentId, claim), namespace, adopted), true);
   } catch (err) {
     return refused(scope, shown, err, !live);
   }
   if (!live) return { ...shown, action: 'created' };
-  const adopted = claim.verdict === 'adopt';
   const { changes, truncated } = fieldDiff(live as Record<string, unknown>, after as Record<string, unknown>, { withholdBefore: adopted });
   return {
     ...shown,
@@ -132,7 +141,7 @@ async function dryRunOne(scope: DryRunScope, doc: KubeObject, resource: ApiResou
 async function previewOne(scope: DryRunScope, doc: KubeObject, rules: StackRules, defined: Set<string>): Promise<OneResult> {
   const resource = await scope.discovery.resolve(doc.apiVersion, doc.kind);
   if (!resource) return unresolved(doc, defined);
-  const namespace = namespaceOf(scope, doc, resource);
+  const namespace = namespaceOf(scope, doc, resource, rules);
   return { key: objectKey(resource, namespace, doc.metadata.name), result: await dryRunOne(scope, doc, resource, rules) };
 }
 
@@ -171,11 +180,15 @@ export async function previewOnCluster(scope: DryRunScope, preview: PendingPrevi
   } catch (err) {
     return { objects: [], error: `could not list the stack's live objects: ${messageOf(err)}` };
   }
+  const placement = await placementOf(scope.grants, preview.stack_id);
+  if (!placement) return { objects: [], error: `no grant on this agent covers stack ${preview.stack_id}: nothing of it would be applied here` };
   const checksum = createHash('sha256').update(preview.yaml_content).digest('hex');
-  const stampCtx = { stackId: preview.stack_id, checksum, objectId: preview.id, agentId: scope.agentId };
+  const podSecurity = !placement.wholeCluster && scope.tenantPodSecurity !== 'privileged' ? scope.tenantPodSecurity : undefined;
+  const stampCtx = { stackId: preview.stack_id, checksum, objectId: preview.id, agentId: scope.agentId, podSecurity };
   const rules: StackRules = {
-    stampOf: (o, isOwned, ns) => stamp(o, stampCtx, isOwned, ns),
-    claim: stackClaim(preview.stack_id, scope.adoptionEnabled),
+    placement,
+    stampOf: (o, isOwned, ns, adopted) => stamp(o, stampCtx, isOwned, ns, adopted),
+    claim: stackClaim(preview.stack_id, scope.adoptionEnabled && placement.grant.adoption),
   };
   const newNamespaces = new Set(docs.filter((d) => d.kind === 'Namespace' && d.apiVersion === 'v1').map((d) => d.metadata.name));
   const defined = kindsDefinedBy(docs);
@@ -191,4 +204,12 @@ export async function previewOnCluster(scope: DryRunScope, preview: PendingPrevi
   });
   for (const live of owned) if (!keys.has(objectKey(live.resource, live.meta.namespace, live.meta.name))) objects.push(pruned(live));
   return { objects: objects.slice(0, PREVIEW_LIMITS.objects), error: null };
+}
+
+/** The stack's placement scope; the grants are read again once when they do not know the stack yet. */
+async function placementOf(grants: GrantBook, stackId: string): Promise<PlacementScope | undefined> {
+  const known = grants.scopeFor(stackId);
+  if (known) return known;
+  await grants.refresh();
+  return grants.scopeFor(stackId);
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '@brokkr/logger';
 import type { Registry } from '@brokkr/telemetry';
 import type { AgentSettings } from '../config.ts';
+import type { GrantBook } from '../grants/book.ts';
 import type { Discovery } from '../kube/discovery.ts';
 import type { KubeObjects } from '../kube/objects.ts';
 import { PreviewBrokerApi } from './broker-api.ts';
@@ -14,6 +15,7 @@ export interface PreviewWiring {
   registry: Registry;
   logger: Logger;
   isActive(): boolean;
+  grants: GrantBook;
 }
 
 /** The preview loop wired to the hub and the cluster; the runtime runs it and calls `wake()` on hints. */
@@ -28,6 +30,8 @@ export function createPreviewLoop(w: PreviewWiring): PreviewLoop {
       watchNamespace: settings.watchNamespace,
       concurrency: settings.concurrency,
       adoptionEnabled: settings.adoptionEnabled,
+      grants: w.grants,
+      tenantPodSecurity: settings.tenantPodSecurity,
     },
     agentId: w.agentId,
     pollingIntervalMs: settings.pollingIntervalMs,

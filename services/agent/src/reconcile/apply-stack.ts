@@ -1,4 +1,6 @@
 import type { Logger } from '@brokkr/logger';
+import type { GrantBook } from '../grants/book.ts';
+import { ensureTenantNamespace } from '../grants/tenant-namespace.ts';
 import type { DeploymentObject } from '../broker/types.ts';
 import type { AgentMetrics } from '../metrics.ts';
 import { parseManifests, type KubeObject } from '../manifest/parse.ts';
@@ -14,9 +16,15 @@ export interface ApplyContext extends PlanContext {
   crdEstablishedTimeoutMs: number;
 }
 
-/** A stack's apply: also whether its manifest may adopt objects no stack manages (BROKKR__AGENT__ADOPTION_ENABLED). */
-export interface StackApplyContext extends ApplyContext {
+/**
+ * A stack's apply: where its generator may place objects (the grant book), whether its manifest
+ * may adopt objects no stack manages (BROKKR__AGENT__ADOPTION_ENABLED, and the grant), and the
+ * Pod Security Standard of a confined generator's namespaces.
+ */
+export interface StackApplyContext extends Omit<ApplyContext, 'scope'> {
   adoptionEnabled: boolean;
+  grants: GrantBook;
+  tenantPodSecurity: 'privileged' | 'baseline' | 'restricted';
 }
 
 export interface AppliedStack {
@@ -79,21 +87,37 @@ async function rollbackNamespaces(ctx: ApplyContext, created: PlannedObject[]): 
  * of the same name that another stack holds, or that no stack holds and the manifest does not
  * adopt, fails the pass (reconcile/ownership.ts).
  */
-export function applyStack(ctx: StackApplyContext, dobj: DeploymentObject): Promise<AppliedStack> {
+export async function applyStack(ctx: StackApplyContext, dobj: DeploymentObject): Promise<AppliedStack> {
+  const scope = ctx.grants.scopeFor(dobj.stack_id);
+  if (!scope) {
+    await ctx.grants.refresh();
+    throw new ReconcileError([], `no grant on this agent covers stack ${dobj.stack_id} (the hub names no generator of it): nothing was applied`);
+  }
   const docs = parseManifests(dobj.yaml_content);
+  const confined = !scope.wholeCluster;
+  const podSecurity = confined && ctx.tenantPodSecurity !== 'privileged' ? ctx.tenantPodSecurity : undefined;
   return applyObjects(
-    ctx,
+    { ...ctx, scope },
     docs,
-    stackStamper({ stackId: dobj.stack_id, checksum: dobj.yaml_checksum, objectId: dobj.id, agentId: ctx.agentId }),
-    stackClaim(dobj.stack_id, ctx.adoptionEnabled),
+    stackStamper({ stackId: dobj.stack_id, checksum: dobj.yaml_checksum, objectId: dobj.id, agentId: ctx.agentId, podSecurity }),
+    stackClaim(dobj.stack_id, ctx.adoptionEnabled && scope.grant.adoption),
+    confined ? (planned) => ensureTenantNamespace({ ...ctx, podSecurity: ctx.tenantPodSecurity }, scope, planned) : undefined,
   );
 }
 
 /**
  * The ordered, dry-run-first apply of `applyStack` for any parsed objects and stamp (work orders
- * use it too, without a claim rule: an admin's order applies over whatever is there).
+ * use it too, without a claim rule: an admin's order applies over whatever is there, but only
+ * where its scope allows). `prepare` runs once the namespaced objects are planned, before their
+ * dry run (a confined generator's namespace is created there).
  */
-export async function applyObjects(ctx: ApplyContext, docs: KubeObject[], stamper: Stamper, claim?: ClaimRule): Promise<AppliedStack> {
+export async function applyObjects(
+  ctx: ApplyContext,
+  docs: KubeObject[],
+  stamper: Stamper,
+  claim?: ClaimRule,
+  prepare?: (planned: PlannedObject[]) => Promise<void>,
+): Promise<AppliedStack> {
   const applied: AppliedStack = { planned: [], uids: new Set(), namespaces: new Set(), changed: [] };
   const createdNamespaces: PlannedObject[] = [];
   try {
@@ -112,6 +136,7 @@ export async function applyObjects(ctx: ApplyContext, docs: KubeObject[], stampe
     );
     const clusterScoped = rest.filter((p) => !p.resource.namespaced);
     const namespaced = rest.filter((p) => p.resource.namespaced);
+    await prepare?.(namespaced);
     await runPhase(ctx, [...clusterScoped, ...namespaced], 'dry-run');
     await runPhase(ctx, clusterScoped, 'apply', applied);
     await runPhase(ctx, namespaced, 'apply', applied);

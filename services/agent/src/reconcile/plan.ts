@@ -1,5 +1,7 @@
+import { defaultNamespaceFor, placementRefusal, type PlacementScope } from '@brokkr/grants';
 import type { Discovery, ApiResource } from '../kube/discovery.ts';
 import type { KubeObjects } from '../kube/objects.ts';
+import { ADOPTED_ANNOTATION } from '../manifest/keys.ts';
 import type { KubeObject } from '../manifest/parse.ts';
 import { stamp, type StampContext } from '../manifest/stamp.ts';
 import { mapLimit } from '../util/async.ts';
@@ -27,17 +29,35 @@ export interface PlanContext {
   watchNamespace: string | undefined;
   concurrency: number;
   inventory: Inventory;
+  /** Where these objects may go (@brokkr/grants): every object is judged before anything is read or written. */
+  scope: PlacementScope;
 }
 
 export const describe = (o: { kind: string; metadata: { name: string; namespace?: string } }): string =>
   `${o.kind} '${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}'`;
 
-/** Stamps an object for apply: a deployment object's labels and annotations, or a work order's. */
-export type Stamper = (object: KubeObject, owned: boolean, namespace: string | undefined) => KubeObject;
+/**
+ * Stamps an object for apply: a deployment object's labels and annotations, or a work order's.
+ * `adopted`: the stack took the object over (now, or on an earlier pass).
+ */
+export type Stamper = (object: KubeObject, owned: boolean, namespace: string | undefined, adopted: boolean) => KubeObject;
 
-/** Where a namespaced object goes (its own, else the watched one, else default); refused outside the watched one. */
+/**
+ * Where a namespaced object goes: its own, else the watched one, else its generator's namespace
+ * when the grant confines it, else default. The reconciler and the preview both place by this.
+ */
+export function targetNamespace(
+  doc: KubeObject,
+  resource: ApiResource,
+  where: { watchNamespace: string | undefined; scope: PlacementScope },
+): string | undefined {
+  if (!resource.namespaced) return undefined;
+  return doc.metadata.namespace ?? where.watchNamespace ?? defaultNamespaceFor(where.scope) ?? 'default';
+}
+
+/** targetNamespace, refused outside the watched one. */
 function namespaceOf(ctx: PlanContext, doc: KubeObject, resource: ApiResource): string | undefined {
-  const namespace = resource.namespaced ? (doc.metadata.namespace ?? ctx.watchNamespace ?? 'default') : undefined;
+  const namespace = targetNamespace(doc, resource, ctx);
   if (namespace !== undefined && ctx.watchNamespace && namespace !== ctx.watchNamespace) {
     throw new Error(`${describe(doc)} is in namespace ${namespace}, but this agent only manages namespace ${ctx.watchNamespace}`);
   }
@@ -49,14 +69,18 @@ async function planOne(ctx: PlanContext, doc: KubeObject, stamper: Stamper, clai
   if (!resource)
     throw new Error(`Unable to resolve ${doc.apiVersion}, Kind=${doc.kind} for ${describe(doc)}: no such resource type in the cluster`);
   const namespace = namespaceOf(ctx, doc, resource);
+  const { apiVersion, kind } = doc;
+  const refusal = placementRefusal(ctx.scope, { apiVersion, kind, name: doc.metadata.name, namespace, namespaced: resource.namespaced });
+  if (refusal) throw new Error(`${describe({ kind, metadata: { name: doc.metadata.name, namespace } })} ${refusal}`);
   const key = objectKey(resource, namespace, doc.metadata.name);
   // Not in our inventory: new, or someone else's object of the same name (its metadata says whose).
   const live = ctx.inventory.byKey.get(key)?.meta ?? (await ctx.objects.getMetadata(resource, namespace, doc.metadata.name));
   const verdict = claim?.(doc, live);
   if (verdict?.verdict === 'refused') throw new Error(`${describe(doc)} ${verdict.reason}`);
   const owned = ownedAfterApply(live, ctx.agentId, verdict);
+  const adopted = verdict?.verdict === 'adopt' || (verdict?.verdict === 'ours' && live?.annotations?.[ADOPTED_ANNOTATION] === 'true');
   return {
-    object: stamper(doc, owned, namespace),
+    object: stamper(doc, owned, namespace, adopted),
     resource,
     namespace,
     key,
@@ -69,8 +93,8 @@ async function planOne(ctx: PlanContext, doc: KubeObject, stamper: Stamper, clai
 /** A deployment object's stamp (stack, owner, checksum, object id). */
 export const stackStamper =
   (stampCtx: StampContext): Stamper =>
-  (object, owned, namespace) =>
-    stamp(object, stampCtx, owned, namespace);
+  (object, owned, namespace, adopted) =>
+    stamp(object, stampCtx, owned, namespace, adopted);
 
 /**
  * Plans every document; all resolution problems (and ownership refusals, when a claim rule is

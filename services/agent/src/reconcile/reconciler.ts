@@ -1,4 +1,5 @@
 import type { Logger } from '@brokkr/logger';
+import type { GrantBook } from '../grants/book.ts';
 import type { DeploymentObject } from '../broker/types.ts';
 import type { Discovery } from '../kube/discovery.ts';
 import type { KubeObjects } from '../kube/objects.ts';
@@ -7,8 +8,8 @@ import { backoffDelay } from '../util/async.ts';
 import { applyStack } from './apply-stack.ts';
 import { eventMessage } from './errors.ts';
 import type { EventReporter } from './event-reporter.ts';
-import { takeInventory, type Inventory } from './inventory.ts';
-import { deleteObjects, removable, staleObjects } from './prune.ts';
+import { takeInventory, type Inventory, type LiveObject } from './inventory.ts';
+import { deleteObjects, keepSharedNamespaces, removable, staleObjects, wasAdopted } from './prune.ts';
 import { StackMemory, type Timing } from './stack-memory.ts';
 
 export interface ReconcilerDeps extends Timing {
@@ -21,8 +22,11 @@ export interface ReconcilerDeps extends Timing {
   watchNamespace: string | undefined;
   concurrency: number;
   crdEstablishedTimeoutMs: number;
-  /** A stack's manifest may adopt a live object no stack manages (reconcile/ownership.ts). */
+  /** A stack's manifest may adopt a live object no stack manages, where its grant allows it (reconcile/ownership.ts). */
   adoptionEnabled: boolean;
+  /** What each generator may place on this cluster (kept in step with the target state by the watcher). */
+  grants: GrantBook;
+  tenantPodSecurity: 'privileged' | 'baseline' | 'restricted';
   /**
    * Asked right before deleting stacks that vanished from the target state: an agent turned
    * INACTIVE gets an empty state, which must not read as "delete everything".
@@ -109,8 +113,8 @@ export class Reconciler {
     const log = this.deps.logger.child({ stack: d.stack_id, deploymentObject: d.id });
     try {
       const applied = await applyStack({ ...this.deps, inventory }, d);
-      const stale = staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces);
-      const pruned = await deleteObjects(this.deps, stale);
+      const stale = keepSharedNamespaces(staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces), inventory, d.stack_id);
+      const pruned = await deleteObjects(this.deps, stale, this.releaser(d.stack_id));
       this.memory.succeeded(d);
       if (resync) for (const kind of applied.changed) this.deps.metrics.driftCorrections.inc({ kind });
       if (!resync || applied.changed.length || pruned) {
@@ -128,9 +132,9 @@ export class Reconciler {
   }
 
   private async deleteMarked(d: DeploymentObject, inventory: Inventory): Promise<boolean> {
-    const live = removable(inventory.byStack.get(d.stack_id) ?? []);
+    const live = keepSharedNamespaces(removable(inventory.byStack.get(d.stack_id) ?? []), inventory, d.stack_id);
     try {
-      const deleted = await deleteObjects(this.deps, live);
+      const deleted = await deleteObjects(this.deps, live, this.releaser(d.stack_id));
       if (deleted) this.deps.logger.info({ stack: d.stack_id, deleted }, 'stack deleted (deletion marker)');
       this.memory.succeeded(d);
       this.deps.events.report(d.id, 'DELETED', 'SUCCESS');
@@ -149,7 +153,7 @@ export class Reconciler {
     const wanted = new Set(desired.map((d) => d.stack_id));
     const vanished = [...inventory.byStack.entries()]
       .filter(([stack]) => !wanted.has(stack))
-      .map(([stack, live]) => ({ stack, live: removable(live) }))
+      .map(([stack, live]) => ({ stack, live: keepSharedNamespaces(removable(live), inventory, stack) }))
       .filter((v) => v.live.length > 0);
     let failed = false;
     if (vanished.length && !(await this.deps.confirmActive())) {
@@ -159,7 +163,7 @@ export class Reconciler {
     for (const { stack, live } of vanished) {
       const ids = [...new Set(live.flatMap((o) => (o.objectId ? [o.objectId] : [])))];
       try {
-        const deleted = await deleteObjects(this.deps, live);
+        const deleted = await deleteObjects(this.deps, live, this.releaser(stack));
         this.deps.logger.info({ stack, deleted }, 'stack no longer targeted: its objects were deleted');
         for (const id of ids) this.deps.events.report(id, 'DELETED', 'SUCCESS');
       } catch (err) {
@@ -171,6 +175,15 @@ export class Reconciler {
     this.vanishedCheckAt =
       Date.now() +
       (failed ? backoffDelay(this.vanishedFailures, this.deps.backoff.baseMs, this.deps.backoff.maxMs) : this.deps.resyncIntervalMs);
+  }
+
+  /**
+   * Which of a stack's objects are given back rather than deleted: those it adopted, unless its
+   * grant says delete_adopted (a stack the grants no longer name keeps the safe default).
+   */
+  private releaser(stackId: string): (o: LiveObject) => boolean {
+    const deleteAdopted = this.deps.grants.grantFor(stackId)?.delete_adopted === true;
+    return (o) => wasAdopted(o) && !deleteAdopted;
   }
 
   private retain(desired: DeploymentObject[], inventory: Inventory): void {

@@ -69,7 +69,7 @@ function startHealthServer(c: AgentClients, heartbeat: Heartbeat, stopping: Abor
 async function startStackClusterEvents(c: AgentClients): Promise<RunningClusterEvents | undefined> {
   if (c.settings.live.forceRest) return undefined;
   const { kube, objects, discovery, live, log, settings } = c;
-  const options = { kube, objects, discovery, live, agentId: c.agent.id, logger: log };
+  const options = { kube, objects, discovery, live, agentId: c.agent.id, grants: c.grants, logger: log };
   return startClusterEvents({ ...options, kubeconfig: settings.kubeconfig, watchNamespace: settings.watchNamespace }).catch(
     (err: unknown) => void log.error({ err }, 'cluster events not started'),
   );

@@ -1,4 +1,5 @@
 import type { Logger } from '@brokkr/logger';
+import { GrantBook } from '../grants/book.ts';
 import type { AgentRecord } from '../broker/types.ts';
 import type { AgentSettings } from '../config.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -26,6 +27,8 @@ export interface AgentClients {
   discovery: Discovery;
   metrics: AgentMetrics;
   events: EventReporter;
+  /** What each generator may place on this cluster; the target watcher keeps it current. */
+  grants: GrantBook;
 }
 
 /** Start-up: the broker ready, the PAK verified, the agent record found, Kubernetes reachable. */
@@ -35,7 +38,10 @@ export async function connectClients(settings: AgentSettings, logger: Logger): P
   const agent = await identify(broker, settings.agentName, settings.clusterName);
   const { kube, version } = await connectKubernetes(settings.kubeconfig, settings.concurrency * 2);
   const log = logger.child({ agentId: agent.id });
-  log.info({ kubernetes: version, server: kube.server, status: agent.status, watchNamespace: settings.watchNamespace }, 'agent identified');
+  log.info(
+    { kubernetes: version, server: kube.server, status: agent.status, watchNamespace: settings.watchNamespace, agentNamespace: settings.agentNamespace },
+    'agent identified',
+  );
   const metrics = createAgentMetrics();
   const live = createLiveChannel(settings, log);
   broker.attach(live);
@@ -43,7 +49,9 @@ export async function connectClients(settings: AgentSettings, logger: Logger): P
   events.seed(await broker.listEvents(agent.id).catch((err: unknown) => (log.warn({ err }, 'could not read past events'), [])));
   const objects = new KubeObjects(kube);
   const discovery = new Discovery(kube, settings.concurrency);
-  return { settings, agent, log, broker, live, kube, objects, discovery, metrics, events };
+  const grants = new GrantBook({ broker, agentId: agent.id, agentNamespace: settings.agentNamespace, logger: log });
+  if (!settings.agentNamespace) log.warn('no agent namespace known (BROKKR__AGENT__NAMESPACE): nothing protects one from stacks');
+  return { settings, agent, log, broker, live, kube, objects, discovery, metrics, events, grants };
 }
 
 /** Hints wake the loops; heartbeats, events and health go up it while it is up (REST otherwise). Started last. */

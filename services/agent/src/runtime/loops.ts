@@ -46,7 +46,7 @@ export function createLoops(c: AgentClients): AgentLoops {
     diagnostics: c.settings.diagnostics.enabled
       ? createDiagnosticsLoop({ ...wiring, kube: c.kube, objects: c.objects, discovery: c.discovery })
       : undefined,
-    previews: createPreviewLoop({ ...wiring, objects: c.objects, discovery: c.discovery }),
+    previews: createPreviewLoop({ ...wiring, objects: c.objects, discovery: c.discovery, grants: c.grants }),
   };
   heartbeat.onStatusChange(() => wakeOnStatusChange(loops));
   wakeOnHints(c.live, loops);
@@ -104,6 +104,8 @@ function createReconciler(c: AgentClients, heartbeat: Heartbeat): Reconciler {
     concurrency: settings.concurrency,
     crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
     adoptionEnabled: settings.adoptionEnabled,
+    grants: c.grants,
+    tenantPodSecurity: settings.tenantPodSecurity,
     resyncIntervalMs: settings.resyncIntervalMs,
     backoff: settings.backoff,
     confirmActive: () =>
@@ -145,5 +147,6 @@ function createTargetWatcher(c: AgentClients, reconcileLoop: ReconcileLoop, isAc
     isActive,
     longPollWanted: () => !live.up,
     onState: (objects) => reconcileLoop.offer(objects),
+    grants: c.grants,
   });
 }

@@ -19,6 +19,8 @@ export interface TargetWatcherDeps {
   longPollWanted?: () => boolean;
   /** A successful listing with new content. */
   onState(objects: DeploymentObject[]): void;
+  /** Brought up to each new answer's grants digest before the answer is handed on (grants/book.ts). */
+  grants?: { sync(digest: string | undefined): Promise<void> };
 }
 
 /** A long-poll that comes back sooner than this was not held: the broker does not offer it. */
@@ -96,18 +98,11 @@ export class TargetWatcher {
     const holding = waitSeconds > 0 ? new AbortController() : undefined;
     this.holding = holding;
     this.fetching = true;
-    const answer = await this.deps.broker
-      .targetState({
-        agentId: this.deps.agentId,
-        etag: sentEtag,
-        waitSeconds,
-        signal: holding ? AbortSignal.any([signal, holding.signal]) : signal,
-      })
-      .finally(() => {
-        end();
-        this.fetching = false;
-        if (this.holding === holding) this.holding = undefined;
-      });
+    const answer = await this.fetchAnswer({ sentEtag, waitSeconds, holding, signal }).finally(() => {
+      end();
+      this.fetching = false;
+      if (this.holding === holding) this.holding = undefined;
+    });
     this.deps.metrics.lastSuccessfulPoll.set(Date.now() / 1000);
     this.deps.metrics.pollRequests.inc({ status: answer.changed ? 'success' : 'not_modified' });
     this.etag = answer.etag;
@@ -118,6 +113,23 @@ export class TargetWatcher {
     }
     if (channelUp) return jittered(this.deps.channelResyncMs);
     return this.pauseAfterPoll({ waitSeconds, sentEtag, answer, tookMs: Date.now() - started });
+  }
+
+  /** The answer, with the grant book brought up to it: nothing of a new state is used under older grants. */
+  private async fetchAnswer(req: {
+    sentEtag: string | undefined;
+    waitSeconds: number;
+    holding: AbortController | undefined;
+    signal: AbortSignal;
+  }): Promise<TargetStateAnswer> {
+    const answer = await this.deps.broker.targetState({
+      agentId: this.deps.agentId,
+      etag: req.sentEtag,
+      waitSeconds: req.waitSeconds,
+      signal: req.holding ? AbortSignal.any([req.signal, req.holding.signal]) : req.signal,
+    });
+    if (answer.changed) await this.deps.grants?.sync(answer.grants);
+    return answer;
   }
 
   /** Without the channel: at once after a held long-poll, else the polling interval. */

@@ -1,4 +1,5 @@
 import type { Logger } from '@brokkr/logger';
+import { clusterScope } from '../grants/book.ts';
 import type { AgentSettings } from '../config.ts';
 import type { Discovery } from '../kube/discovery.ts';
 import type { KubeObjects } from '../kube/objects.ts';
@@ -38,6 +39,8 @@ export function createWorkOrderLoop(w: WorkOrderWiring): WorkOrderLoop | undefin
       concurrency: settings.concurrency,
       crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
       inventory: { byStack: new Map(), byKey: new Map(), failures: [] },
+      // An admin's order: anywhere but the agent's own namespace (its credentials live there).
+      scope: clusterScope(settings.agentNamespace),
     },
     registry: w.metrics.registry,
     logger,

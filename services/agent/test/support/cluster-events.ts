@@ -3,6 +3,8 @@ import type { KubeApiServer } from '@brokkr/testkit';
 import { Discovery } from '../../src/kube/discovery.ts';
 import { KubeObjects } from '../../src/kube/objects.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
+import { BrokerClient } from '../../src/broker/client.ts';
+import { GrantBook } from '../../src/grants/book.ts';
 import { LiveChannel } from '../../src/live/channel.ts';
 import { agentChannelUrl } from '../../src/live/url.ts';
 import { startClusterEvents, type RunningClusterEvents } from '../../src/cluster-events/index.ts';
@@ -49,6 +51,7 @@ export class InProcessClusterEvents {
       kubeconfig: kube.kubeconfigPath,
       watchNamespace: undefined,
       stateNamespace,
+      grants: new GrantBook({ broker: new BrokerClient(hubUrl, agent.pak), agentId: agent.id, agentNamespace: undefined, logger: this.logger }),
       logger: this.logger,
     });
   }

@@ -14,6 +14,7 @@ import { deploymentObjectRoutes } from './deployment-objects/routes.ts';
 import { diagnosticAgentRoutes } from './diagnostics/agent-routes.ts';
 import { diagnosticRoutes } from './diagnostics/routes.ts';
 import { fleetRoutes } from './fleet/routes.ts';
+import { grantRoutes } from './generators/grant-routes.ts';
 import { registrationRequestRoutes } from './generators/registration-request-routes.ts';
 import { generatorRegistrationRoutes } from './generators/registration-routes.ts';
 import { generatorRoutes } from './generators/routes.ts';
@@ -52,6 +53,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...targetStateRoutes,
   ...generatorRoutes,
   ...generatorRegistrationRoutes,
+  ...grantRoutes,
   ...registrationRequestRoutes,
   ...pakRoutes,
   ...auditLogRoutes,

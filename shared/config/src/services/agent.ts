@@ -25,6 +25,18 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__READINESS_GRACE_SECONDS: int(60, 0, 86_400),
   /** Set: namespaced objects go to (and are listed in) this namespace only. */
   BROKKR__AGENT__WATCH_NAMESPACE: z.string().min(1).optional(),
+  /**
+   * The namespace the agent runs in, where its PAK and token live: no stack may place anything
+   * there. Unset: the in-cluster service account's namespace (the chart also sets it).
+   */
+  BROKKR__AGENT__NAMESPACE: z.string().min(1).optional(),
+  /**
+   * The Pod Security Standard (`pod-security.kubernetes.io/enforce`, `audit`, `warn`) of every
+   * namespace a confined generator's stacks create or the agent creates for it: baseline keeps
+   * tenant pods off the host (no hostPath, host network or privileged containers); privileged
+   * leaves the labels to the manifest.
+   */
+  BROKKR__AGENT__TENANT_POD_SECURITY: z.enum(['privileged', 'baseline', 'restricted']).default('baseline'),
   /** A kubeconfig file; unset: in-cluster credentials, else the usual KUBECONFIG / ~/.kube/config. */
   BROKKR__AGENT__KUBECONFIG: z.string().min(1).optional(),
   /** Brokkr's name for the same setting (used when BROKKR__AGENT__KUBECONFIG is unset). */
@@ -55,7 +67,8 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__WS_FORCE_REST: bool(false),
   /**
    * A stack's manifest may adopt a live object no stack manages (annotation brokkr.io/adopt-existing:
-   * "true"); false = such objects are always refused (docs/security.md, "Agents in shared clusters").
+   * "true") where its generator's grant allows adoption too (off by default); false = such objects
+   * are always refused, whatever the grants (docs/security.md, "Tenants confined in shared clusters").
    */
   BROKKR__AGENT__ADOPTION_ENABLED: bool(true),
   /** On-demand diagnostics (pod statuses, events, log tails); false = this agent claims none. */

@@ -70,7 +70,7 @@ export const deploymentObjectRoutes: AnyRoute[] = [
         throw invalidDeploymentObject.with(`Invalid deployment object: ${parsed.reason}`, parsed.details);
       }
       // One statement: access check, row, outbox row and wake list (store.ts).
-      const created = await writeOnce(ctx, (w) => storeDeploymentObject(w, { stackId: params.id, ...parsed.input, caller: identity }));
+      const created = await storeDeploymentObject((write) => writeOnce(ctx, write), { stackId: params.id, ...parsed.input, caller: identity });
       return json(201, created);
     },
   }),

@@ -5,7 +5,8 @@ import { yamlChecksum } from '../../yaml/index.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
 import { stackNotFound } from '../../domain/stack-access.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
-import { DEPLOYMENT_CREATED_KEYS, insertDeploymentObject } from './sql/create-deployment-object.ts';
+import { grantRefused, placementRefusals, refusalDetails, submittedObjects } from './placement-check.ts';
+import { DEPLOYMENT_CREATED_KEYS, insertDeploymentObject, type InsertOutcome, type NewDeploymentObject } from './sql/create-deployment-object.ts';
 
 const stackNotOwned = errorKind(403, 'stack_not_owned', 'Access denied to this stack');
 // Matches no generator: a caller who is neither admin nor a generator owns no stack.
@@ -28,30 +29,63 @@ export interface ValidatedDeploymentObject {
  * Everything a new deployment object entails, in ONE statement: the row (with its checksum and
  * the next global sequence_id), its `deployment.created` outbox row, and a wake-up for every agent
  * associated with the stack after commit. The one create function: the plain POST runs it with
- * writeOnce (no BEGIN/COMMIT), template instantiation may run it inside its transaction (a
- * TxScope is a WriteScope). The live stack is locked FOR SHARE until the write commits.
+ * writeOnce (no BEGIN/COMMIT), template instantiation inside its transaction (WriteRunner). The
+ * live stack is locked FOR SHARE until the write commits.
+ *
+ * When some agent of the stack is confined by its grant, that statement inserts nothing and names
+ * those agents; the objects are checked against their grants (422 `grant_refused` listing every
+ * refusal) and, when all of them would accept, the statement runs again to insert. The agents
+ * enforce the same rule before every apply; this check makes the refusal fail at submit.
  */
 export const storeDeploymentObject = raising(
-  async (w: WriteScope, object: ValidatedDeploymentObject): Promise<DeploymentObjectRow> => {
-    const event = statementEvent('deployment.created');
+  async (write: WriteRunner, object: ValidatedDeploymentObject): Promise<DeploymentObjectRow> => {
     const caller = object.caller;
-    const outcome = await insertDeploymentObject(
-      w.db,
-      {
-        stackId: object.stackId,
-        yamlContent: object.yamlContent,
-        yamlChecksum: yamlChecksum(object.yamlContent),
-        isDeletionMarker: object.isDeletionMarker,
-        ownerGeneratorId: caller && !caller.admin ? (caller.generator ?? NO_GENERATOR) : null,
-      },
-      event,
-    );
+    const row: NewDeploymentObject = {
+      stackId: object.stackId,
+      yamlContent: object.yamlContent,
+      yamlChecksum: yamlChecksum(object.yamlContent),
+      isDeletionMarker: object.isDeletionMarker,
+      ownerGeneratorId: caller && !caller.admin ? (caller.generator ?? NO_GENERATOR) : null,
+      grantsChecked: false,
+    };
+    let outcome = await write((w) => insertOnce(w, row));
+    if (!outcome.inserted && outcome.stackOwned && outcome.confined.length) {
+      checkPlacements(outcome, object.yamlContent);
+      outcome = await write((w) => insertOnce(w, { ...row, grantsChecked: true }));
+    }
     // Nothing written: no live stack (404), or the caller does not own it (403), as fetchOwnedStack.
     if (!outcome.inserted) throw outcome.stackFound ? stackNotOwned() : stackNotFound();
-    w.inserted(statementOutboxRow(event, outcome.eventData, DEPLOYMENT_CREATED_KEYS));
-    w.notifyAgents(outcome.wakeAgentIds);
     return outcome.row;
   },
   stackNotFound,
   stackNotOwned,
+  grantRefused,
 );
+
+/**
+ * Runs one write: writeOnce (its one statement on the pool) for the plain POST, or the caller's
+ * transaction. The confined path calls it twice, each call one statement.
+ */
+export type WriteRunner = <T>(fn: (w: WriteScope) => Promise<T>) => Promise<T>;
+
+/** The statement, and what it entails when it inserted: its outbox row and the agents to wake. */
+async function insertOnce(w: WriteScope, row: NewDeploymentObject): Promise<InsertOutcome> {
+  const event = statementEvent('deployment.created');
+  const outcome = await insertDeploymentObject(w.db, row, event);
+  if (outcome.inserted) {
+    w.inserted(statementOutboxRow(event, outcome.eventData, DEPLOYMENT_CREATED_KEYS));
+    w.notifyAgents(outcome.wakeAgentIds);
+  }
+  return outcome;
+}
+
+function checkPlacements(outcome: Extract<InsertOutcome, { inserted: false }>, content: string): void {
+  const refusals = placementRefusals(outcome.confined, submittedObjects(content));
+  const first = refusals[0];
+  if (!first) return;
+  const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more refusal(s) in details)` : '';
+  throw grantRefused.with(
+    `Agent "${first.agent_name}" would refuse ${first.object}: it ${first.reason}${more}`,
+    refusalDetails(refusals),
+  );
+}

@@ -5,6 +5,7 @@ import { idParams } from '../../http/schemas.ts';
 import { registrationRequestParams, registrationRequestSchema, registrationSchema } from './schemas.ts';
 import { findLiveGenerator, liveAgentExists } from './sql/queries.ts';
 import { approveRegistrationRequest, deleteRegistrationRequest, listPendingRequests } from './sql/registration-requests.ts';
+import { registrationView } from './grants.ts';
 
 /**
  * The generator's side of a registration (docs/security.md, "Registration is two-sided consent"):
@@ -20,6 +21,11 @@ const requestNotFound = errorKind(
   'registration_request_not_found',
   'The agent has no pending request to register with this generator',
 );
+const requestStale = errorKind(
+  409,
+  'registration_request_stale',
+  'The agent was renamed (or moved to another cluster) after it asked; its request was withdrawn and it must ask again',
+);
 
 export const registrationRequestRoutes: AnyRoute[] = [
   defineRoute({
@@ -34,7 +40,14 @@ export const registrationRequestRoutes: AnyRoute[] = [
     async handler({ params, identity, ctx }) {
       requireAdminOrGenerator(identity, params.id);
       if (!(await findLiveGenerator(ctx.db.pool, params.id))) throw generatorNotFound();
-      return json(200, await listPendingRequests(ctx.db.pool, params.id));
+      const requests = await listPendingRequests(ctx.db.pool, params.id);
+      return json(
+        200,
+        requests.map(({ registration_grant, ...request }) => ({
+          ...request,
+          grant: registrationView({ ...request, registered_at: request.requested_at, registration_grant }).grant,
+        })),
+      );
     },
   }),
 
@@ -46,25 +59,28 @@ export const registrationRequestRoutes: AnyRoute[] = [
     access: 'any',
     params: registrationRequestParams,
     responses: { 201: { description: 'The registration', schema: registrationSchema } },
-    errors: [requireAdminOrGenerator, generatorNotFound, agentNotFound, requestNotFound],
+    errors: [requireAdminOrGenerator, generatorNotFound, agentNotFound, requestNotFound, requestStale],
     async handler({ params, identity, ctx }) {
       requireAdminOrGenerator(identity, params.id);
-      const registration = await ctx.transact(async (tx) => {
+      const approval = await ctx.transact(async (tx) => {
         if (!(await findLiveGenerator(tx.client, params.id))) throw generatorNotFound();
         if (!(await liveAgentExists(tx.client, params.agent_id))) throw agentNotFound();
-        const row = await approveRegistrationRequest(tx.client, params.agent_id, params.id);
-        if (!row) throw requestNotFound();
-        tx.notifyAgents([row.agent_id]);
-        return row;
+        const outcome = await approveRegistrationRequest(tx.client, params.agent_id, params.id);
+        if (outcome.outcome === 'approved') tx.notifyAgents([outcome.registration.agent_id]);
+        return outcome;
       });
+      // Thrown after the commit: the withdrawal of a stale request stands.
+      if (approval.outcome === 'none') throw requestNotFound();
+      if (approval.outcome === 'stale') throw requestStale();
+      const registration = approval.registration;
       await ctx.audit({
         actor: identity,
         action: 'agent.registered',
         resourceType: 'agent',
         resourceId: registration.agent_id,
-        details: { generator_id: params.id },
+        details: { generator_id: params.id, grant: registration.registration_grant },
       });
-      return json(201, registration);
+      return json(201, registrationView(registration));
     },
   }),
 

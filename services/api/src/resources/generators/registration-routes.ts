@@ -1,3 +1,4 @@
+import type { GrantInput } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import { isAdminOrGenerator } from '../../auth/guards.ts';
 import type { Identity } from '../../auth/identity.ts';
@@ -7,6 +8,7 @@ import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../../domain/agent-access.ts';
 import { agentToRegister } from './access.ts';
+import { registrationView } from './grants.ts';
 import { registrationBodySchema, registrationOutcomeSchema, registrationSchema } from './schemas.ts';
 import { deleteRegistration } from './sql/deregister-agent.ts';
 import { findLiveGenerator, listAgentRegistrations, listRegistrations, liveAgentExists, type RegistrationRow } from './sql/queries.ts';
@@ -34,19 +36,22 @@ const alreadyRequested = errorKind(
 
 type RegistrationOutcome = RegistrationRow & { status: 'approved' | 'pending' };
 
-/** The admin's side of the consent is given by the call itself; the agent's creates a request. */
+/**
+ * The admin's side of the consent is given by the call itself; the agent's creates a request. The
+ * grant comes from the cluster's side either way: the admin's, or the one the agent asks for.
+ */
 const registerOrRequest = raising(
-  async (tx: TxScope, identity: Identity, agentId: string, generatorId: string): Promise<RegistrationOutcome> => {
+  async (tx: TxScope, identity: Identity, agentId: string, generatorId: string, grant: GrantInput | null): Promise<RegistrationOutcome> => {
     if (identity.admin) {
-      const row = await insertRegistration(tx.client, agentId, generatorId);
+      const row = await insertRegistration(tx.client, agentId, generatorId, grant);
       if (!row) throw alreadyRegistered();
       tx.notifyAgents([agentId]);
       return { ...row, status: 'approved' };
     }
-    const request = await insertRegistrationRequest(tx.client, agentId, generatorId);
+    const request = await insertRegistrationRequest(tx.client, agentId, generatorId, grant);
     if (!request) throw (await isRegistered(tx.client, agentId, generatorId)) ? alreadyRegistered() : alreadyRequested();
-    const { requested_at: registeredAt, ...ids } = request;
-    return { ...ids, registered_at: registeredAt, status: 'pending' };
+    const { id, agent_id, generator_id, requested_at, registration_grant } = request;
+    return { id, agent_id, generator_id, registered_at: requested_at, registration_grant, status: 'pending' };
   },
   alreadyRegistered,
   alreadyRequested,
@@ -81,16 +86,16 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
       const agentId = agentToRegister(identity, body);
       const outcome = await ctx.transact(async (tx) => {
         await requireLive(tx.client, params.id, agentId);
-        return registerOrRequest(tx, identity, agentId, params.id);
+        return registerOrRequest(tx, identity, agentId, params.id, body?.grant ?? null);
       });
       await ctx.audit({
         actor: identity,
         action: outcome.status === 'approved' ? 'agent.registered' : 'agent.registration_requested',
         resourceType: 'agent',
         resourceId: agentId,
-        details: { generator_id: params.id },
+        details: { generator_id: params.id, grant: body?.grant ?? null },
       });
-      return json(201, outcome);
+      return json(201, { ...registrationView(outcome), status: outcome.status });
     },
   }),
 
@@ -141,7 +146,7 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
       const generator = await findLiveGenerator(ctx.db.pool, params.id);
       if (!generator) throw generatorNotFound();
       if (generator.is_system && !identity.admin) throw systemGeneratorNotATenant();
-      return json(200, await listRegistrations(ctx.db.pool, params.id));
+      return json(200, (await listRegistrations(ctx.db.pool, params.id)).map(registrationView));
     },
   }),
 
@@ -157,7 +162,7 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
     async handler({ params, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       if (!(await liveAgentExists(ctx.db.pool, params.id))) throw agentNotFound();
-      return json(200, await listAgentRegistrations(ctx.db.pool, params.id));
+      return json(200, (await listAgentRegistrations(ctx.db.pool, params.id)).map(registrationView));
     },
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { generatorSchema } from '@brokkr/contracts';
+import { generatorSchema, grantInputSchema, grantSchema } from '@brokkr/contracts';
 import { rfc3339, softDeletableRowInput, timestamp, uuid } from '../../http/schemas.ts';
 
 /** The Generator clients read is @brokkr/contracts' (generators.ts). */
@@ -24,8 +24,12 @@ export const generatorUpdateSchema = z
   })
   .meta({ id: 'GeneratorUpdate' });
 
+const grantField = () =>
+  grantSchema.meta({ description: "What the generator may place on the agent's cluster (docs/security.md); the defaults filled in" });
+
+/** Brokkr's registration, plus its grant (an additive field Brokkr's clients ignore). */
 export const registrationSchema = z
-  .object({ id: uuid(), agent_id: uuid(), generator_id: uuid(), registered_at: timestamp() })
+  .object({ id: uuid(), agent_id: uuid(), generator_id: uuid(), registered_at: timestamp(), grant: grantField() })
   .meta({ id: 'AgentGeneratorRegistration' });
 
 /** POST /generators/{id}/register: Brokkr's registration plus whether it is in effect yet (docs/security.md). */
@@ -35,6 +39,7 @@ export const registrationOutcomeSchema = z
     agent_id: uuid(),
     generator_id: uuid(),
     registered_at: timestamp(),
+    grant: grantField(),
     status: z.enum(['approved', 'pending']).meta({
       description: "`pending`: the agent asked; it gets none of the generator's stacks until the generator or an admin approves",
     }),
@@ -47,11 +52,23 @@ export const registrationRequestSchema = z
     agent_id: uuid(),
     generator_id: uuid(),
     requested_at: timestamp(),
-    agent_name: z.string(),
-    cluster_name: z.string(),
+    agent_name: z.string().meta({ description: "The agent's name when it asked (a rename since voids the request)" }),
+    cluster_name: z.string().meta({ description: "The agent's cluster when it asked" }),
+    grant: grantField().meta({ description: 'The grant the agent asked for, which an approval gives' }),
   })
   .meta({ id: 'AgentRegistrationRequest' });
 
+/** A generator and one agent of its registrations or requests. */
 export const registrationRequestParams = z.object({ id: uuid(), agent_id: uuid() });
 
-export const registrationBodySchema = z.object({ agent_id: uuid().nullish() }).optional().meta({ id: 'AgentRegistrationBody' });
+export const registrationBodySchema = z
+  .object({
+    agent_id: uuid().nullish(),
+    grant: grantInputSchema.nullish().meta({
+      description:
+        "What the generator may place on the agent's cluster; unset fields take the defaults (the whole cluster while the " +
+        'generator is the only tenant, else its own namespace; no cluster-scoped kinds; no adoption)',
+    }),
+  })
+  .optional()
+  .meta({ id: 'AgentRegistrationBody' });

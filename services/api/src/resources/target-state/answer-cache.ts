@@ -1,6 +1,7 @@
 import type { AgentNotice } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
+import { grantsDigest, queryAgentGrants } from '../../domain/grants.ts';
 import { queryStackLatest, type StackLatest } from './sql/stack-latest.ts';
 import { queryTargetState } from './sql/target-state.ts';
 import { SharedRows } from './shared-rows.ts';
@@ -10,6 +11,8 @@ import { targetStateEtag } from './target-state-etag.ts';
 export interface CachedState {
   etag: string;
   rows: DeploymentObjectRow[];
+  /** grantsDigest() of the agent's grants when the rows were read (a new object changes no grant). */
+  grants: string;
 }
 
 interface Entry extends CachedState {
@@ -168,8 +171,10 @@ export class TargetStateCache {
     // The agent's record exists from before the read, so a notice during the read is counted.
     const agent = this.agentRecord(key);
     const generation = agent.generation;
-    const rows = (await queryTargetState(this.db, key, full)).map((row) => this.shared.share(row));
-    const state = { rows, etag: targetStateEtag(rows, full) };
+    const [read, grants] = await Promise.all([queryTargetState(this.db, key, full), queryAgentGrants(this.db, key)]);
+    const rows = read.map((row) => this.shared.share(row));
+    const digest = grantsDigest(grants);
+    const state = { rows, grants: digest, etag: targetStateEtag(rows, full, digest) };
     // A notice (or lost wake-ups) during the read may mean the rows are already old: answer, keep nothing.
     if (this.trusted && this.agents.get(key) === agent && agent.generation === generation)
       agent[modeKey(full)] = { ...state, expiresAt: now + this.ttlMs, pending: new Map() };
@@ -199,7 +204,13 @@ export class TargetStateCache {
     }
     rows = rows.toSorted((a, b) => b.sequence_id - a.sequence_id);
     this.outcomes.patched();
-    const patched: Entry = { rows, etag: targetStateEtag(rows, full), expiresAt: entry.expiresAt, pending: new Map() };
+    const patched: Entry = {
+      rows,
+      grants: entry.grants,
+      etag: targetStateEtag(rows, full, entry.grants),
+      expiresAt: entry.expiresAt,
+      pending: new Map(),
+    };
     // Only if nothing was noticed meanwhile; else this answer stands for this request alone.
     if (agent[modeKey(full)] === entry && [...entry.pending].every(([s, n]) => pending.some(([p, m]) => p === s && m === n)))
       agent[modeKey(full)] = patched;

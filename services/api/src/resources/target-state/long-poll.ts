@@ -21,15 +21,18 @@ export interface TargetStateQuery {
   hurry?: AbortSignal;
 }
 
+/** `grants`: the digest of the agent's grants (grantsDigest) the answer was read with. */
 export type TargetStateAnswer =
-  { status: 200; etag: string; body: DeploymentObjectRow[] } | { status: 304; etag: string } | { status: 'aborted' };
+  | { status: 200; etag: string; grants: string; body: DeploymentObjectRow[] }
+  | { status: 304; etag: string; grants: string }
+  | { status: 'aborted' };
 
 function readState(cache: TargetStateCache, query: TargetStateQuery): Promise<State> {
   return cache.read(query.agentId, query.full);
 }
 
 function changed(state: State): TargetStateAnswer {
-  return { status: 200, etag: state.etag, body: state.rows };
+  return { status: 200, etag: state.etag, grants: state.grants, body: state.rows };
 }
 
 /** Holds a request whose state still matches If-None-Match until it changes or the wait ends. */
@@ -47,7 +50,7 @@ async function waitForChange(
     // Also re-read at the deadline (and at shutdown): hints are lossy, the database is not.
     const state = await readState(cache, query);
     if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
-    if (outcome !== 'woken') return { status: 304, etag: state.etag };
+    if (outcome !== 'woken') return { status: 304, etag: state.etag, grants: state.grants };
   }
 }
 
@@ -67,7 +70,7 @@ export async function answerTargetState(
   try {
     const state = await readState(cache, query);
     if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);
-    if (!watch) return { status: 304, etag: state.etag };
+    if (!watch) return { status: 304, etag: state.etag, grants: state.grants };
     return await waitForChange(cache, watch, query, ifNoneMatch);
   } finally {
     watch?.close();

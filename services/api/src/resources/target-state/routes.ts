@@ -25,7 +25,7 @@ const targetStateQuery = z.object({
  * reconfiguring every agent.
  */
 function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>, pollSeconds: number): Reply {
-  const headers: Record<string, string> = { ETag: answer.etag };
+  const headers: Record<string, string> = { ETag: answer.etag, 'Brokkr-Grants': answer.grants };
   if (pollSeconds > 0) headers['Brokkr-Poll-Interval'] = String(pollSeconds);
   if (answer.status === 304) return { status: 304, headers };
   return { status: 200, body: answer.body, headers };
@@ -50,10 +50,10 @@ export const targetStateRoutes: AnyRoute[] = [
     responses: {
       200: {
         description:
-          'Deployment objects (header `ETag`; `Brokkr-Poll-Interval`: seconds until a polling agent should ask again, when the hub sets it)',
+          'Deployment objects (header `ETag`; `Brokkr-Grants`: a digest of the agent\'s grants, which changes whenever GET /agents/{id}/grants would answer differently; `Brokkr-Poll-Interval`: seconds until a polling agent should ask again, when the hub sets it)',
         schema: deploymentObjectSchema.array(),
       },
-      304: { description: 'Unchanged since If-None-Match (headers `ETag`, `Brokkr-Poll-Interval`)' },
+      304: { description: 'Unchanged since If-None-Match (headers `ETag`, `Brokkr-Grants`, `Brokkr-Poll-Interval`)' },
     },
     errors: [requireAdminOrSelf, tooManyStreams],
     async handler({ params, query, identity, ctx, req, res }) {

@@ -45,7 +45,7 @@ export const deploymentObjectFromTemplateRoutes: AnyRoute[] = [
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
         await fetchReadableTemplate(tx.client, identity, template.id, 'share');
         await requireStackMatch(tx.client, template, params.id);
-        const row = await storeDeploymentObject(tx, { stackId: params.id, yamlContent, isDeletionMarker: false });
+        const row = await storeDeploymentObject((write) => write(tx), { stackId: params.id, yamlContent, isDeletionMarker: false });
         await insertRenderedObject(tx.client, {
           deploymentObjectId: row.id,
           templateId: template.id,

@@ -1,4 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
+import type { GrantInput } from '@brokkr/contracts';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
 import { agentsForOneStackSql, distinctSorted } from '../../../domain/agents-for-stacks.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
@@ -10,6 +11,22 @@ export interface NewDeploymentObject {
   isDeletionMarker: boolean;
   /** Only a stack of this generator takes the object; null when the caller may write to any stack. */
   ownerGeneratorId: string | null;
+  /**
+   * The object was checked against the grants of the stack's confined agents (placement-check.ts):
+   * insert it whatever they are. False: insert only if no agent of the stack is confined.
+   */
+  grantsChecked: boolean;
+}
+
+/** An agent of the stack whose grant for the stack's generator does not reach the whole cluster. */
+export interface ConfinedAgent {
+  agent_id: string;
+  agent_name: string;
+  generator_id: string;
+  generator_name: string;
+  grant: GrantInput | null;
+  /** The agent's other tenants: a namespace policy goes only where none of them is granted. */
+  others: { generator_id: string; generator_name: string; grant: GrantInput | null }[];
 }
 
 /** The `deployment.created` payload's data, in Brokkr's key order. */
@@ -39,14 +56,35 @@ const I_COLUMNS = RETURNED_COLUMNS.map((c) => `ins.${c}`).join(', ');
 // It costs no more than the FK's own lock: either writes one lock record (xmax) on the stack
 // tuple, and the FK check then finds our stronger lock and writes nothing (pg_stat_statements,
 // ADR 0027: 0 WAL records for the FK check with FOR SHARE, 1 without).
+//
+// `confined` are the stack's agents whose grant does not reach the whole cluster (the partial
+// index on restricted registrations finds the few there are; migration 0021): unless the caller
+// checked the object against them already ($7), nothing is inserted while there is one, and they
+// come back for placement-check.ts to judge. A deletion marker places nothing and is never held.
 const insertStatement = prepared(
   'brokkr_deployment_object_create',
   `WITH stack AS (
      SELECT id, generator_id FROM stacks WHERE id = $1 AND deleted_at IS NULL FOR SHARE
    ),
+   wake AS (${agentsForOneStackSql('$1::uuid')}),
+   confined AS (
+     SELECT r.agent_id, ag.name AS agent_name, g.id AS generator_id, g.name AS generator_name, r.registration_grant AS grant,
+            (SELECT coalesce(jsonb_agg(jsonb_build_object('generator_id', g2.id, 'generator_name', g2.name,
+                                                          'grant', r2.registration_grant)), '[]')
+               FROM agent_generator_registrations r2 JOIN generators g2 ON g2.id = r2.generator_id
+              WHERE r2.agent_id = r.agent_id AND r2.generator_id <> r.generator_id
+                AND NOT g2.is_system AND g2.deleted_at IS NULL) AS others
+       FROM stack
+       JOIN generators g ON g.id = stack.generator_id
+       JOIN agent_generator_registrations r ON r.generator_id = stack.generator_id AND r.restricted
+       JOIN agents ag ON ag.id = r.agent_id
+      WHERE NOT $4 AND r.agent_id IN (SELECT id FROM wake)
+   ),
    ins AS (
      INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum, is_deletion_marker)
-     SELECT stack.id, $2, $3, $4 FROM stack WHERE $5::uuid IS NULL OR stack.generator_id = $5::uuid
+     SELECT stack.id, $2, $3, $4 FROM stack
+      WHERE ($5::uuid IS NULL OR stack.generator_id = $5::uuid)
+        AND ($7::boolean OR NOT EXISTS (SELECT 1 FROM confined))
      RETURNING ${RETURNED_COLUMNS.join(', ')}
    ),
    event AS (
@@ -59,13 +97,15 @@ const insertStatement = prepared(
    )
    SELECT ${I_COLUMNS}, ins.id AS ins_id, event.event_data,
           EXISTS (SELECT 1 FROM stack) AS stack_found,
-          ARRAY(${agentsForOneStackSql('$1::uuid')}) AS wake_agent_ids
+          EXISTS (SELECT 1 FROM stack WHERE $5::uuid IS NULL OR stack.generator_id = $5::uuid) AS stack_owned,
+          ARRAY(SELECT id FROM wake) AS wake_agent_ids,
+          CASE WHEN ins.id IS NULL THEN (SELECT jsonb_agg(confined) FROM confined) END AS confined
      FROM (SELECT 1) one LEFT JOIN ins ON true LEFT JOIN event ON true`,
 );
 
 export type InsertOutcome =
   | { inserted: true; row: DeploymentObjectRow; eventData: Record<string, unknown>; wakeAgentIds: string[] }
-  | { inserted: false; stackFound: boolean };
+  | { inserted: false; stackFound: boolean; stackOwned: boolean; confined: ConfinedAgent[] };
 
 /**
  * sequence_id comes from the table's global BIGSERIAL. Also returns the stored event data and the
@@ -76,7 +116,9 @@ export async function insertDeploymentObject(db: Queryable, object: NewDeploymen
     ins_id: string | null;
     event_data: Record<string, unknown>;
     stack_found: boolean;
+    stack_owned: boolean;
     wake_agent_ids: string[];
+    confined: ConfinedAgent[] | null;
   };
   const { rows } = await db.query<Result>(
     insertStatement([
@@ -86,10 +128,11 @@ export async function insertDeploymentObject(db: Queryable, object: NewDeploymen
       object.isDeletionMarker,
       object.ownerGeneratorId,
       JSON.stringify(event),
+      object.grantsChecked,
     ]),
   );
   const r = rows[0]!;
-  if (r.ins_id === null) return { inserted: false, stackFound: r.stack_found };
+  if (r.ins_id === null) return { inserted: false, stackFound: r.stack_found, stackOwned: r.stack_owned, confined: r.confined ?? [] };
   // In DEPLOYMENT_OBJECT_COLUMNS' order: the API serialises the row's keys in this order.
   const row: DeploymentObjectRow = {
     id: r.id,

@@ -1,3 +1,4 @@
+import type { GrantInput } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import { GENERATOR_COLUMNS, type GeneratorRow } from './generator-row.ts';
 
@@ -8,7 +9,12 @@ export interface RegistrationRow {
   agent_id: string;
   generator_id: string;
   registered_at: Date;
+  /** As stored: NULL for the default grant (resolveGrant fills it in). */
+  registration_grant: GrantInput | null;
 }
+
+/** The columns of a RegistrationRow, for every statement that returns one. */
+export const REGISTRATION_COLUMNS = 'id, agent_id, generator_id, registered_at, registration_grant';
 
 export async function listTenantGenerators(db: Queryable): Promise<GeneratorRow[]> {
   const { rows } = await db.query<GeneratorRow>(
@@ -42,7 +48,7 @@ export async function liveAgentExists(db: Queryable, agentId: string): Promise<b
 /** The live agents registered with a generator. */
 export async function listRegistrations(db: Queryable, generatorId: string): Promise<RegistrationRow[]> {
   const { rows } = await db.query<RegistrationRow>(
-    `SELECT r.id, r.agent_id, r.generator_id, r.registered_at
+    `SELECT r.id, r.agent_id, r.generator_id, r.registered_at, r.registration_grant
        FROM agent_generator_registrations r JOIN agents a ON a.id = r.agent_id
       WHERE r.generator_id = $1 AND a.deleted_at IS NULL
       ORDER BY r.registered_at, r.id`,
@@ -54,7 +60,7 @@ export async function listRegistrations(db: Queryable, generatorId: string): Pro
 /** The generators an agent is registered with. */
 export async function listAgentRegistrations(db: Queryable, agentId: string): Promise<RegistrationRow[]> {
   const { rows } = await db.query<RegistrationRow>(
-    `SELECT id, agent_id, generator_id, registered_at FROM agent_generator_registrations
+    `SELECT ${REGISTRATION_COLUMNS} FROM agent_generator_registrations
       WHERE agent_id = $1 ORDER BY registered_at, id`,
     [agentId],
   );

@@ -1,0 +1,47 @@
+import { prepared, type Queryable } from '@brokkr/db';
+import type { AgentGrants, GrantInput } from '@brokkr/contracts';
+import { resolveGrant, wholeClusterInEffect } from '@brokkr/grants';
+
+export { grantsDigest } from '@brokkr/grants';
+import { associationPairs } from './association.ts';
+
+interface GrantsRow {
+  generators: { generator_id: string; generator_name: string; is_system: boolean; grant: GrantInput | null }[];
+  stacks: AgentGrants['stacks'];
+}
+
+/**
+ * An agent's grants in one round trip: each live generator it is registered with (the stored
+ * grant, NULL for the defaults) and the generator of every stack associated with it (the
+ * association rule of association.ts, deleted stacks included: their markers are served too).
+ */
+const agentGrantsStatement = prepared(
+  'brokkr_agent_grants',
+  `WITH agent AS (
+     SELECT id FROM agents WHERE id = $1 AND deleted_at IS NULL
+   )
+   SELECT
+     (SELECT coalesce(jsonb_agg(jsonb_build_object('generator_id', g.id, 'generator_name', g.name, 'is_system', g.is_system,
+                                                   'grant', r.registration_grant) ORDER BY g.id), '[]')
+        FROM agent JOIN agent_generator_registrations r ON r.agent_id = agent.id
+        JOIN generators g ON g.id = r.generator_id AND g.deleted_at IS NULL) AS generators,
+     (SELECT coalesce(jsonb_agg(jsonb_build_object('stack_id', s.id, 'generator_id', s.generator_id) ORDER BY s.id), '[]')
+        FROM (SELECT DISTINCT p.stack_id FROM (${associationPairs('agent')}) p) p
+        JOIN stacks s ON s.id = p.stack_id) AS stacks`,
+);
+
+/** What GET /agents/{id}/grants serves: every grant resolved, and whether whole_cluster is in effect. */
+export async function queryAgentGrants(db: Queryable, agentId: string): Promise<AgentGrants> {
+  const { rows } = await db.query<GrantsRow>(agentGrantsStatement([agentId]));
+  const row = rows[0]!;
+  const tenants = row.generators.filter((g) => !g.is_system).length;
+  return {
+    agent_id: agentId.toLowerCase(),
+    tenants,
+    generators: row.generators.map(({ grant, ...g }) => {
+      const resolved = resolveGrant(grant, g.generator_id);
+      return { ...g, grant: resolved, whole_cluster_in_effect: wholeClusterInEffect(resolved, g.is_system, tenants) };
+    }),
+    stacks: row.stacks,
+  };
+}

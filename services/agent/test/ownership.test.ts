@@ -48,7 +48,7 @@ describe('agent ownership claim rule', () => {
   it('never adopts when the agent turns adoption off (BROKKR__AGENT__ADOPTION_ENABLED=false)', () => {
     const claim = claimFor('s1', adopting, live(), false);
     expect(claim).to.have.property('verdict', 'refused');
-    expect(claim).to.have.property('reason').that.includes('this agent adopts no objects');
+    expect(claim).to.have.property('reason').that.includes('adoption is off for this stack here');
   });
 
   it('stamps the owner label on new, own and adopted objects only', () => {

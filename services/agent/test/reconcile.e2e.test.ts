@@ -7,6 +7,7 @@ import {
   agentEvents,
   createStack,
   deploy,
+  adminGeneratorId,
   registerAgent,
   startBroker,
   target,
@@ -227,6 +228,14 @@ describe('agent reconciliation (end to end)', function () {
       return stack;
     }
 
+    /** The admin-generator's grant on this agent (the stacks here are its). */
+    async function grant(body: Record<string, unknown>): Promise<void> {
+      const res = await broker.admin.put(`/generators/${await adminGeneratorId(broker.admin)}/registered-agents/${agent.id}/grant`, {
+        grant: body,
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    }
+
     it("refuses an object another stack's label claims (a FAILURE naming that stack), leaves it untouched, never prunes or deletes it", async () => {
       const [a, b] = [await newStack(), await newStack()];
       const dA = await deploy(broker.admin, a, stream(configMap('default', 'held-by-a', { who: 'a' })));
@@ -254,7 +263,11 @@ describe('agent reconciliation (end to end)', function () {
       expect(after.metadata.labels).to.include({ [STACK]: a, [OWNER]: agent.id });
     });
 
-    it("refuses an object no stack manages unless the manifest adopts it; an adopted object is the stack's to prune", async () => {
+    it("refuses an object no stack manages unless the grant allows adoption and the manifest adopts it; a pruned adopted object is given back, not deleted", async () => {
+      await kubectl.create('/api/v1/namespaces/default/configmaps', { metadata: { name: 'unclaimed' }, data: { color: 'theirs' } });
+      const off = await deploy(broker.admin, await newStack(), stream(adopting(configMap('default', 'unclaimed', { color: 'ours' }))));
+      expect((await eventFor(off, 'FAILURE')).message).to.include('adoption is off for this stack here');
+      await grant({ adoption: true });
       for (const name of ['shared', 'found']) {
         await kubectl.create('/api/v1/namespaces/default/configmaps', {
           metadata: { name, labels: { team: 'ops' } },
@@ -292,7 +305,16 @@ describe('agent reconciliation (end to end)', function () {
 
       const d3 = await deploy(broker.admin, stack, stream(configMap('default', 'mine', { a: '2' })));
       await eventFor(d3, 'SUCCESS');
-      await eventually(async () => !(await kubectl.get(cm('default', 'found'))), { timeoutMs: 60_000, what: 'the adopted object pruned' });
+      const released = await eventually(
+        async () => {
+          const live = await kubectl.get(cm('default', 'found'));
+          return live && !live.metadata.labels?.[STACK] ? live : undefined;
+        },
+        { timeoutMs: 60_000, what: 'the adopted object given back' },
+      );
+      expect(released.data, 'given back as it was last applied').to.deep.equal({ color: 'ours', note: 'kept' });
+      expect(released.metadata.labels).to.include({ team: 'ops' }).and.not.have.any.keys(STACK, OWNER);
+      expect(released.metadata.annotations ?? {}).to.not.have.any.keys('brokkr.io/adopted', 'k8s.brokkr.io/deployment-checksum');
       const untouched = await kubectl.get(cm('default', 'shared'));
       expect(untouched.metadata.resourceVersion, 'never adopted, never written').to.equal(shared.metadata.resourceVersion);
       expect(untouched.metadata.labels).to.deep.equal({ team: 'ops' });

@@ -92,7 +92,7 @@ describe('api agents', () => {
       expect(regs.status).to.equal(200);
       const { rows } = await api.sql.query<{ id: string }>(`SELECT id FROM generators WHERE name = '__system__'`);
       expect(regs.body.map((r: { generator_id: string }) => r.generator_id)).to.have.members([rows[0]!.id, gen.generator.id]);
-      expect(regs.body[0]).to.have.all.keys('id', 'agent_id', 'generator_id', 'registered_at');
+      expect(regs.body[0]).to.have.all.keys('id', 'agent_id', 'generator_id', 'registered_at', 'grant');
 
       const registered = await eventually(async () =>
         (await events('agent.registered')).find((e) => e.data.agent_id === res.body.agent.id),

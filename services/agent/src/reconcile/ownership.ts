@@ -40,7 +40,12 @@ export function claimFor(stackId: string, doc: KubeObject, live: ObjectMeta | un
     };
   }
   const exists = `already exists and no stack manages it${writers(live)}: not applied over`;
-  if (!adoptionEnabled) return { verdict: 'refused', reason: `${exists} (this agent adopts no objects)` };
+  if (!adoptionEnabled) {
+    return {
+      verdict: 'refused',
+      reason: `${exists} (adoption is off for this stack here: it needs BROKKR__AGENT__ADOPTION_ENABLED and a grant with adoption)`,
+    };
+  }
   if (doc.metadata.annotations?.[ADOPT_ANNOTATION] === 'true') return { verdict: 'adopt' };
   return {
     verdict: 'refused',

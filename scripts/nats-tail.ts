@@ -1,6 +1,9 @@
 /**
  * `npm run nats:tail [-- --audit --core --from-start --subject brokkr.events.stack.> --server nats://…]`
  *
+ * Credentials: BROKKR__NATS__USER and BROKKR__NATS__PASSWORD (or --user, --password), normally the
+ * read-only `integration` user (`npm start` prints its password; compose and the chart set one).
+ *
  * Prints Brokkr's events as they reach JetStream: an example of an integration that reads the
  * public NATS contract (docs/nats-subjects.md). It uses an *ordered* consumer, which is
  * ephemeral: nothing is acknowledged, no state is left on the server, and the messages still go
@@ -15,6 +18,8 @@ import { STREAMS, SUBJECTS } from '@brokkr/bus';
 const { values: args } = parseArgs({
   options: {
     server: { type: 'string', default: process.env.BROKKR__NATS__URL ?? 'nats://127.0.0.1:4222' },
+    user: { type: 'string', default: process.env.BROKKR__NATS__USER },
+    password: { type: 'string', default: process.env.BROKKR__NATS__PASSWORD },
     subject: { type: 'string', default: SUBJECTS.eventsAll },
     audit: { type: 'boolean', default: false },
     core: { type: 'boolean', default: false },
@@ -66,7 +71,8 @@ function tailCore(nc: NatsConnection): void {
 }
 
 async function main(): Promise<void> {
-  const nc = await connect({ servers: args.server.split(','), name: 'brokkr-nats-tail', maxReconnectAttempts: -1 });
+  const credentials = args.user ? { user: args.user, pass: args.password ?? '' } : {};
+  const nc = await connect({ servers: args.server.split(','), name: 'brokkr-nats-tail', maxReconnectAttempts: -1, ...credentials });
   process.stderr.write(
     `nats:tail: ${args.subject}${args.audit ? ` + ${SUBJECTS.auditAll}` : ''}${args.core ? ' + core hints' : ''} on ${nc.getServer()} (Ctrl-C to stop)\n`,
   );

@@ -11,6 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startNats, startPostgres, freePort, repoRoot, type NatsHandle, type PostgresHandle } from '@brokkr/infra';
 import { migrateLatest } from '@brokkr/db';
+import { hubNatsServer, newNatsPasswords, type NatsUser } from '@brokkr/bus';
 import { startChild, type Child } from './lib/child.ts';
 import { startLocalCluster, type LocalCluster } from './lib/local-cluster.ts';
 
@@ -67,6 +68,26 @@ function maybeStartLocalCluster(
 }
 
 /**
+ * The NATS of this start: the one in BROKKR__NATS__URL (with the credentials the environment gives,
+ * BROKKR__NATS__* as every service reads them), else a throwaway nats-server, the pinned release, with
+ * the hub's users and permissions (@brokkr/bus natsAuthorizationConfig) and passwords made for this
+ * run. Returns what each service needs to connect as its own user.
+ */
+async function startOwnNats(): Promise<{ nats: NatsHandle; envOf: (user: NatsUser) => Record<string, string> }> {
+  if (process.env.BROKKR__NATS__URL) {
+    say('using NATS from BROKKR__NATS__URL');
+    return { nats: await startNats({ url: process.env.BROKKR__NATS__URL }), envOf: () => ({}) };
+  }
+  say('starting a throwaway nats-server with JetStream, a user per service…');
+  const passwords = newNatsPasswords();
+  const nats = await startNats(hubNatsServer(passwords));
+  const envOf = (user: NatsUser) => ({ BROKKR__NATS__USER: user, BROKKR__NATS__PASSWORD: passwords[user] });
+  say(`NATS: ${nats.url}   read-only user for npm run nats:tail and your consumers:`);
+  say(`  BROKKR__NATS__USER=integration BROKKR__NATS__PASSWORD=${passwords.integration} npm run nats:tail -- --server ${nats.url}`);
+  return { nats, envOf };
+}
+
+/**
  * A free port no other service of this start was given: the services bind theirs only once
  * started, so the OS may hand the same free port out twice in a row.
  */
@@ -108,8 +129,8 @@ async function main(): Promise<void> {
     say(process.env.BROKKR__DATABASE__URL ? 'using PostgreSQL from BROKKR__DATABASE__URL' : 'starting a throwaway PostgreSQL…');
     postgres = await startPostgres({ url: process.env.BROKKR__DATABASE__URL });
     const databaseUrl = await ensureDatabase(postgres);
-    say(process.env.BROKKR__NATS__URL ? 'using NATS from BROKKR__NATS__URL' : 'starting a throwaway nats-server with JetStream…');
-    nats = await startNats({ url: process.env.BROKKR__NATS__URL });
+    const own = await startOwnNats();
+    nats = own.nats;
     say('applying migrations…');
     const applied = await migrateLatest({ url: databaseUrl, schema: process.env.BROKKR__DATABASE__SCHEMA });
     say(applied.length ? `applied ${applied.length} migration(s)` : 'migrations already up to date');
@@ -127,7 +148,11 @@ async function main(): Promise<void> {
     };
     const taken = new Set<number>([apiPort]);
     for (const service of HUB) {
-      const env = { ...common, ...(service === 'api' ? {} : { BROKKR__HEALTH__PORT: String(await distinctFreePort(taken)) }) };
+      const env = {
+        ...common,
+        ...own.envOf(service),
+        ...(service === 'api' ? {} : { BROKKR__HEALTH__PORT: String(await distinctFreePort(taken)) }),
+      };
       children.push(
         startChild({
           service,

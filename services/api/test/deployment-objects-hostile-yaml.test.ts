@@ -105,7 +105,9 @@ describe('api deployment objects: one tenant flooding the YAML validator', () =>
   async function tenant(): Promise<{ post(): Promise<ApiResponse> }> {
     const gen = await createGenerator(api.admin);
     const stackId = (await createStack(gen.client, { generator_id: gen.generator.id })).id;
-    return { post: () => gen.client.request('POST', `/stacks/${stackId}/deployment-objects`, { raw: FLOW_STYLE, contentType: 'application/yaml' }) };
+    return {
+      post: () => gen.client.request('POST', `/stacks/${stackId}/deployment-objects`, { raw: FLOW_STYLE, contentType: 'application/yaml' }),
+    };
   }
 
   it("answers another generator's upload (201) while one generator floods the validator with large flow-style YAML; the flooder gets 503 over its share", async function () {
@@ -133,6 +135,7 @@ describe('api deployment objects: one tenant flooding the YAML validator', () =>
 
     expect(upload.status, upload.text.slice(0, 300)).to.equal(201);
     expect(answers.filter((a) => a.status === 503)).to.not.be.empty;
-    for (const answer of answers) expect([201, '503 yaml_validator_busy']).to.include(answer.status === 503 ? `503 ${answer.code}` : answer.status);
+    for (const answer of answers)
+      expect([201, '503 yaml_validator_busy']).to.include(answer.status === 503 ? `503 ${answer.code}` : answer.status);
   });
 });

@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { useTestInfra } from '@brokkr/testkit';
-import { createAgent, createGenerator, createStack, startTestApi, type ApiClient, type ApiResponse, type TestApi } from './support/index.ts';
+import {
+  createAgent,
+  createGenerator,
+  createStack,
+  startTestApi,
+  type ApiClient,
+  type ApiResponse,
+  type TestApi,
+} from './support/index.ts';
 
 /**
  * An agent reports events and health only on deployment objects it is, or was, served
@@ -32,12 +40,13 @@ describe('api agent reports: only on objects the agent is served', () => {
     return res.body.id;
   }
 
-  const postEvent = (client: ApiClient, agentId: string, objectId: string, status = 'FAILURE', eventType = 'DEPLOY') =>
+  /** `outcome`: the status and event type, FAILURE of a DEPLOY unless given. */
+  const postEvent = (client: ApiClient, agentId: string, objectId: string, outcome: { status?: string; eventType?: string } = {}) =>
     client.post(`/agents/${agentId}/events`, {
       agent_id: agentId,
       deployment_object_id: objectId,
-      event_type: eventType,
-      status,
+      event_type: outcome.eventType ?? 'DEPLOY',
+      status: outcome.status ?? 'FAILURE',
       message: 'reported',
     });
 
@@ -45,6 +54,8 @@ describe('api agent reports: only on objects the agent is served', () => {
     client.patch(`/agents/${agentId}/health-status`, {
       deployment_objects: objectIds.map((id) => ({ id, status: 'failing', checked_at: '2026-01-01T00:00:00Z' })),
     });
+
+  const DELETED = { status: 'SUCCESS', eventType: 'DELETED' };
 
   function expectUnknownObject(res: ApiResponse): void {
     expect(res.status, res.text).to.equal(422);
@@ -80,7 +91,7 @@ describe('api agent reports: only on objects the agent is served', () => {
     expect((await postHealth(a.client, a.agentId, [a.objectId])).status).to.equal(200);
     expect(await storedFor(a.objectId)).to.deep.equal({ events: 1, health: 1, outbox: 1 });
     // B reports on its own object as before.
-    expect((await postEvent(b.client, b.agentId, b.objectId, 'SUCCESS')).status).to.equal(201);
+    expect((await postEvent(b.client, b.agentId, b.objectId, { status: 'SUCCESS' })).status).to.equal(201);
     expect((await postHealth(b.client, b.agentId, [b.objectId])).status).to.equal(200);
     expect(await storedFor(b.objectId)).to.deep.equal({ events: 1, health: 1, outbox: 1 });
   });
@@ -101,11 +112,11 @@ describe('api agent reports: only on objects the agent is served', () => {
 
   it("accepts a deleted stack's marker and the DELETED event of an object applied before its stack was untargeted; not a newer object", async () => {
     const a = await tenant();
-    expect((await postEvent(a.client, a.agentId, a.objectId, 'SUCCESS')).status).to.equal(201);
+    expect((await postEvent(a.client, a.agentId, a.objectId, { status: 'SUCCESS' })).status).to.equal(201);
     expect((await a.gen.delete(`/agents/${a.agentId}/targets/${a.stackId}`)).status).to.equal(204);
-    expect((await postEvent(a.client, a.agentId, a.objectId, 'SUCCESS', 'DELETED')).status).to.equal(201);
+    expect((await postEvent(a.client, a.agentId, a.objectId, DELETED)).status).to.equal(201);
     const never = await newObject(a.gen, a.stackId);
-    expectUnknownObject(await postEvent(a.client, a.agentId, never, 'SUCCESS', 'DELETED'));
+    expectUnknownObject(await postEvent(a.client, a.agentId, never, DELETED));
 
     const d = await tenant();
     expect((await d.gen.delete(`/stacks/${d.stackId}`)).status).to.equal(204);
@@ -114,7 +125,7 @@ describe('api agent reports: only on objects the agent is served', () => {
       [d.stackId],
     );
     expect(rows).to.have.length(1);
-    expect((await postEvent(d.client, d.agentId, rows[0]!.id, 'SUCCESS', 'DELETED')).status).to.equal(201);
+    expect((await postEvent(d.client, d.agentId, rows[0]!.id, DELETED)).status).to.equal(201);
   });
 
   async function generatorOf(stackId: string): Promise<string> {

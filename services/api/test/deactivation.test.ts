@@ -99,7 +99,11 @@ describe('api deactivation', () => {
     const stack = await createStack(gen, { generator_id: generator.id });
     expect((await gen.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: stack.id })).status).to.equal(201);
     const object = await gen.post<{ id: string }>(`/stacks/${stack.id}/deployment-objects`, { yaml_content: 'kind: ConfigMap\n' });
-    const order = await api.admin.post<{ id: string }>('/work-orders', { work_type: 'custom', yaml_content: 'x', target_agent_ids: [agent.id] });
+    const order = await api.admin.post<{ id: string }>('/work-orders', {
+      work_type: 'custom',
+      yaml_content: 'x',
+      target_agent_ids: [agent.id],
+    });
     const diagnostic = await api.admin.post<{ id: string }>(`/deployment-objects/${object.body.id}/diagnostics`, { agent_id: agent.id });
     const preview = await gen.post<{ id: string }>(`/stacks/${stack.id}/previews`, { yaml_content: 'kind: ConfigMap\n' });
     for (const res of [object, order, diagnostic, preview]) expect(res.status, res.text).to.equal(201);

@@ -60,7 +60,8 @@ export async function resolvePakHashes(db: Queryable, hashes: readonly string[])
   const { rows } = await db.query<Row>(resolveManyStatement([hashes]));
   const found = new Map<string, Identity>();
   // Generators first, so an agent wins a (never seen) shared hash, as the single lookup's order has it.
-  for (const row of rows.filter((r) => r.kind === 'generator')) if (row.id && row.pak_hash) found.set(row.pak_hash, generatorIdentity(row.id));
+  for (const row of rows.filter((r) => r.kind === 'generator'))
+    if (row.id && row.pak_hash) found.set(row.pak_hash, generatorIdentity(row.id));
   for (const row of rows.filter((r) => r.kind === 'agent')) if (row.id && row.pak_hash) found.set(row.pak_hash, agentIdentity(row.id));
   const admin = rows.find((r) => r.kind === 'admin')?.pak_hash;
   if (admin) for (const hash of hashes) if (sameHash(admin, hash)) found.set(hash, adminIdentity());

@@ -8,14 +8,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse, parseAllDocuments } from 'yaml';
+import { connect } from '@nats-io/transport-node';
+import { NATS_USERS, natsPasswordEnv, type NatsUser } from '@brokkr/bus';
 import {
   DEFAULT_ADMIN_PAK_HASH,
   apiConfigSchema,
   auditWriterConfigSchema,
   maintenanceConfigSchema,
+  natsSettingsFrom,
   parseEnv,
   webhookDispatcherConfigSchema,
+  type NatsConfig,
 } from '@brokkr/config';
+import { pinnedNatsVersion, startNats } from '@brokkr/infra';
+import { renderNatsConfig } from '../scripts/render-nats-config.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const composeFile = path.join(root, 'compose/docker-compose.yml');
@@ -53,6 +59,7 @@ interface ComposeService {
   healthcheck?: { test?: string | string[]; disable?: boolean };
   depends_on?: string[] | Record<string, { condition?: string }>;
   ports?: (string | number)[];
+  volumes?: (string | Record<string, unknown>)[];
 }
 
 interface ComposeFile {
@@ -92,6 +99,13 @@ function readmeComposeVariables(): Set<string> {
 }
 
 const TEST_KEY = 'ab'.repeat(32);
+/** Stand-ins for the NATS passwords compose requires (one per user of shared/bus's permissions). */
+const NATS_PASSWORDS = Object.fromEntries(NATS_USERS.map((user) => [user, `p${user.replace(/-/g, '')}standin`])) as Record<
+  NatsUser,
+  string
+>;
+/** Every variable compose requires, set. */
+const REQUIRED = { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY, ...natsPasswordEnv(NATS_PASSWORDS) };
 
 function environmentOf(service: ComposeService, env: Record<string, string | undefined> = {}): Record<string, string> {
   const raw = service.environment ?? {};
@@ -177,13 +191,13 @@ describe('compose/docker-compose.yml', () => {
       });
 
       it('uses only variable names the config package defines', () => {
-        for (const key of Object.keys(environmentOf(service(), { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY }))) {
+        for (const key of Object.keys(environmentOf(service(), REQUIRED))) {
           expect(knownNames.has(key), `${key} is not defined in shared/config/src`).to.equal(true);
         }
       });
 
       it('passes the service config schema with the defaults compose interpolates (and the required key)', () => {
-        const env = environmentOf(service(), { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY });
+        const env = environmentOf(service(), REQUIRED);
         expect(() => parseEnv(hub.schema, env)).to.not.throw();
         expect(env).to.include.keys('BROKKR__DATABASE__URL', 'BROKKR__NATS__URL', 'BROKKR__LOG__FORMAT', hub.portVar);
         expect(env[hub.portVar]).to.equal(String(hub.port));
@@ -197,23 +211,74 @@ describe('compose/docker-compose.yml', () => {
   }
 
   it('shares one webhook encryption key between api and webhook-dispatcher', () => {
-    const env = { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY };
+    const env = REQUIRED;
     const key = (name: string) => environmentOf(compose.services[name] ?? {}, env)['BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY'];
     expect(key('api')).to.equal(TEST_KEY);
     expect(key('webhook-dispatcher')).to.equal(TEST_KEY);
   });
 
   it('refuses to start without a webhook encryption key (no built-in key)', () => {
-    expect(() => environmentOf(compose.services.api ?? {}, {})).to.throw(/BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY/);
+    expect(() => environmentOf(compose.services.api ?? {}, natsPasswordEnv(NATS_PASSWORDS))).to.throw(
+      /BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY/,
+    );
+  });
+
+  describe('nats', () => {
+    const nats = (): ComposeService => compose.services.nats ?? {};
+    const configFile = path.join(root, 'compose/nats/authorization.conf');
+
+    it('runs the pinned nats-server release (scripts/lib/nats-server.version), the one npm start and the tests run', () => {
+      expect(nats().image).to.equal(`nats:${pinnedNatsVersion()}-alpine`);
+    });
+
+    it('requires a user and password: it runs compose/nats/authorization.conf, the rendering of shared/bus/src/permissions.ts', () => {
+      const command = nats().command as string[];
+      const config = command[command.indexOf('--config') + 1];
+      expect(config).to.be.a('string');
+      expect(nats().volumes).to.include(`./nats/authorization.conf:${config}:ro`);
+      expect(readFileSync(configFile, 'utf8'), 'npm run render:nats').to.equal(renderNatsConfig());
+      expect(readFileSync(configFile, 'utf8')).to.not.match(/no_auth_user/);
+    });
+
+    it('gives every hub service a NATS user of its own, with the password nats-server has for it; no password has a default', () => {
+      expect(environmentOf(nats(), REQUIRED)).to.deep.equal(natsPasswordEnv(NATS_PASSWORDS));
+      for (const hub of HUB) {
+        const env = environmentOf(compose.services[hub.name] ?? {}, REQUIRED);
+        const settings = natsSettingsFrom(parseEnv(hub.schema, env) as NatsConfig);
+        expect(settings.auth, hub.name).to.deep.equal({ user: hub.name, password: NATS_PASSWORDS[hub.name as NatsUser] });
+      }
+      for (const variable of Object.keys(natsPasswordEnv(NATS_PASSWORDS))) {
+        const withoutIt = Object.fromEntries(Object.entries(REQUIRED).filter(([name]) => name !== variable));
+        expect(() => environmentOf(nats(), withoutIt), variable).to.throw(new RegExp(variable));
+      }
+    });
+
+    it("the pinned nats-server runs compose's configuration: no client without a password, each user in with its own", async function () {
+      this.timeout(60_000);
+      const server = await startNats({ config: readFileSync(configFile, 'utf8'), env: natsPasswordEnv(NATS_PASSWORDS) });
+      try {
+        const anonymous = await connect({ servers: server.url }).then(
+          (nc) => nc.close().then(() => 'admitted'),
+          (err: Error) => err.message,
+        );
+        expect(anonymous).to.equal('Authorization Violation');
+        for (const user of NATS_USERS) {
+          const nc = await connect({ servers: server.url, user, pass: NATS_PASSWORDS[user] });
+          await nc.close();
+        }
+      } finally {
+        await server.stop();
+      }
+    });
   });
 
   it("never falls back to Brokkr's publicly known admin PAK: unset, the api mints a new one", () => {
-    const env = environmentOf(compose.services.api ?? {}, { BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY });
+    const env = environmentOf(compose.services.api ?? {}, REQUIRED);
     expect(env['BROKKR__BROKER__PAK_HASH']).to.equal('');
     expect(readFileSync(composeFile, 'utf8')).to.not.include(DEFAULT_ADMIN_PAK_HASH);
     const hash = 'cd'.repeat(32);
     const configured = environmentOf(compose.services.api ?? {}, {
-      BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY,
+      ...REQUIRED,
       BROKKR__BROKER__PAK_HASH: hash,
     });
     expect(configured['BROKKR__BROKER__PAK_HASH']).to.equal(hash);
@@ -232,7 +297,7 @@ describe('compose/docker-compose.yml', () => {
     }
     const result = spawnSync('docker', ['compose', '-f', composeFile, 'config', '-q'], {
       encoding: 'utf8',
-      env: { ...process.env, BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: TEST_KEY },
+      env: { ...process.env, ...REQUIRED },
     });
     expect(result.status, result.stderr).to.equal(0);
   });

@@ -2,11 +2,15 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { connect } from '@nats-io/transport-node';
 import { parse } from 'yaml';
+import { NATS_USERS, natsPasswordEnv, natsPasswordVariable, type NatsUser } from '@brokkr/bus';
 import { natsSettingsFrom, type NatsConfig } from '@brokkr/config';
+import { pinnedNatsVersion, startNats } from '@brokkr/infra';
 import { startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
 import { opsTool } from '../scripts/lib/ops-tools.ts';
 import { currentK8s, differences, renderK8s, RENDERINGS } from '../scripts/render-k8s.ts';
+import { renderNatsConfig, staleNatsConfigFiles } from '../scripts/render-nats-config.ts';
 import { containerSettings, podSpec } from './support/chart-settings.ts';
 import { chartDir, helmTemplate, parseObjects, runHelm, serverSideDryRun, type K8sObject } from './support/helm.ts';
 
@@ -107,7 +111,9 @@ describe('Helm charts (deploy/helm)', function () {
       ).to.deep.equal(['http']);
       const monitoring = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }];
       const policies = of(objects, 'NetworkPolicy');
-      expect(policies.map((p) => p.metadata.name).sort()).to.deep.equal(HUB_SERVICES.map((s) => `brokkr-${s}`).sort());
+      expect(policies.map((p) => p.metadata.name).sort()).to.deep.equal(
+        [...HUB_SERVICES, 'nats', 'postgres'].map((s) => `brokkr-${s}`).sort(),
+      );
       expect(named(objects, 'NetworkPolicy', 'brokkr-api')?.spec).to.deep.include({
         policyTypes: ['Ingress'],
         ingress: [{ ports: [{ port: 3000, protocol: 'TCP' }] }, { from: monitoring, ports: [{ port: 9100, protocol: 'TCP' }] }],
@@ -115,8 +121,80 @@ describe('Helm charts (deploy/helm)', function () {
       expect(named(objects, 'NetworkPolicy', 'brokkr-audit-writer')?.spec).to.deep.include({
         ingress: [{ from: monitoring, ports: [{ port: 9102, protocol: 'TCP' }] }],
       });
-      // No NATS credentials by default; the minted admin PAK is never logged (the api writes it to its file).
-      expect(Object.keys(api.env).filter((k) => k.startsWith('BROKKR__NATS__') && k !== 'BROKKR__NATS__URL')).to.deep.equal([]);
+    });
+
+    it('safe by default: its own NATS (the pinned release) requires a user per hub service, each allowed only its own subjects', async () => {
+      const objects = await helmTemplate(helm, 'brokkr-hub', { release: 'brokkr', namespace: 'brokkr' });
+      const nats = named(objects, 'StatefulSet', 'brokkr-nats')!;
+      const container = podSpec(nats).containers[0]!;
+      expect(container.image).to.equal(`nats:${pinnedNatsVersion()}-alpine`);
+      // The authorization is the rendering of shared/bus/src/permissions.ts; no anonymous user.
+      expect(await staleNatsConfigFiles(), 'npm run render:nats').to.deep.equal([]);
+      const config = named(objects, 'ConfigMap', 'brokkr-nats')!.data!['nats.conf']!;
+      expect(config)
+        .to.include(renderNatsConfig())
+        .and.not.match(/no_auth_user/);
+      // A password per user, made by the chart, each handed to nats-server and to that service only.
+      const users = named(objects, 'Secret', 'brokkr-nats-users')!.stringData!;
+      expect(Object.keys(users)).to.deep.equal([...NATS_USERS]);
+      for (const password of Object.values(users)) expect(password).to.match(/^p[A-Za-z0-9]{47}$/);
+      expect(new Set(Object.values(users)).size).to.equal(NATS_USERS.length);
+      const serverEnv = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.valueFrom?.secretKeyRef] as const));
+      for (const user of NATS_USERS) {
+        expect(serverEnv[natsPasswordVariable(user)], user).to.deep.equal({ name: 'brokkr-nats-users', key: user });
+      }
+      for (const deployment of of(objects, 'Deployment')) {
+        const settings = containerSettings(objects, deployment);
+        expect(settings.env.BROKKR__NATS__URL).to.equal('nats://brokkr-nats:4222');
+        expect(settings.env.BROKKR__NATS__USER, deployment.metadata.name).to.equal(settings.service);
+        expect(settings.secretRefs.BROKKR__NATS__PASSWORD).to.deep.equal({ name: 'brokkr-nats-users', key: settings.service });
+      }
+      // NetworkPolicies: NATS's client port only from the hub's pods; PostgreSQL's likewise.
+      const natsPods = (nats.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+      const natsPolicy = named(objects, 'NetworkPolicy', 'brokkr-nats')?.spec as {
+        podSelector: { matchLabels: object };
+        ingress: unknown[];
+      };
+      expect(natsPods).to.deep.include(natsPolicy.podSelector.matchLabels);
+      expect(natsPolicy.ingress[0]).to.deep.equal({
+        from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'brokkr-hub', 'app.kubernetes.io/instance': 'brokkr' } } }],
+        ports: [{ port: 4222, protocol: 'TCP' }],
+      });
+      const postgresPolicy = named(objects, 'NetworkPolicy', 'brokkr-postgres')?.spec as { podSelector: unknown; ingress: unknown[] };
+      expect(postgresPolicy.podSelector).to.deep.equal({ matchLabels: { 'app.kubernetes.io/name': 'postgresql' } });
+      expect(postgresPolicy.ingress[0]).to.deep.include({ ports: [{ port: 5432, protocol: 'TCP' }] });
+
+      // The pinned nats-server runs the chart's configuration: no client without a password, each user in with the chart's.
+      const passwords = users as Record<NatsUser, string>;
+      // (Its port, store and monitoring port are the test's: startNats sets them.)
+      const local = config.replace(/^http_port: .*$/m, '').replace(/^\s*store_dir: .*$/m, '');
+      const server = await startNats({ config: local, env: natsPasswordEnv(passwords) });
+      try {
+        const anonymous = await connect({ servers: server.url }).then(
+          (nc) => nc.close().then(() => 'admitted'),
+          (err: Error) => err.message,
+        );
+        expect(anonymous).to.equal('Authorization Violation');
+        for (const user of NATS_USERS) await (await connect({ servers: server.url, user, pass: passwords[user] })).close();
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it('refuses a NATS setup that cannot work, or that would run without authentication by accident, and says why', async () => {
+      const refusal = (...sets: string[]) =>
+        runHelm(helm, ['template', 'x', chartDir('brokkr-hub'), ...sets.flatMap((s) => ['--set', s])]).then(
+          () => 'rendered',
+          (err: Error) => err.message,
+        );
+      expect(await refusal('nats.deploy=false')).to.include('nats.url is required with nats.deploy=false');
+      expect(await refusal('nats.deploy=false', 'nats.url=nats://n:4222')).to.include('nats.users.existingSecret is required');
+      expect(await refusal('nats.deploy=false', 'nats.url=nats://n:4222', 'nats.auth.method=token')).to.include(
+        'nats.auth.existingSecret is required for nats.auth.method token',
+      );
+      expect(await refusal('nats.auth.method=none')).to.include('nats.auth.method must be users');
+      expect(await refusal('nats.tls.enabled=true')).to.include('nats.tls is for your own NATS');
+      expect(await refusal('nats.deploy=false', 'nats.url=nats://n:4222', 'nats.users.existingSecret=mine')).to.equal('rendered');
     });
 
     it('ci/options-values.yaml: existing Secret, ingress, per-service settings and scheduling all land where they belong', async () => {
@@ -194,7 +272,7 @@ describe('Helm charts (deploy/helm)', function () {
       expect(named(objects, 'Service', 'fleet-api')?.spec).to.deep.include({ type: 'LoadBalancer' });
     });
 
-    it('helm install, then upgrade, against the kube-apiserver keeps the generated webhook key', async () => {
+    it('helm install, then upgrade, against the kube-apiserver keeps the generated webhook key and NATS passwords', async () => {
       const args = (verb: string) => [
         verb,
         'keep-key',
@@ -212,10 +290,15 @@ describe('Helm charts (deploy/helm)', function () {
             .BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY!,
           'base64',
         ).toString();
+      const natsPasswords = async () =>
+        (await core.readNamespacedSecret({ name: 'keep-key-nats-users', namespace: 'brokkr-upgrade' })).data!;
       const first = await key();
       expect(first).to.match(/^[0-9a-f]{64}$/);
+      const firstPasswords = await natsPasswords();
+      expect(Object.keys(firstPasswords).sort()).to.deep.equal([...NATS_USERS].sort());
       await runHelm(helm, [...args('upgrade'), '--set', 'log.level=debug']);
       expect(await key()).to.equal(first);
+      expect(await natsPasswords()).to.deep.equal(firstPasswords);
     });
   });
 

@@ -101,7 +101,7 @@ spec:
                 name: {{ include "brokkr-hub.prefix" $root }}
           env:
             {{- include "brokkr-hub.secretEnv" (dict "root" $root "name" "BROKKR__DATABASE__URL" "key" $v.secrets.databaseUrlKey) | nindent 12 }}
-            {{- with include "brokkr-hub.natsEnv" $root | trim }}
+            {{- with include "brokkr-hub.natsEnv" (dict "root" $root "component" .component) | trim }}
             {{- . | nindent 12 }}
             {{- end }}
             - name: {{ .portVar }}
@@ -187,13 +187,22 @@ spec:
 {{- end }}
 
 {{/*
-How every hub service reaches NATS (shared/config/src/nats.ts): credentials from nats.auth.existingSecret
-(as variables, or mounted files for an NKey seed or a .creds file) and TLS files from nats.tls.existingSecret.
+How a hub service reaches NATS (shared/config/src/nats.ts). auth.method users (the default, and the
+only one with nats.deploy): as its own user, named after the service, with its password from the
+users Secret. The other methods: the credentials of nats.auth.existingSecret (as variables, or
+mounted files for an NKey seed or a .creds file). TLS files from nats.tls.existingSecret.
+Arguments: (dict "root" $ "component" "api").
 */}}
 {{- define "brokkr-hub.natsEnv" -}}
-{{- $auth := .Values.nats.auth -}}
-{{- if ne $auth.method "none" }}{{ $_ := required "nats.auth.existingSecret is required unless nats.auth.method is none" $auth.existingSecret }}{{ end -}}
-{{- if eq $auth.method "userPassword" }}
+{{- $v := .root.Values -}}
+{{- $auth := $v.nats.auth -}}
+{{- include "brokkr-hub.natsChecks" .root -}}
+{{- if eq $auth.method "users" }}
+- name: BROKKR__NATS__USER
+  value: {{ .component | quote }}
+- name: BROKKR__NATS__PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ include "brokkr-hub.natsUsersSecret" .root }}, key: {{ .component }} } }
+{{- else if eq $auth.method "userPassword" }}
 - name: BROKKR__NATS__USER
   valueFrom: { secretKeyRef: { name: {{ $auth.existingSecret }}, key: {{ $auth.userKey }} } }
 - name: BROKKR__NATS__PASSWORD
@@ -208,14 +217,70 @@ How every hub service reaches NATS (shared/config/src/nats.ts): credentials from
 - name: BROKKR__NATS__CREDS_FILE
   value: /etc/brokkr/nats-auth/{{ $auth.credsKey }}
 {{- end }}
-{{- if .Values.nats.tls.enabled }}
+{{- if $v.nats.tls.enabled }}
 - name: BROKKR__NATS__TLS_CA_FILE
   value: /etc/brokkr/nats-tls/ca.crt
-{{- if .Values.nats.tls.clientCertificate }}
+{{- if $v.nats.tls.clientCertificate }}
 - name: BROKKR__NATS__TLS_CERT_FILE
   value: /etc/brokkr/nats-tls/tls.crt
 - name: BROKKR__NATS__TLS_KEY_FILE
   value: /etc/brokkr/nats-tls/tls.key
 {{- end }}
 {{- end }}
+{{- end }}
+
+{{/* Refuses a NATS setup that cannot work or would run without authentication by accident. */}}
+{{- define "brokkr-hub.natsChecks" -}}
+{{- $n := .Values.nats -}}
+{{- if $n.deploy }}
+{{- if ne $n.auth.method "users" }}{{ fail (printf "nats.deploy runs the chart's own NATS with a user per hub service: nats.auth.method must be users (it is %s); set nats.deploy=false to use your NATS" $n.auth.method) }}{{ end }}
+{{- if $n.tls.enabled }}{{ fail "nats.tls is for your own NATS: the chart's NATS (nats.deploy) serves plain NATS inside the namespace, behind its NetworkPolicy" }}{{ end }}
+{{- else }}
+{{- if not $n.url }}{{ fail "nats.url is required with nats.deploy=false: your NATS server (JetStream enabled)" }}{{ end }}
+{{- if and (eq $n.auth.method "users") (not $n.users.existingSecret) }}{{ fail "nats.users.existingSecret is required with your own NATS (nats.deploy=false) and nats.auth.method users: a Secret with each hub service's password under its name (api, webhook-dispatcher, audit-writer, maintenance), as your NATS has them (its authorization: files/nats-authorization.conf). Or choose another nats.auth.method" }}{{ end }}
+{{- if has $n.auth.method (list "userPassword" "token" "nkey" "creds") }}{{ $_ := required (printf "nats.auth.existingSecret is required for nats.auth.method %s" $n.auth.method) $n.auth.existingSecret }}{{ end }}
+{{- end }}
+{{- end }}
+
+{{/* BROKKR__NATS__URL: nats.url, else the chart's own NATS. */}}
+{{- define "brokkr-hub.natsUrl" -}}
+{{- .Values.nats.url | default (printf "nats://%s-nats:4222" (include "brokkr-hub.prefix" .)) -}}
+{{- end }}
+
+{{/* The Secret with the NATS users' passwords: nats.users.existingSecret, else the chart's. */}}
+{{- define "brokkr-hub.natsUsersSecret" -}}
+{{- .Values.nats.users.existingSecret | default (printf "%s-nats-users" (include "brokkr-hub.prefix" .)) -}}
+{{- end }}
+
+{{/* The users of the chart's NATS, as files/nats-authorization.conf names them. */}}
+{{- define "brokkr-hub.natsUsers" -}}
+api webhook-dispatcher audit-writer maintenance integration
+{{- end }}
+
+{{/* Labels of the chart's NATS: app.kubernetes.io/name nats, so networkPolicy.dependencies.nats's default selects it. */}}
+{{- define "brokkr-hub.natsSelectorLabels" -}}
+app.kubernetes.io/name: nats
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "brokkr-hub.natsLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: brokkr
+app.kubernetes.io/component: nats
+app.kubernetes.io/version: {{ .Values.nats.server.image.tag | quote }}
+{{ include "brokkr-hub.natsSelectorLabels" . }}
+{{- end }}
+
+{{/* nats.conf of the chart's NATS: JetStream on the volume, then files/nats-authorization.conf. */}}
+{{- define "brokkr-hub.natsConfig" -}}
+server_name: {{ include "brokkr-hub.prefix" . }}-nats
+port: 4222
+# Monitoring (the probes' /healthz): reachable only from the monitoring namespace.
+http_port: 8222
+jetstream {
+  store_dir: /data
+  max_memory_store: 64MB
+}
+{{ .Files.Get "files/nats-authorization.conf" }}
 {{- end }}

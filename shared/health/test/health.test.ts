@@ -107,8 +107,18 @@ describe('@brokkr/health', () => {
     expect((await get('/healthz')).status).to.equal(200);
   });
 
-  it('close() can be called more than once', async () => {
+  it('close() can be called more than once: every call resolves and the port is closed', async () => {
     const extra = await startHealthServer({ port: 0, host: '127.0.0.1', registry, checks: {}, logger });
-    await Promise.all([extra.close(), extra.close()]);
+    const url = `http://127.0.0.1:${extra.port}/healthz`;
+    // fetch keeps this connection alive afterwards, as a Prometheus scraper does: close() must not wait for it.
+    expect((await fetch(url)).status, 'served before close').to.equal(200);
+    const calls = await Promise.allSettled([extra.close(), extra.close()]);
+    const after = await Promise.allSettled([extra.close()]);
+    expect([...calls, ...after].map((c) => c.status)).to.deep.equal(['fulfilled', 'fulfilled', 'fulfilled']);
+    const refused = await fetch(url).then(
+      () => 'answered',
+      (err: Error & { cause?: { code?: string } }) => err.cause?.code,
+    );
+    expect(refused, 'nothing listens on the port any more').to.equal('ECONNREFUSED');
   });
 });

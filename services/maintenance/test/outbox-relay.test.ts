@@ -111,6 +111,8 @@ describe('outbox relay', () => {
       },
       { timeoutMs: 45_000, intervalMs: 250, what: 'the relay to publish after NATS came back' },
     );
+    // The test reads through a connection of its own (not maintenance's): wait until it is back too.
+    await replica.bus.nc.flush();
     expect(await streamCount()).to.equal(before + 7);
     const ids = new Set<string>();
     for (let seq = before + 1; seq <= before + 7; seq++) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Identity } from '../auth/identity.ts';
-import { errorKind } from '../errors/api-error.ts';
+import { deploymentObjectNotFound, generatorNotAssociated, generatorRequired } from '../errors/catalogue.ts';
 import { idParams } from '../http/schemas.ts';
 import { fetchOwnedRollout } from '../resources/rollouts/access.ts';
 import { rolloutJson } from '../resources/rollouts/serialize.ts';
@@ -22,10 +22,6 @@ import { defineConsoleRoute, type ConsoleRoute } from './console-route.ts';
  * same data: admins see everything, a generator its tenants (agents registered with it) and its
  * own stacks, agents nothing.
  */
-
-const generatorRequired = errorKind(403, 'generator_required', 'Only an admin or a generator may read this');
-const objectNotFound = errorKind(404, 'deployment_object_not_found', 'Deployment object not found');
-const objectNotOwned = errorKind(403, 'generator_not_associated', 'The deployment object belongs to another generator');
 
 /** The tenant filter: null = everything (admin), else the generator's id. */
 function tenantOf(identity: Identity): string | null {
@@ -91,8 +87,8 @@ export const consoleReadRoutes: ConsoleRoute[] = [
       const { limit } = query;
       const tenant = tenantOf(identity);
       const found = await findDeploymentObject(ctx.db.pool, id);
-      if (!found) throw objectNotFound();
-      if (tenant !== null && tenant !== found.stackGeneratorId) throw objectNotOwned();
+      if (!found) throw deploymentObjectNotFound();
+      if (tenant !== null && tenant !== found.stackGeneratorId) throw generatorNotAssociated();
       const associated = await agentsForStack(ctx.db.pool, found.object.stack_id);
       const [states, events] = await Promise.all([
         objectAgentStates(ctx.db.pool, id, { associatedIds: associated, generatorId: tenant, limit }),

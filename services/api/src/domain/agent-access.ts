@@ -1,10 +1,10 @@
 import { isAdminOrAgent } from '../auth/guards.ts';
 import type { Identity } from '../auth/identity.ts';
 import { errorKind, raising } from '../errors/api-error.ts';
+import { agentPakMismatch } from '../errors/catalogue.ts';
 
 /** Who may act for an agent: the rules every resource under /agents/{id}/… applies. */
 
-export const agentPakMismatch = errorKind(403, 'agent_pak_mismatch', 'PAK does not match the agent');
 const agentIdMismatch = errorKind(400, 'agent_id_mismatch', 'agent_id in the body does not match the path');
 
 /** Brokkr's "A, Ag(self)" rule: anyone else (other agents, generators) gets 403 `agent_pak_mismatch`. */

@@ -1,11 +1,10 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../auth/identity.ts';
 import { errorKind, raising } from '../errors/api-error.ts';
+import { stackNotFound, stackNotOwned } from '../errors/catalogue.ts';
 import { agentHasHardTarget, findLiveStack } from './live-stack.ts';
 import type { StackRow } from './stack-row.ts';
 
-export const stackNotFound = errorKind(404, 'stack_not_found', 'Stack not found');
-const stackNotOwned = errorKind(403, 'stack_not_owned', 'Access denied to this stack');
 const stackNotAccessible = errorKind(403, 'stack_not_accessible', 'Access denied to this stack');
 export const stackIdMismatch = errorKind(400, 'stack_id_mismatch', 'Stack id in the body does not match the path');
 

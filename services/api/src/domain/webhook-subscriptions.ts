@@ -1,9 +1,6 @@
 import type { Queryable } from '@brokkr/db';
-import { errorKind } from '../errors/api-error.ts';
 
-/** The read-only statements of webhook subscriptions, and the 404 for a missing one (the webhooks and webhook-deliveries resources use both). */
-
-export const webhookNotFound = errorKind(404, 'webhook_not_found', 'Webhook subscription not found');
+/** The read-only statements of webhook subscriptions (the webhooks and webhook-deliveries resources use both). */
 
 /** A webhook_subscriptions row without the secrets' ciphertexts (only whether they are set). */
 export interface SubscriptionRow {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { errorKind, raising } from '../errors/api-error.ts';
-import { readBodyWithin } from './read-body.ts';
+import { readBodyWithin, unsupportedMediaType } from './read-body.ts';
 import { loneSurrogatePath } from './well-formed.ts';
 
 /**
@@ -28,7 +28,6 @@ export function isJsonMediaType(type: string): boolean {
 }
 
 export const invalidJson = errorKind(400, 'invalid_json', 'Request body is not valid JSON');
-export const unsupportedMediaType = errorKind(415, 'unsupported_media_type', 'Expected request with `Content-Type: application/json`');
 // What reading any body can end in (read-body.ts).
 export { payloadTooLarge, unreadableBody, unsupportedEncoding } from './read-body.ts';
 
@@ -70,7 +69,8 @@ export const jsonBody = raising(
     const bytes = bodyBytes(req);
     if (mode === 'optional-json' && bytes.length === 0) return undefined;
     const type = mediaType(req);
-    if (!isJsonMediaType(type)) throw unsupportedMediaType({ content_type: type || null });
+    if (!isJsonMediaType(type))
+      throw unsupportedMediaType.with('Expected request with `Content-Type: application/json`', { content_type: type || null });
     return wellFormed(parseJson(bytes), bytes);
   },
   unsupportedMediaType,

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
-import { errorKind } from '../errors/api-error.ts';
+import { errorKind, raising } from '../errors/api-error.ts';
 import { closeAfterAnswer } from './lingering-close.ts';
 
 const DECODERS: Record<string, (() => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress) | undefined> = {
@@ -11,7 +11,12 @@ const DECODERS: Record<string, (() => zlib.Gunzip | zlib.Inflate | zlib.BrotliDe
 };
 
 export const payloadTooLarge = errorKind(413, 'payload_too_large', 'Request body is too large');
-export const unsupportedEncoding = errorKind(415, 'unsupported_media_type', 'Unsupported content encoding or charset');
+/** The one 415: a body in a media type, encoding or charset the route cannot read. */
+export const unsupportedMediaType = errorKind(415, 'unsupported_media_type', 'Unsupported media type');
+export const unsupportedEncoding = raising(
+  (details?: Record<string, unknown>) => unsupportedMediaType.with('Unsupported content encoding or charset', details),
+  unsupportedMediaType,
+);
 export const unreadableBody = errorKind(400, 'invalid_request', 'The request body could not be read');
 
 // type-is's rule, as body-parser used it: a body is announced by either header.

@@ -2,13 +2,10 @@ import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
-import { stackNotFound } from '../../domain/stack-access.ts';
+import { generatorNotFound, generatorRequired, stackNotFound, systemGeneratorNotATenant } from '../../errors/catalogue.ts';
 import type { AgentRow } from '../../domain/agent-row.ts';
 import { findGenerator, listAgents, listAgentsOfGenerator, stackForTargeting } from './sql/queries.ts';
 
-const generatorRequired = errorKind(403, 'generator_required', 'Only an admin or a generator may list agents');
-const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
-const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator has no tenant view');
 const targetGeneratorMismatch = errorKind(403, 'target_generator_mismatch', 'The stack belongs to another generator');
 const targetCreateDenied = errorKind(403, 'target_create_denied', 'Agents cannot manage targets');
 const agentNotRegistered = errorKind(403, 'agent_not_registered', "The agent is not registered with the stack's generator");
@@ -37,7 +34,7 @@ export const authorizeTargeting = raising(
 export const visibleAgents = raising(
   async (ctx: ApiContext, identity: Identity): Promise<AgentRow[]> => {
     if (identity.admin) return listAgents(ctx.db.pool);
-    if (!identity.generator) throw generatorRequired();
+    if (!identity.generator) throw generatorRequired.with('Only an admin or a generator may list agents');
     const generator = await findGenerator(ctx.db.pool, identity.generator);
     if (!generator) throw generatorNotFound();
     if (generator.is_system) throw systemGeneratorNotATenant();

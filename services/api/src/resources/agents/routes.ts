@@ -3,6 +3,7 @@ import type { Queryable } from '@brokkr/db';
 import { generatePak } from '@brokkr/pak';
 import type { Identity } from '../../auth/identity.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
+import { agentNotFound } from '../../errors/catalogue.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -17,7 +18,6 @@ import { rotateAgentPak } from './sql/rotate-agent-pak.ts';
 import { updateAgent, type AgentChanges } from './sql/update-agent.ts';
 
 const tags = ['agents'];
-const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 const invalidAgent = errorKind(400, 'invalid_agent', 'name and cluster_name must not be blank');
 const invalidGeneratorId = errorKind(400, 'invalid_generator_id', 'A generator does not exist');
 const nameAndClusterRequired = errorKind(400, 'name_and_cluster_required', 'Both name and cluster_name query parameters are required');

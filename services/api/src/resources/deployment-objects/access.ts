@@ -1,10 +1,10 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../../auth/identity.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
+import { generatorNotAssociated } from '../../errors/catalogue.ts';
 import { agentHasHardTarget } from '../../domain/live-stack.ts';
 import type { DeploymentObjectWithStack } from './sql/queries.ts';
 
-const generatorNotAssociated = errorKind(403, 'generator_not_associated', 'Generator is not associated with this deployment object');
 const agentNotAssociated = errorKind(403, 'agent_not_associated', 'Agent is not associated with this deployment object');
 
 /** Admin; the generator owning the stack; an agent with an explicit target on the stack. */

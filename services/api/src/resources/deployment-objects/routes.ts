@@ -1,12 +1,12 @@
 import { deploymentObjectSchema } from '@brokkr/contracts';
 import { tenantOf } from '../../auth/identity.ts';
 import { writeOnce } from '../../events/write-once.ts';
-import { errorKind } from '../../errors/api-error.ts';
+import { deploymentObjectNotFound, invalidDeploymentObject, stackNotFound } from '../../errors/catalogue.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { listPage, listPageQuery, pageReply, readWindow } from '../../http/list-page.ts';
 import { idParams } from '../../http/schemas.ts';
 import { acceptsYaml } from '../../yaml/index.ts';
-import { fetchOwnedStack, stackNotFound } from '../../domain/stack-access.ts';
+import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { requireObjectReader } from './access.ts';
 import { readDeploymentObjectInput, yamlValidatorBusy } from '../../http/deployment-object-input.ts';
 import {
@@ -19,8 +19,6 @@ import { findDeploymentObject, listStackDeploymentObjects } from './sql/queries.
 import { storeDeploymentObject } from './store.ts';
 
 const tags = ['deployment-objects'];
-const invalidDeploymentObject = errorKind(400, 'invalid_deployment_object', 'Invalid deployment object');
-const objectNotFound = errorKind(404, 'deployment_object_not_found', 'Deployment object not found');
 export const deploymentObjectRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
@@ -70,7 +68,11 @@ export const deploymentObjectRoutes: AnyRoute[] = [
         throw invalidDeploymentObject.with(`Invalid deployment object: ${parsed.reason}`, parsed.details);
       }
       // One statement: access check, row, outbox row and wake list (store.ts).
-      const created = await storeDeploymentObject((write) => writeOnce(ctx, write), { stackId: params.id, ...parsed.input, caller: identity });
+      const created = await storeDeploymentObject((write) => writeOnce(ctx, write), {
+        stackId: params.id,
+        ...parsed.input,
+        caller: identity,
+      });
       return json(201, created);
     },
   }),
@@ -85,10 +87,10 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     responses: {
       200: { description: 'The deployment object', schema: deploymentObjectSchema, content: yamlResponseContent },
     },
-    errors: [objectNotFound, requireObjectReader, stackNotFound],
+    errors: [deploymentObjectNotFound, requireObjectReader, stackNotFound],
     async handler({ params, identity, ctx, req }): Promise<Reply> {
       const found = await findDeploymentObject(ctx.db.pool, params.id);
-      if (!found) throw objectNotFound();
+      if (!found) throw deploymentObjectNotFound();
       await requireObjectReader(ctx.db.pool, identity, found);
       if (found.stackDeleted) throw stackNotFound();
       if (!acceptsYaml(req.headers.accept)) return json(200, found.object);

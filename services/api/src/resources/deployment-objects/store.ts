@@ -2,13 +2,17 @@ import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import type { WriteScope } from '../../events/transact.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
-import { errorKind, raising } from '../../errors/api-error.ts';
-import { stackNotFound } from '../../domain/stack-access.ts';
+import { raising } from '../../errors/api-error.ts';
+import { stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import { grantRefused, placementRefusals, refusalDetails, submittedObjects } from './placement-check.ts';
-import { DEPLOYMENT_CREATED_KEYS, insertDeploymentObject, type InsertOutcome, type NewDeploymentObject } from './sql/create-deployment-object.ts';
+import {
+  DEPLOYMENT_CREATED_KEYS,
+  insertDeploymentObject,
+  type InsertOutcome,
+  type NewDeploymentObject,
+} from './sql/create-deployment-object.ts';
 
-const stackNotOwned = errorKind(403, 'stack_not_owned', 'Access denied to this stack');
 // Matches no generator: a caller who is neither admin nor a generator owns no stack.
 const NO_GENERATOR = '00000000-0000-0000-0000-000000000000';
 
@@ -84,8 +88,5 @@ function checkPlacements(outcome: Extract<InsertOutcome, { inserted: false }>, c
   const first = refusals[0];
   if (!first) return;
   const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more refusal(s) in details)` : '';
-  throw grantRefused.with(
-    `Agent "${first.agent_name}" would refuse ${first.object}: it ${first.reason}${more}`,
-    refusalDetails(refusals),
-  );
+  throw grantRefused.with(`Agent "${first.agent_name}" would refuse ${first.object}: it ${first.reason}${more}`, refusalDetails(refusals));
 }

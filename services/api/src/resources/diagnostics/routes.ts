@@ -1,5 +1,5 @@
 import { DIAGNOSTIC_RETENTION_MINUTES, type NewDiagnosticRequest } from '@brokkr/contracts';
-import { errorKind } from '../../errors/api-error.ts';
+import { agentNotFound, deploymentObjectNotFound } from '../../errors/catalogue.ts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -9,8 +9,6 @@ import { insertDiagnosticRequest } from './sql/create-diagnostic-request.ts';
 import { agentExists, deploymentObjectExists, findDiagnosticResult } from './sql/queries.ts';
 
 const tags = ['diagnostics'];
-const deploymentObjectNotFound = errorKind(404, 'deployment_object_not_found', 'Deployment object not found');
-const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 /** The requested_by column's width. */
 const REQUESTED_BY_MAX = 255;
 

@@ -1,4 +1,4 @@
-import { errorKind } from '../../errors/api-error.ts';
+import { agentNotFound } from '../../errors/catalogue.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fleetRecords } from './fleet-record.ts';
@@ -6,7 +6,6 @@ import { fleetAgentRecordSchema, fleetQuerySchema, fleetStatusSchema } from './s
 import { recentAgentEvents } from './sql/queries.ts';
 
 const tags = ['fleet'];
-const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 
 /**
  * The fleet view: one FleetAgentRecord per live agent, computed per request.

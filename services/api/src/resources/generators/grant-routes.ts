@@ -1,6 +1,7 @@
 import { agentGrantsSchema, grantInputSchema } from '@brokkr/contracts';
 import { z } from 'zod';
 import { errorKind } from '../../errors/api-error.ts';
+import { agentNotFound } from '../../errors/catalogue.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../../domain/agent-access.ts';
@@ -18,7 +19,6 @@ import { updateRegistrationGrant } from './sql/register-agent.ts';
  */
 
 const tags = ['generators'];
-const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 const registrationNotFound = errorKind(404, 'registration_not_found', 'The agent is not registered with this generator');
 
 const grantUpdateSchema = z

@@ -1,5 +1,6 @@
 import { requireAdminOrGenerator } from '../../auth/guards.ts';
 import { errorKind } from '../../errors/api-error.ts';
+import { agentNotFound, generatorNotFound } from '../../errors/catalogue.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { registrationRequestParams, registrationRequestSchema, registrationSchema } from './schemas.ts';
@@ -14,8 +15,6 @@ import { registrationView } from './grants.ts';
  */
 
 const tags = ['generators'];
-const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
-const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 const requestNotFound = errorKind(
   404,
   'registration_request_not_found',

@@ -4,6 +4,7 @@ import { isAdminOrGenerator } from '../../auth/guards.ts';
 import type { Identity } from '../../auth/identity.ts';
 import type { TxScope } from '../../events/transact.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
+import { agentNotFound, generatorNotFound, systemGeneratorNotATenant } from '../../errors/catalogue.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../../domain/agent-access.ts';
@@ -23,11 +24,8 @@ import { deleteRegistrationRequest, insertRegistrationRequest, isRegistered } fr
  */
 
 const tags = ['generators'];
-const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
-const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 const alreadyRegistered = errorKind(409, 'already_registered', 'The agent is already registered with this generator');
 const notAuthorized = errorKind(403, 'not_authorized', 'Access denied to this generator');
-const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator is not a tenant');
 const alreadyRequested = errorKind(
   409,
   'registration_pending',

@@ -3,6 +3,7 @@ import { generatePak } from '@brokkr/pak';
 import { requireAdminOrGenerator } from '../../auth/guards.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { errorKind, raising } from '../../errors/api-error.ts';
+import { generatorNotFound } from '../../errors/catalogue.ts';
 import { uniqueViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -15,7 +16,6 @@ import { rotateGeneratorPak } from './sql/rotate-generator-pak.ts';
 import { updateGenerator, type GeneratorUpdate } from './sql/update-generator.ts';
 
 const tags = ['generators'];
-const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
 // Brokkr's update answers a missing generator with the generic diesel NotFound code.
 const updateNotFound = errorKind(404, 'not_found', 'Generator not found');
 const cannotDeleteSystem = errorKind(403, 'cannot_delete_system_generator', 'The system generator cannot be deleted');

@@ -1,6 +1,7 @@
 import { tenantOf, type Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../errors/api-error.ts';
+import { invalidDeploymentObject } from '../../errors/catalogue.ts';
 import { yamlValidatorBusy } from '../../http/deployment-object-input.ts';
 import { YamlValidatorBusy } from '../../yaml/index.ts';
 import { runTemplateJob, templateRendererBusy } from './rendering.ts';
@@ -15,13 +16,12 @@ export const templateStackMismatchError = errorKind(
 );
 export const invalidParameters = errorKind(400, 'invalid_parameters', 'Invalid parameters');
 export const templateRenderFailed = errorKind(400, 'template_render_failed', 'Template rendering failed');
-export const renderedObjectInvalid = errorKind(400, 'invalid_deployment_object', 'Invalid deployment object');
 
 export const instantiateErrors = [
   templateStackMismatchError,
   invalidParameters,
   templateRenderFailed,
-  renderedObjectInvalid,
+  invalidDeploymentObject,
   yamlValidatorBusy,
   templateRendererBusy,
 ];
@@ -55,12 +55,12 @@ export async function renderForStack(ctx: ApiContext, identity: Identity, templa
   const yaml = result.output ?? '';
   if (Buffer.byteLength(yaml, 'utf8') > limit)
     throw templateRenderFailed.with(`Template rendering failed: the rendered output exceeds the limit of ${limit} bytes`);
-  if (yaml.trim() === '') throw renderedObjectInvalid.with('Invalid deployment object: the rendered template is blank');
+  if (yaml.trim() === '') throw invalidDeploymentObject.with('Invalid deployment object: the rendered template is blank');
   const verdict = await ctx.yaml.validate(yaml, { isDeletionMarker: false }, tenantOf(identity)).catch((err: unknown) => {
     if (err instanceof YamlValidatorBusy) throw yamlValidatorBusy();
     throw err;
   });
   if (!verdict.ok)
-    throw renderedObjectInvalid.with(`Invalid deployment object: the rendered template is not valid YAML: ${verdict.reason}`);
+    throw invalidDeploymentObject.with(`Invalid deployment object: the rendered template is not valid YAML: ${verdict.reason}`);
   return yaml;
 }

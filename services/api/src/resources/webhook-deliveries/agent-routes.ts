@@ -11,6 +11,7 @@ import {
 } from '@brokkr/webhook-deliveries';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../errors/api-error.ts';
+import { agentNotFound, agentPakMismatch } from '../../errors/catalogue.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams, uuid } from '../../http/schemas.ts';
 import { findSubscriptionSecrets } from '../../domain/webhook-subscriptions.ts';
@@ -22,8 +23,6 @@ import { agentStatus, findDelivery } from './sql/queries.ts';
 
 const tags = ['webhooks'];
 const CLAIM_LIMIT = 10;
-const agentPakMismatch = errorKind(403, 'agent_pak_mismatch', 'Must be the agent or an admin');
-const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
 const agentPakRequired = errorKind(403, 'agent_pak_required', 'Agent authentication required');
 const notAcquiredByAgent = errorKind(403, 'delivery_not_acquired_by_agent', 'Delivery not acquired by this agent');
 

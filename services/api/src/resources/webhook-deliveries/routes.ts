@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { redeliver } from '@brokkr/webhook-deliveries';
 import { errorKind } from '../../errors/api-error.ts';
+import { webhookNotFound } from '../../errors/catalogue.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { findSubscription, webhookNotFound } from '../../domain/webhook-subscriptions.ts';
+import { findSubscription } from '../../domain/webhook-subscriptions.ts';
 import { webhookDeliverySchema } from './schemas.ts';
 import { findDelivery, listDeliveries, listDeliveriesForSubscription } from './sql/queries.ts';
 import { wakeDispatchers } from './wake-dispatchers.ts';

@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '@brokkr/contracts';
 import { encrypt, generateSigningSecret } from '@brokkr/crypto';
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
+import { webhookNotFound } from '../../errors/catalogue.ts';
 import { jsonBody } from '../../http/body.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -18,7 +19,7 @@ import {
 import { filtersForStorage, webhookResponse } from './serialize.ts';
 import { insertSubscription } from './sql/create-subscription.ts';
 import { deleteSubscription } from './sql/delete-subscription.ts';
-import { findSubscription, listSubscriptions, webhookNotFound } from '../../domain/webhook-subscriptions.ts';
+import { findSubscription, listSubscriptions } from '../../domain/webhook-subscriptions.ts';
 import { rotateSigningSecret } from './sql/rotate-signing-secret.ts';
 import { updateSubscription, type SubscriptionChanges } from './sql/update-subscription.ts';
 import { checkUpdateWebhook, parseCreateWebhook, parseUpdateWebhook } from './validation.ts';

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { decryptString, headerValueProblem, signatureHeaders } from '@brokkr/crypto';
 import type { ApiContext } from '../../context.ts';
 import { ApiError, errorKind } from '../../errors/api-error.ts';
+import { webhookNotFound } from '../../errors/catalogue.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { testResultSchema } from './schemas.ts';
-import { findSubscriptionSecrets, webhookNotFound, type SubscriptionSecrets } from '../../domain/webhook-subscriptions.ts';
+import { findSubscriptionSecrets, type SubscriptionSecrets } from '../../domain/webhook-subscriptions.ts';
 import { sendTestWebhook } from './test-send.ts';
 
 const tags = ['webhooks'];

@@ -1,0 +1,29 @@
+import { errorKind } from './api-error.ts';
+
+/**
+ * The wire errors that more than one place of src/ raises, each defined once.
+ *
+ * The rule: every code is defined by exactly one `errorKind` in src/ (test/error-catalogue.test.ts
+ * fails otherwise). A code that more than one resource raises (console/ and domain/ count as one
+ * each) lives here, with a general message; a call site that has more to say uses
+ * `.with(message, details)`. A code that one resource alone raises is defined in that resource
+ * (its access.ts or the routes that raise it) or beside the domain/ rule it belongs to; the codes
+ * of the request plumbing (http/, auth/, limits/) stay with the plumbing that raises them.
+ */
+
+// Lookups of what the resources refer to each other by.
+export const agentNotFound = errorKind(404, 'agent_not_found', 'Agent not found');
+export const generatorNotFound = errorKind(404, 'generator_not_found', 'Generator not found');
+export const stackNotFound = errorKind(404, 'stack_not_found', 'Stack not found');
+export const deploymentObjectNotFound = errorKind(404, 'deployment_object_not_found', 'Deployment object not found');
+export const webhookNotFound = errorKind(404, 'webhook_not_found', 'Webhook subscription not found');
+
+// Who may act on them.
+export const agentPakMismatch = errorKind(403, 'agent_pak_mismatch', 'PAK does not match the agent');
+export const generatorRequired = errorKind(403, 'generator_required', 'Only an admin or a generator may do this');
+export const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator is not a tenant');
+export const stackNotOwned = errorKind(403, 'stack_not_owned', 'Access denied to this stack');
+export const generatorNotAssociated = errorKind(403, 'generator_not_associated', 'Generator is not associated with this deployment object');
+
+// What a deployment object must be, however it is made (uploaded, or rendered from a template).
+export const invalidDeploymentObject = errorKind(400, 'invalid_deployment_object', 'Invalid deployment object');

@@ -60,16 +60,18 @@ export function associationPairs(agentsRelation: string): string {
  * such objects (docs/security.md, "Agents report only on what they are served").
  */
 export function servedToAgent(object: string, agent: string): string {
+  // OFFSET 0 keeps the object's stack a subquery of its own (two primary-key probes): flattened,
+  // the planner scanned every stack against the OR of the legs below.
   return `EXISTS (
-    SELECT 1 FROM deployment_objects sd JOIN stacks ss ON ss.id = sd.stack_id
-     WHERE sd.id = ${object}
-       AND (EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = ${agent} AND t.stack_id = ss.id)
+    SELECT 1 FROM (SELECT sd.id, sd.stack_id, s.generator_id FROM deployment_objects sd JOIN stacks s ON s.id = sd.stack_id
+                    WHERE sd.id = ${object} OFFSET 0) ss
+     WHERE (EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = ${agent} AND t.stack_id = ss.stack_id)
             OR (EXISTS (SELECT 1 FROM agent_generator_registrations r WHERE r.agent_id = ${agent} AND r.generator_id = ss.generator_id)
                 AND (EXISTS (SELECT 1 FROM stack_labels sl JOIN agent_labels al ON al.label = sl.label
-                              WHERE sl.stack_id = ss.id AND al.agent_id = ${agent})
+                              WHERE sl.stack_id = ss.stack_id AND al.agent_id = ${agent})
                      OR EXISTS (SELECT 1 FROM stack_annotations sa JOIN agent_annotations aa ON aa.key = sa.key AND aa.value = sa.value
-                                 WHERE sa.stack_id = ss.id AND aa.agent_id = ${agent})))
-            OR EXISTS (SELECT 1 FROM agent_events e WHERE e.agent_id = ${agent} AND e.deployment_object_id = sd.id AND e.deleted_at IS NULL)))`;
+                                 WHERE sa.stack_id = ss.stack_id AND aa.agent_id = ${agent})))
+            OR EXISTS (SELECT 1 FROM agent_events e WHERE e.agent_id = ${agent} AND e.deployment_object_id = ss.id AND e.deleted_at IS NULL)))`;
 }
 
 /**

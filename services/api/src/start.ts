@@ -1,4 +1,4 @@
-import { connectBus, connectNats, ensureStreams } from '@brokkr/bus';
+import { connectBus, connectNats, ensureStreams, natsInboxPrefix } from '@brokkr/bus';
 import { loadWebhookKey } from '@brokkr/crypto';
 import { createDb, migrateLatest } from '@brokkr/db';
 import { pgCheck, startHealthServer, type HealthServer } from '@brokkr/health';
@@ -40,9 +40,11 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const db = createDb({ ...dbSettings, poolSize: settings.database.poolSize, applicationName: 'brokkr-api' });
   const webhookKey = loadWebhookKey(settings.webhooks.encryptionKey);
   await requireWebhookKey(db.pool, webhookKey, logger);
-  const bus = await connectBus({ ...settings.nats, name: 'brokkr-api', logger });
+  // Replies under the api's own inbox prefix: its NATS user may subscribe to no other (docs/nats-subjects.md §7).
+  const nats = { ...settings.nats, inboxPrefix: natsInboxPrefix('api'), logger };
+  const bus = await connectBus({ ...nats, name: 'brokkr-api' });
   await ensureStreams(bus.jsm);
-  const wakeupBus = await connectNats({ ...settings.nats, name: 'brokkr-api-wakeups', logger });
+  const wakeupBus = await connectNats({ ...nats, name: 'brokkr-api-wakeups' });
 
   const shutdown = new AbortController();
   const metrics = createApiMetrics();

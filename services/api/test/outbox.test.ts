@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { connectBus, ensureStreams, type Bus } from '@brokkr/bus';
 import { createDb, type Db } from '@brokkr/db';
 import { createLogger } from '@brokkr/logger';
-import { eventually, useTestInfra } from '@brokkr/testkit';
+import { eventually, serviceBusSettings, useTestInfra } from '@brokkr/testkit';
 import { Counter, Registry } from '@brokkr/telemetry';
 import { createAuditor } from '../src/audit/auditor.ts';
 import { createNotifyAgents } from '../src/events/notify.ts';
@@ -25,7 +25,7 @@ describe('api outbox and audit delivery', () => {
 
   before(async () => {
     db = createDb({ url: infra.db.url, poolSize: 4 });
-    bus = await connectBus({ url: infra.nats.url, name: 'outbox-test', logger });
+    bus = await connectBus({ ...serviceBusSettings(infra.nats, 'api'), name: 'outbox-test', logger });
     await ensureStreams(bus.jsm);
     outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
     transact = createTransact({ db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger, createPublishWindow()) });
@@ -107,7 +107,7 @@ describe('api outbox and audit delivery', () => {
     let downBus: Bus;
 
     before(async () => {
-      downBus = await connectBus({ url: down.nats.url, name: 'outbox-test-down', logger, drainTimeoutMs: 500 });
+      downBus = await connectBus({ ...serviceBusSettings(down.nats, 'api'), name: 'outbox-test-down', logger, drainTimeoutMs: 500 });
       await ensureStreams(downBus.jsm);
       await down.nats.stop();
     });

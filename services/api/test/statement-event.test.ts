@@ -3,7 +3,7 @@ import { connectBus, ensureStreams, type Bus } from '@brokkr/bus';
 import { createDb, type Db } from '@brokkr/db';
 import { createLogger } from '@brokkr/logger';
 import { isoTimestampSql, outboxInsertSql, statementEvent, statementOutboxRow } from '@brokkr/outbox';
-import { eventually, useTestInfra } from '@brokkr/testkit';
+import { eventually, serviceBusSettings, useTestInfra } from '@brokkr/testkit';
 import { createNotifyAgents } from '../src/events/notify.ts';
 import { AgentWakeups } from '../src/events/wakeups.ts';
 import { createPublishWindow } from '../src/events/publish-window.ts';
@@ -34,7 +34,7 @@ describe('api one-statement writes (writeOnce, outboxInsertSql)', () => {
 
   before(async () => {
     db = createDb({ url: infra.db.url, poolSize: 4 });
-    bus = await connectBus({ url: infra.nats.url, name: 'statement-event-test', logger });
+    bus = await connectBus({ ...serviceBusSettings(infra.nats, 'api'), name: 'statement-event-test', logger });
     await ensureStreams(bus.jsm);
     outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
     deps = { db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger, createPublishWindow()) };

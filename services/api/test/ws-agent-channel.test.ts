@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { connect } from '@nats-io/transport-node';
-import { useTestInfra } from '@brokkr/testkit';
+import { testOnlyNatsOptions, useTestInfra } from '@brokkr/testkit';
 import { adminGeneratorId, ApiClient, createAgent, createStack, startTestApi, type ApiProcess, type TestApi } from './support/index.ts';
 import { upgradeStatus, WsAgent } from './support/ws-agent.ts';
 
@@ -286,7 +286,7 @@ describe('ws agent channel (/internal/ws/agent)', function () {
       const rawSocket = (stalled.ws as unknown as { _socket: { pause(): void } })._socket;
       rawSocket.pause();
       const stack = await createStack(api.admin, { generator_id: await adminGeneratorId(api.admin) });
-      const nc = await connect({ servers: api.natsUrl });
+      const nc = await connect(testOnlyNatsOptions(api.natsUrl));
       try {
         // Stack hints are not coalesced: 3000 of them, large enough to fill socket buffers and the control lane.
         for (let i = 0; i < 3000; i++)

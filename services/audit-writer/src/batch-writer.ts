@@ -2,6 +2,7 @@ import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import type { Db } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { insertAuditRecords } from '@brokkr/audit';
+import { SUBJECTS } from '@brokkr/bus';
 import { auditRecordSchema, type AuditRecord } from '@brokkr/contracts';
 import type { AuditWriterMetrics } from './metrics.ts';
 
@@ -68,17 +69,37 @@ export class BatchWriter {
     const valid: JsMsg[] = [];
     for (const m of messages) {
       const parsed = auditRecordSchema.safeParse(safeJson(m));
-      if (parsed.success) {
+      const problem = parsed.success ? mismatch(m, parsed.data) : 'not an audit entry';
+      if (parsed.success && problem === undefined) {
         entries.push(parsed.data);
         valid.push(m);
       } else {
-        this.options.logger.error({ subject: m.subject, seq: m.seq, issues: parsed.error.issues }, 'dropping a malformed audit message');
+        const issues = parsed.success ? undefined : parsed.error.issues;
+        this.options.logger.error({ subject: m.subject, seq: m.seq, problem, issues }, 'dropping a malformed audit message');
         this.options.metrics.malformed.inc();
         m.term();
       }
     }
     return { entries, valid };
   }
+}
+
+/**
+ * Every hub publisher sends an entry on `brokkr.audit.<its action>` with `Nats-Msg-Id` = its id.
+ * Holding the subject to the action is what makes NATS's per-subject permissions per-action: a
+ * user allowed only `brokkr.audit.webhook.delivery_failed` (the dispatcher) cannot record a
+ * `stack.deleted` (docs/security.md, "The hub's own plumbing").
+ */
+function mismatch(m: JsMsg, entry: AuditRecord): string | undefined {
+  let subject: string;
+  try {
+    subject = SUBJECTS.audit(entry.action);
+  } catch {
+    return 'the action cannot be a subject';
+  }
+  if (m.subject !== subject) return `the subject is not ${subject}`;
+  if (m.headers?.get('Nats-Msg-Id') !== entry.id) return 'Nats-Msg-Id is not the entry id';
+  return undefined;
 }
 
 function safeJson(m: JsMsg): unknown {

@@ -1,11 +1,11 @@
 import { auditWriterConfigSchema } from '@brokkr/config';
 import { runHubService } from '@brokkr/runtime';
-import { ensureDurable, STREAMS, SUBJECTS } from '@brokkr/bus';
+import { DURABLES, ensureDurable, STREAMS, SUBJECTS } from '@brokkr/bus';
 import { BatchWriter } from './batch-writer.ts';
 import { auditWriterMetrics } from './metrics.ts';
 
 /** The durable consumer every replica shares: each audit message goes to one replica at a time. */
-const DURABLE = 'audit-writer';
+const DURABLE = DURABLES.auditWriter;
 
 await runHubService({
   name: 'audit-writer',

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureStreams, SUBJECTS } from '@brokkr/bus';
-import { eventually, freePort, spawnService, useTestInfra } from '@brokkr/testkit';
+import { eventually, freePort, spawnService, testOnlyNatsOptions, useTestInfra } from '@brokkr/testkit';
 
 function entry(i: number) {
   return {
@@ -25,7 +25,7 @@ describe('audit-writer', () => {
   let pool: pg.Pool;
 
   before(async () => {
-    nc = await connect({ servers: infra.nats.url });
+    nc = await connect(testOnlyNatsOptions(infra.nats));
     await ensureStreams(await jetstreamManager(nc));
     pool = new pg.Pool({ connectionString: infra.db.url });
   });

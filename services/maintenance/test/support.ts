@@ -6,11 +6,13 @@ import { createDb, type Db } from '@brokkr/db';
 import { createLogger } from '@brokkr/logger';
 import type { HubContext } from '@brokkr/runtime';
 import { createMetricsRegistry, type Registry } from '@brokkr/telemetry';
+import { serviceBusSettings, testOnlyBusSettings } from '@brokkr/testkit';
 import { startMaintenance, type Maintenance, type MaintenanceOptions } from '../src/index.ts';
 
 /** Everything startMaintenance needs, wired to a real Postgres database and NATS server. */
 export interface Replica {
   db: Db;
+  /** The test's own connection (the test-only NATS user), for watching what maintenance sends. */
   bus: Bus;
   metrics: Registry;
   ctx: HubContext<MaintenanceConfig>;
@@ -25,17 +27,19 @@ export async function createReplica(dbUrl: string, natsUrl: string, env: Record<
   const sink = { write: (line: string) => logs.push(line) } as unknown as Writable;
   const logger = createLogger({ service: 'maintenance', level: 'info' }, sink);
   const db = createDb({ url: dbUrl, poolSize: 4 });
-  const bus = await connectBus({ url: natsUrl, name: 'maintenance-test', logger });
-  await ensureStreams(bus.jsm);
+  // Maintenance's code runs as the maintenance user, so it meets the permissions it has in production.
+  const own = await connectBus({ ...serviceBusSettings(natsUrl, 'maintenance'), name: 'maintenance-test', logger });
+  await ensureStreams(own.jsm);
+  const bus = await connectBus({ ...testOnlyBusSettings(natsUrl), name: 'maintenance-test-observer', logger });
   const metrics = createMetricsRegistry({ service: 'maintenance', defaultMetrics: false });
   return {
     db,
     bus,
     metrics,
     logs,
-    ctx: { name: 'maintenance', config, logger, db, bus, metrics },
+    ctx: { name: 'maintenance', config, logger, db, bus: own, metrics },
     async close() {
-      await bus.close();
+      await Promise.all([own.close(), bus.close()]);
       await db.close();
     },
   };

@@ -4,7 +4,14 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { Webhook } from 'standardwebhooks';
 import { ensureStreams, publishCore, SUBJECTS } from '@brokkr/bus';
-import { eventually, startWebhookReceiver, useTestInfra, type ReceivedRequest, type WebhookReceiver } from '@brokkr/testkit';
+import {
+  eventually,
+  startWebhookReceiver,
+  testOnlyNatsOptions,
+  useTestInfra,
+  type ReceivedRequest,
+  type WebhookReceiver,
+} from '@brokkr/testkit';
 import { deliveries, envelope, insertSubscription, publishEvents, type SubscriptionSpec } from './support/fixtures.ts';
 import { startInProcessDispatcher, type InProcessDispatcher } from './support/dispatcher.ts';
 
@@ -20,7 +27,7 @@ describe('webhook-dispatcher: matching, delivery, retries', function () {
   let receiver: WebhookReceiver;
 
   before(async () => {
-    nc = await connect({ servers: infra.nats.url });
+    nc = await connect(testOnlyNatsOptions(infra.nats));
     await ensureStreams(await jetstreamManager(nc));
     js = jetstream(nc);
     pool = new pg.Pool({ connectionString: infra.db.url });

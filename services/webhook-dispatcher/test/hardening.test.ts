@@ -3,7 +3,15 @@ import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { ensureStreams, publishCore, SUBJECTS } from '@brokkr/bus';
-import { eventually, freePort, startWebhookReceiver, useTestInfra, type RunningService, type WebhookReceiver } from '@brokkr/testkit';
+import {
+  eventually,
+  freePort,
+  startWebhookReceiver,
+  testOnlyNatsOptions,
+  useTestInfra,
+  type RunningService,
+  type WebhookReceiver,
+} from '@brokkr/testkit';
 import { deliveries, envelope, insertSubscription, publishEvents, type SubscriptionSpec } from './support/fixtures.ts';
 import { startInProcessDispatcher, type InProcessDispatcher } from './support/dispatcher.ts';
 import { spawnDispatcher } from './support/replicas.ts';
@@ -27,7 +35,7 @@ describe('webhook-dispatcher hardening', function () {
   let receiver: WebhookReceiver;
 
   before(async () => {
-    nc = await connect({ servers: infra.nats.url });
+    nc = await connect(testOnlyNatsOptions(infra.nats));
     await ensureStreams(await jetstreamManager(nc));
     js = jetstream(nc);
     pool = new pg.Pool({ connectionString: infra.db.url });
@@ -155,7 +163,7 @@ describe('webhook-dispatcher: a delivery sent again after a crash', function () 
   let survivor: InProcessDispatcher | undefined;
 
   before(async () => {
-    nc = await connect({ servers: infra.nats.url });
+    nc = await connect(testOnlyNatsOptions(infra.nats));
     await ensureStreams(await jetstreamManager(nc));
     pool = new pg.Pool({ connectionString: infra.db.url });
     // The first POST never gets an answer (the sender dies holding it); later ones succeed.

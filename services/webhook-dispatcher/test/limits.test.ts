@@ -3,7 +3,7 @@ import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureStreams } from '@brokkr/bus';
-import { eventually, startWebhookReceiver, useTestInfra, type Responder, type WebhookReceiver } from '@brokkr/testkit';
+import { eventually, startWebhookReceiver, testOnlyNatsOptions, useTestInfra, type Responder, type WebhookReceiver } from '@brokkr/testkit';
 import { deliveries, envelope, insertSubscription, invalidateSubscriptionCache, publishEvents } from './support/fixtures.ts';
 import { startInProcessDispatcher, type InProcessDispatcher } from './support/dispatcher.ts';
 
@@ -17,7 +17,7 @@ function isolated(env: Record<string, string>, stopGraceMs?: number) {
     receivers: WebhookReceiver[];
   };
   before(async () => {
-    ctx.nc = await connect({ servers: infra.nats.url });
+    ctx.nc = await connect(testOnlyNatsOptions(infra.nats));
     await ensureStreams(await jetstreamManager(ctx.nc));
     ctx.pool = new pg.Pool({ connectionString: infra.db.url });
     ctx.dispatcher = await startInProcessDispatcher({ db: infra.db.url, nats: infra.nats.url }, env, stopGraceMs);

@@ -3,7 +3,14 @@ import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureStreams } from '@brokkr/bus';
-import { eventually, startWebhookReceiver, useTestInfra, type RunningService, type WebhookReceiver } from '@brokkr/testkit';
+import {
+  eventually,
+  startWebhookReceiver,
+  testOnlyNatsOptions,
+  useTestInfra,
+  type RunningService,
+  type WebhookReceiver,
+} from '@brokkr/testkit';
 import { envelope, insertSubscription, publishEvents } from './support/fixtures.ts';
 import { spawnDispatcher } from './support/replicas.ts';
 
@@ -26,7 +33,7 @@ describe('webhook-dispatcher replicas', function () {
 
   beforeEach(async () => {
     replicas = [];
-    nc = await connect({ servers: infra.nats.url });
+    nc = await connect(testOnlyNatsOptions(infra.nats));
     await ensureStreams(await jetstreamManager(nc));
     pool = new pg.Pool({ connectionString: infra.db.url });
     receiver = await startWebhookReceiver();

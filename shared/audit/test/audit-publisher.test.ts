@@ -4,7 +4,7 @@ import { connectBus, ensureStreams, STREAMS, type Bus } from '@brokkr/bus';
 import type { AuditRecord } from '@brokkr/contracts';
 import { createDb, type Db } from '@brokkr/db';
 import { createLogger } from '@brokkr/logger';
-import { useTestInfra } from '@brokkr/testkit';
+import { testOnlyBusSettings, useTestInfra } from '@brokkr/testkit';
 import { createAuditPublisher, insertAuditRecords } from '../src/index.ts';
 
 const logger = createLogger({ service: 'audit-test', level: 'silent' });
@@ -37,7 +37,7 @@ describe('@brokkr/audit', () => {
 
   before(async () => {
     db = createDb({ url: infra.db.url });
-    bus = await connectBus({ url: infra.nats.url, name: 'audit-test', logger });
+    bus = await connectBus({ ...testOnlyBusSettings(infra.nats), name: 'audit-test', logger });
     await ensureStreams(bus.jsm);
   });
   after(async () => {
@@ -57,7 +57,7 @@ describe('@brokkr/audit', () => {
   it('inserts the entry directly when NATS does not take it, and a second copy changes nothing', async () => {
     const entry = record('pak.rotated');
     let fallbacks = 0;
-    const down = await connectBus({ url: infra.nats.url, name: 'audit-test-closed', logger });
+    const down = await connectBus({ ...testOnlyBusSettings(infra.nats), name: 'audit-test-closed', logger });
     await down.close();
     await createAuditPublisher({ js: down.js, db: db.pool, logger, onFallback: () => fallbacks++ })(entry);
     expect(fallbacks).to.equal(1);

@@ -76,7 +76,8 @@ export class AckPublisher {
   ) {
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
-    this.prefix = `${createInbox()}.`;
+    // The connection's own inbox prefix: a hub service's user may subscribe to nothing else.
+    this.prefix = `${createInbox(inboxPrefixOf(nc))}.`;
     try {
       this.sub = nc.subscribe(`${this.prefix}*`, { callback: (err, msg) => this.onReply(err, msg) });
     } catch (err) {
@@ -204,6 +205,11 @@ function toPubAck(subject: string, body: AckBody): PubAck | PublishAckError {
   const ack: PubAck = { stream: body.stream, seq: body.seq, duplicate: body.duplicate === true };
   if (body.domain) ack.domain = body.domain;
   return ack;
+}
+
+/** The `inboxPrefix` the connection was made with (nats.js keeps its options on the connection). */
+function inboxPrefixOf(nc: NatsConnection): string | undefined {
+  return (nc as NatsConnection & { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
 }
 
 const publishers = new WeakMap<NatsConnection, AckPublisher>();

@@ -19,6 +19,11 @@ export interface BusSettings extends NatsSettings {
   logger: Logger;
   /** How long close() lets drain() run before it closes the connection hard. */
   drainTimeoutMs?: number;
+  /**
+   * Where replies to this connection's requests arrive (default `_INBOX`). Hub services use their
+   * own (`natsInboxPrefix`), which their NATS user alone may subscribe to.
+   */
+  inboxPrefix?: string;
 }
 
 export interface Bus {
@@ -132,6 +137,7 @@ export async function connectNats(settings: BusSettings): Promise<CoreConnection
       // trace, for a trace that points into the client anyway. JetStream publishes no longer go
       // through requests (AckPublisher, ADR 0024); JetStream API calls still do.
       noAsyncTraces: true,
+      ...(settings.inboxPrefix ? { inboxPrefix: settings.inboxPrefix } : {}),
       ...authOptions(settings.auth),
       // An object (even empty) makes the client refuse a server that does not speak TLS.
       ...(settings.tls ? { tls: settings.tls } : {}),

@@ -1,5 +1,23 @@
 export { connectBus, connectNats, type Bus, type BusSettings, type CoreConnection } from './connect.ts';
-export { STREAMS, SUBJECTS } from './subjects.ts';
+export { DURABLES, STREAMS, SUBJECTS } from './subjects.ts';
+export {
+  AUDITED_BY,
+  HUB_NATS_USERS,
+  hubNatsServer,
+  NATS_PERMISSIONS,
+  NATS_USERS,
+  natsAuthorizationConfig,
+  natsInboxPrefix,
+  natsPasswordEnv,
+  natsPasswordVariable,
+  newNatsPassword,
+  newNatsPasswords,
+  type ExtraNatsUser,
+  type HubNatsUser,
+  type NatsPermissions,
+  type NatsUser,
+  type SubjectRules,
+} from './permissions.ts';
 export { ensureStreams, streamConfigs, type EnsureStreamsOptions, type ManagedStreamConfig, type StreamLimits } from './streams.ts';
 export { publishJson, publishCore, type PublishJsonOptions } from './publish.ts';
 export { AckPublisher, ackPublisherFor, type AckPublishOptions, type AckPublisherOptions } from './ack-publisher.ts';

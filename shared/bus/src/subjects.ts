@@ -11,6 +11,17 @@ export const STREAMS = {
   audit: 'BROKKR_AUDIT',
 } as const;
 
+/**
+ * The hub's durable pull consumers, one per stream. Integrations must not bind to them (a message
+ * handed to an integration is not handed to the service), and their NATS user cannot.
+ */
+export const DURABLES = {
+  /** On BROKKR_EVENTS, shared by every webhook-dispatcher replica. */
+  webhookDispatcher: 'webhook-dispatcher',
+  /** On BROKKR_AUDIT, shared by every audit-writer replica. */
+  auditWriter: 'audit-writer',
+} as const;
+
 /** NATS subject tokens may not contain whitespace, `.`, `*` or `>`. */
 const TOKEN = /^[^\s.*>]+$/;
 
@@ -45,6 +56,7 @@ export const SUBJECTS = {
   configReload: 'brokkr.config.reload',
   /** A telemetry frame for a stack's live subscribers (`/api/v1/stacks/{id}/live`) on every api replica. */
   liveStack: (stackId: string) => `brokkr.live.stack.${token(stackId, 'stack id')}`,
+  liveStackAll: 'brokkr.live.stack.*',
   /** An agent's fleet record may have changed (heartbeat, channel connect/disconnect): `/api/v1/fleet/live` on every replica. */
   liveFleet: 'brokkr.live.fleet',
 } as const;

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { createLogger } from '@brokkr/logger';
-import { eventually, useTestInfra } from '@brokkr/testkit';
+import { eventually, testOnlyBusSettings, testOnlyNatsOptions, useTestInfra } from '@brokkr/testkit';
 import {
   AckPublisher,
   ackPublisherFor,
@@ -47,7 +47,7 @@ describe('@brokkr/bus AckPublisher', () => {
   let bus: Bus;
 
   before(async () => {
-    bus = await connectBus({ url: infra.nats.url, name: 'bus-ack-test', logger });
+    bus = await connectBus({ ...testOnlyBusSettings(infra.nats), name: 'bus-ack-test', logger });
     await ensureStreams(bus.jsm);
   });
 
@@ -92,7 +92,7 @@ describe('@brokkr/bus AckPublisher', () => {
   });
 
   it('times out a publish whose ack never comes', async () => {
-    const silent = await connect({ servers: infra.nats.url });
+    const silent = await connect(testOnlyNatsOptions(infra.nats));
     try {
       const received: string[] = [];
       silent.subscribe('silent.subject', { callback: (_err, msg) => void received.push(msg.string()) });
@@ -133,8 +133,8 @@ describe('@brokkr/bus AckPublisher', () => {
   });
 
   it('rejects what is pending when the connection closes, and every later publish', async () => {
-    const nc: NatsConnection = await connect({ servers: infra.nats.url });
-    const silent = await connect({ servers: infra.nats.url });
+    const nc: NatsConnection = await connect(testOnlyNatsOptions(infra.nats));
+    const silent = await connect(testOnlyNatsOptions(infra.nats));
     try {
       silent.subscribe('silent.close', { callback: () => undefined });
       await silent.flush();

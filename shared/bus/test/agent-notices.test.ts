@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createLogger } from '@brokkr/logger';
-import { useTestInfra } from '@brokkr/testkit';
+import { testOnlyBusSettings, useTestInfra } from '@brokkr/testkit';
 import { connectBus, sendAgentNotices, SUBJECTS, type Bus } from '@brokkr/bus';
 
 const logger = createLogger({ service: 'bus-agent-notices-test', level: 'silent' });
@@ -12,7 +12,7 @@ describe('@brokkr/bus sendAgentNotices', () => {
   let bus: Bus;
 
   before(async () => {
-    bus = await connectBus({ url: infra.nats.url, name: 'bus-agent-notices-test', logger });
+    bus = await connectBus({ ...testOnlyBusSettings(infra.nats), name: 'bus-agent-notices-test', logger });
   });
   after(async () => {
     await bus?.close();

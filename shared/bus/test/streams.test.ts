@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { nanos } from '@nats-io/transport-node';
 import { createLogger } from '@brokkr/logger';
-import { useTestInfra } from '@brokkr/testkit';
+import { testOnlyBusSettings, useTestInfra } from '@brokkr/testkit';
 import { connectBus, ensureStreams, publishJson, STREAMS, SUBJECTS, type Bus } from '@brokkr/bus';
 
 const logger = createLogger({ service: 'bus-test', level: 'silent' });
@@ -11,7 +11,7 @@ describe('@brokkr/bus streams', () => {
   let bus: Bus;
 
   before(async () => {
-    bus = await connectBus({ url: infra.nats.url, name: 'bus-streams-test', logger });
+    bus = await connectBus({ ...testOnlyBusSettings(infra.nats), name: 'bus-streams-test', logger });
   });
 
   after(async () => {
@@ -57,7 +57,7 @@ describe('@brokkr/bus streams', () => {
   });
 
   it('close() can be called more than once', async () => {
-    const extra = await connectBus({ url: infra.nats.url, name: 'bus-close-test', logger });
+    const extra = await connectBus({ ...testOnlyBusSettings(infra.nats), name: 'bus-close-test', logger });
     await Promise.all([extra.close(), extra.close()]);
     await extra.close();
     expect(extra.nc.isClosed()).to.equal(true);

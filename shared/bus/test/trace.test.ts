@@ -3,7 +3,7 @@ import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentele
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { createLogger } from '@brokkr/logger';
-import { useTestInfra } from '@brokkr/testkit';
+import { testOnlyBusSettings, useTestInfra } from '@brokkr/testkit';
 import {
   connectBus,
   ensureStreams,
@@ -25,7 +25,7 @@ describe('@brokkr/bus trace propagation', () => {
   let bus: Bus;
 
   before(async () => {
-    bus = await connectBus({ url: infra.nats.url, name: 'bus-trace-test', logger });
+    bus = await connectBus({ ...testOnlyBusSettings(infra.nats), name: 'bus-trace-test', logger });
     await ensureStreams(bus.jsm);
   });
 

@@ -3,7 +3,7 @@ import { createDb, type Db } from '@brokkr/db';
 import { connectBus, type Bus } from '@brokkr/bus';
 import { createLogger } from '@brokkr/logger';
 import { createMetricsRegistry, metricsFor } from '@brokkr/telemetry';
-import { eventually, useTestInfra } from '@brokkr/testkit';
+import { eventually, testOnlyBusSettings, useTestInfra } from '@brokkr/testkit';
 import { natsCheck, pgCheck, runChecks, startHealthServer, type HealthServer } from '@brokkr/health';
 
 const logger = createLogger({ service: 'health-test', level: 'silent' });
@@ -21,7 +21,7 @@ describe('@brokkr/health', () => {
 
   before(async () => {
     db = createDb({ url: infra.db.url, poolSize: 2 });
-    bus = await connectBus({ url: infra.nats.url, name: 'health-test', logger, drainTimeoutMs: 500 });
+    bus = await connectBus({ ...testOnlyBusSettings(infra.nats), name: 'health-test', logger, drainTimeoutMs: 500 });
     server = await startHealthServer({
       port: 0,
       host: '127.0.0.1',

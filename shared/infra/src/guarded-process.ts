@@ -19,6 +19,8 @@ export interface GuardOptions {
   runAs?: number;
   /** Where the server's output goes; defaults to discarding it. */
   onOutput?: (line: string) => void;
+  /** More environment for the server (e.g. the passwords its configuration refers to). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -34,7 +36,7 @@ export function startGuarded(options: GuardOptions): GuardedProcess {
   const child = spawn(
     'bash',
     [path.join(scriptsDir, 'lib', 'guard.sh'), String(process.pid), options.dir ?? '-', ...server, ...options.args],
-    { detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    { detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) },
   );
   const forward = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) if (line.trim()) options.onOutput?.(line);

@@ -1,5 +1,5 @@
 export { startPostgres, findPostgresBin, type PostgresHandle, type StartPostgresOptions } from './postgres.ts';
-export { startNats, findNatsServer, type NatsHandle, type StartNatsOptions } from './nats.ts';
+export { startNats, findNatsServer, pinnedNatsVersion, type NatsHandle, type StartNatsOptions } from './nats.ts';
 export { freePort, waitForPort } from './ports.ts';
 export { createTestCa, type TestCa } from './test-ca.ts';
 export { startGuarded, type GuardedProcess, type GuardOptions } from './guarded-process.ts';

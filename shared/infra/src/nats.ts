@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, waitForPort } from './ports.ts';
@@ -28,6 +28,13 @@ export interface StartNatsOptions {
   log?: (line: string) => void;
   /** Require this user and password from every client. */
   auth?: { user: string; password: string };
+  /**
+   * nats-server configuration (e.g. @brokkr/bus's natsAuthorizationConfig: the hub's users and
+   * their permissions); the listen address, port, JetStream and its store stay on the command line.
+   */
+  config?: string;
+  /** Environment of nats-server: the variables `config` refers to (`$BROKKR_NATS_PASSWORD_API`). */
+  env?: Record<string, string>;
   /** Serve TLS only; with `clientCaFile` every client must present a certificate that CA signed. */
   tls?: { certFile: string; keyFile: string; clientCaFile?: string };
 }
@@ -42,6 +49,14 @@ function securityArgs(options: StartNatsOptions): string[] {
   return args;
 }
 
+/** Writes the configuration into the store directory (it holds no secret: passwords come from `env`). */
+async function configArgs(options: StartNatsOptions, dir: string): Promise<string[]> {
+  if (options.config === undefined) return [];
+  const file = path.join(dir, 'brokkr-nats.conf');
+  await fs.writeFile(file, options.config, { mode: 0o600 });
+  return ['-c', file];
+}
+
 /** Uses the given server, or starts nats-server with JetStream on a free port and a temporary store. */
 export async function startNats(options: StartNatsOptions = {}): Promise<NatsHandle> {
   if (options.url) return { url: options.url, port: 0, external: true, stop: async () => undefined };
@@ -50,9 +65,11 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsHan
   const dir = options.storeDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'brokkr-nats-')));
   const server = startGuarded({
     command: bin,
-    args: ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir, ...securityArgs(options)],
+    // The configuration file first: the flags after it win over anything it sets.
+    args: [...(await configArgs(options, dir)), '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir, ...securityArgs(options)],
     ...(options.storeDir ? {} : { dir }),
     ...(options.log ? { onOutput: options.log } : {}),
+    ...(options.env ? { env: options.env } : {}),
   });
   try {
     await Promise.race([
@@ -69,19 +86,32 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsHan
   return { url: `${scheme}://127.0.0.1:${port}`, port, external: false, dir, stop: () => server.stop() };
 }
 
-export async function findNatsServer(): Promise<string> {
-  const cached = path.join(cacheDir, 'bin', 'nats-server');
-  const located = locate(cached);
-  if (located) return located;
-  await exec('bash', [path.join(scriptsDir, 'lib', 'install-nats.sh')], { maxBuffer: 64 * 1024 * 1024 });
-  if (!existsSync(cached)) throw new Error('nats-server not found after installation');
-  return cached;
+/** The nats-server release everything runs, pinned once in scripts/lib/nats-server.version (e.g. "2.15.2"). */
+export function pinnedNatsVersion(): string {
+  return readFileSync(path.join(scriptsDir, 'lib', 'nats-server.version'), 'utf8').trim();
 }
 
-function locate(cached: string): string | undefined {
-  if (existsSync(cached)) return cached;
-  for (const dir of (process.env.PATH ?? '').split(':')) {
-    if (dir && existsSync(path.join(dir, 'nats-server'))) return path.join(dir, 'nats-server');
+/**
+ * The pinned nats-server: ~/.cache/brokkr/bin/nats-server once it links to nats-server-v<pinned>,
+ * else built first by scripts/lib/install-nats.sh (1-2 minutes, progress on stderr). Never a
+ * nats-server found on PATH or an older one in the cache: tests run the release users deploy.
+ */
+export async function findNatsServer(): Promise<string> {
+  const link = path.join(cacheDir, 'bin', 'nats-server');
+  if (isPinned(link)) return link;
+  const child = exec('bash', [path.join(scriptsDir, 'lib', 'install-nats.sh')], { maxBuffer: 1024 * 1024 });
+  // The build takes a while: its progress goes where ours goes.
+  child.child.stderr?.pipe(process.stderr);
+  await child;
+  if (!isPinned(link)) throw new Error(`nats-server v${pinnedNatsVersion()} not found at ${link} after installation`);
+  return link;
+}
+
+function isPinned(link: string): boolean {
+  const versioned = `nats-server-v${pinnedNatsVersion()}`;
+  try {
+    return readlinkSync(link) === versioned && existsSync(path.join(path.dirname(link), versioned));
+  } catch {
+    return false;
   }
-  return undefined;
 }

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { connectBus, ensureStreams, publishOutboxRows, STREAMS, type Bus } from '@brokkr/bus';
 import { buildEvent, outboxRowSchema, parseEventEnvelope, type EventEnvelope } from '@brokkr/contracts';
 import { createLogger } from '@brokkr/logger';
-import { useTestInfra } from '@brokkr/testkit';
+import { testOnlyBusSettings, useTestInfra } from '@brokkr/testkit';
 import {
   eventTypeColumnsSql,
   insertEnvelopesSql,
@@ -46,7 +46,7 @@ describe('@brokkr/outbox envelope', () => {
 
   before(async () => {
     db = new pg.Pool({ connectionString: infra.db.url, max: 2 });
-    bus = await connectBus({ url: infra.nats.url, name: 'outbox-test', logger });
+    bus = await connectBus({ ...testOnlyBusSettings(infra.nats), name: 'outbox-test', logger });
     await ensureStreams(bus.jsm);
   });
   after(async () => {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { natsSettingsFrom, parseEnv, type NatsConfig, type NatsSettings } from '@brokkr/config';
 import type { Logger } from '@brokkr/logger';
 import { createDb, ensureSchema, type Db } from '@brokkr/db';
-import { connectBus, ensureStreams, type Bus } from '@brokkr/bus';
+import { connectBus, ensureStreams, HUB_NATS_USERS, natsInboxPrefix, type Bus, type HubNatsUser } from '@brokkr/bus';
 import { startHealthServer, pgCheck, natsCheck } from '@brokkr/health';
 import { createMetricsRegistry, startTelemetry } from '@brokkr/telemetry';
 import type { Registry } from 'prom-client';
@@ -54,6 +54,11 @@ export async function runHubService<S extends z.ZodType>(definition: HubServiceD
   });
 }
 
+/** A hub service's replies come under its own inbox prefix, the one its NATS user may subscribe to. */
+function inbox(name: string): { inboxPrefix?: string } {
+  return (HUB_NATS_USERS as readonly string[]).includes(name) ? { inboxPrefix: natsInboxPrefix(name as HubNatsUser) } : {};
+}
+
 async function startHub<S extends z.ZodType>(
   definition: HubServiceDefinition<S>,
   config: z.output<S> & HubConfig,
@@ -74,7 +79,7 @@ async function startHub<S extends z.ZodType>(
     applicationName: `brokkr-${definition.name}`,
   });
   await ensureSchema(db);
-  const bus = await connectBus({ ...nats, name: `brokkr-${definition.name}`, logger });
+  const bus = await connectBus({ ...nats, name: `brokkr-${definition.name}`, logger, ...inbox(definition.name) });
   await ensureStreams(bus.jsm);
   const metrics = createMetricsRegistry({ service: definition.name });
   const work = await definition.start({ name: definition.name, config, logger, db, bus, metrics });

@@ -1,5 +1,14 @@
 export { createTestDatabase, createEmptyDatabase, withDatabase, type TestDatabase } from './database.ts';
-export { startTestNats } from './nats.ts';
+export {
+  startTestNats,
+  natsUserEnv,
+  serviceBusSettings,
+  testOnlyBusSettings,
+  testOnlyNatsOptions,
+  TEST_ONLY_NATS_USER,
+  type TestNatsHandle,
+  type TestNatsUser,
+} from './nats.ts';
 export type { NatsHandle } from '@brokkr/infra';
 export { useTestInfra, type TestInfra, type TestInfraOptions } from './infra.ts';
 export {

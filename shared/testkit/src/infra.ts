@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { NatsHandle } from '@brokkr/infra';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from './database.ts';
-import { startTestNats } from './nats.ts';
+import { startTestNats, type TestNatsHandle } from './nats.ts';
 
 export interface TestInfraOptions {
   /** A database cloned from the migrated template (true, the default), an empty one ('empty', for migration tests), or none (false). */
@@ -22,19 +21,24 @@ export interface TestInfraOptions {
 export interface TestInfra {
   /** The block's database: `url`, `name` (and `drop`, which the teardown calls). */
   readonly db: TestDatabase;
-  /** The block's nats-server: `url`, `port`, `stop()` (a test may stop it to simulate an outage). */
-  readonly nats: NatsHandle;
   /**
-   * Starts the nats-server again on the same port with the same JetStream store (stopping it first
-   * if it still runs), e.g. after `infra.nats.stop()`; `infra.nats` is then the new server.
+   * The block's nats-server: `url`, `port`, `stop()` (a test may stop it to simulate an outage). It
+   * requires authentication as `npm start`'s does: connect as the test with testOnlyNatsOptions /
+   * testOnlyBusSettings, as a service with serviceBusSettings (spawnService does it by itself).
    */
-  restartNats(): Promise<NatsHandle>;
+  readonly nats: TestNatsHandle;
+  /**
+   * Starts the nats-server again on the same port with the same JetStream store and passwords
+   * (stopping it first if it still runs), e.g. after `infra.nats.stop()`; `infra.nats` is then the
+   * new server.
+   */
+  restartNats(): Promise<TestNatsHandle>;
 }
 
 interface State {
   phase: 'defined' | 'up' | 'down';
   db?: TestDatabase;
-  nats?: NatsHandle;
+  nats?: TestNatsHandle;
   storeDir?: string;
 }
 
@@ -77,7 +81,7 @@ export function useTestInfra(options: TestInfraOptions = {}): TestInfra {
     async restartNats() {
       const old = ready(state, 'nats', options.nats ?? false);
       await old.stop();
-      state.nats = await startTestNats({ port: old.port, storeDir: state.storeDir! });
+      state.nats = await startTestNats({ port: old.port, storeDir: state.storeDir!, passwords: old.passwords });
       return state.nats;
     },
   };

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
+import { credentialsForSpawn } from './nats.ts';
 
 export interface RunningService {
   child: ChildProcess;
@@ -19,6 +20,11 @@ export interface SpawnServiceOptions {
   service?: string;
   /** ...or any entry script, e.g. a test fixture. */
   entry?: string;
+  /**
+   * Its environment. When BROKKR__NATS__URL is a test server (useTestInfra, startTestNats) and no
+   * BROKKR__NATS__ credentials are given, a hub service gets its own NATS user, anything else the
+   * test-only one: services meet the permissions they have in production.
+   */
   env: Record<string, string>;
   /** Polled until it answers 200 (e.g. http://127.0.0.1:<port>/readyz). */
   readyUrl?: string;
@@ -33,7 +39,13 @@ export async function spawnService(options: SpawnServiceOptions): Promise<Runnin
   const main = options.entry ?? path.join(repoRoot, 'services', options.service ?? '', 'src', 'main.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', main], {
     cwd: repoRoot,
-    env: { ...process.env, BROKKR__LOG__FORMAT: 'json', BROKKR__LOG__LEVEL: 'info', ...options.env },
+    env: {
+      ...process.env,
+      BROKKR__LOG__FORMAT: 'json',
+      BROKKR__LOG__LEVEL: 'info',
+      ...credentialsForSpawn(options.env, options.service),
+      ...options.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

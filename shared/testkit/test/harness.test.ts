@@ -5,7 +5,7 @@ import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { startPostgres, startNats } from '@brokkr/infra';
-import { createTestDatabase, useTestInfra } from '../src/index.ts';
+import { createTestDatabase, testOnlyNatsOptions, useTestInfra } from '../src/index.ts';
 
 describe('test harness', () => {
   const infra = useTestInfra({ nats: true });
@@ -59,7 +59,7 @@ describe('test harness', () => {
   });
 
   it('a JetStream message published twice with the same id is stored once', async () => {
-    const nc = await connect({ servers: infra.nats.url });
+    const nc = await connect(testOnlyNatsOptions(infra.nats));
     try {
       const jsm = await jetstreamManager(nc);
       await jsm.streams.add({ name: 'HARNESS', subjects: ['harness.>'], duplicate_window: 120_000_000_000 });

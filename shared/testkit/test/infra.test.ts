@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { useTestInfra, type TestInfra } from '../src/index.ts';
+import { testOnlyNatsOptions, useTestInfra, type TestInfra } from '../src/index.ts';
 
 const SERVER_ENV = 'BROKKR_TEST_PG_URL';
 
@@ -60,14 +60,14 @@ describe('useTestInfra', () => {
     });
 
     it('restarts NATS on the same port, keeping the JetStream store', async () => {
-      const nc = await connect({ servers: inner.nats.url });
+      const nc = await connect(testOnlyNatsOptions(inner.nats));
       await (await jetstreamManager(nc)).streams.add({ name: 'KEPT', subjects: ['kept.>'] });
       await nc.close();
       const port = inner.nats.port;
       await inner.nats.stop();
       await inner.restartNats();
       expect(inner.nats.port).to.equal(port);
-      const again = await connect({ servers: inner.nats.url });
+      const again = await connect(testOnlyNatsOptions(inner.nats));
       try {
         expect((await (await jetstreamManager(again)).streams.info('KEPT')).config.subjects).to.deep.equal(['kept.>']);
       } finally {

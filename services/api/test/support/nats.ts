@@ -1,5 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { testOnlyNatsOptions } from '@brokkr/testkit';
 
 export interface StreamMessage<T = unknown> {
   subject: string;
@@ -12,7 +13,7 @@ export interface StreamMessage<T = unknown> {
 
 /** Every message currently in a stream (tests only: reads them one by one by sequence). */
 export async function readStream<T = unknown>(natsUrl: string, stream: string): Promise<StreamMessage<T>[]> {
-  const nc = await connect({ servers: natsUrl });
+  const nc = await connect(testOnlyNatsOptions(natsUrl));
   try {
     const jsm = await jetstreamManager(nc);
     const info = await jsm.streams.info(stream);
@@ -54,7 +55,7 @@ export async function collectCore(
   natsUrl: string,
   subject: string,
 ): Promise<{ messages: { subject: string; data: unknown }[]; close(): Promise<void> }> {
-  const nc: NatsConnection = await connect({ servers: natsUrl });
+  const nc: NatsConnection = await connect(testOnlyNatsOptions(natsUrl));
   const messages: { subject: string; data: unknown }[] = [];
   nc.subscribe(subject, { callback: (_err, msg) => void messages.push({ subject: msg.subject, data: msg.json() }) });
   await nc.flush();

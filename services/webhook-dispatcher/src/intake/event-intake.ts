@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
-import { ensureDurable, extractTraceContext, STREAMS, SUBJECTS, type Bus, type JsMsg } from '@brokkr/bus';
+import { DURABLES, ensureDurable, extractTraceContext, STREAMS, SUBJECTS, type Bus, type JsMsg } from '@brokkr/bus';
 import type { Logger } from '@brokkr/logger';
 import type { Queryable } from '@brokkr/db';
 import { insertDeliveries, type NewDelivery } from '@brokkr/webhook-deliveries';
@@ -7,7 +7,7 @@ import type { DispatcherMetrics } from '../metrics.ts';
 import type { SubscriptionCache } from '../subscriptions/cache.ts';
 import { parseEventEnvelope, serializeEventEnvelope } from '@brokkr/contracts';
 
-export const DURABLE_NAME = 'webhook-dispatcher';
+export const DURABLE_NAME = DURABLES.webhookDispatcher;
 
 /** Most events turned into deliveries by one INSERT. */
 const MAX_BATCH = 200;

@@ -3,6 +3,7 @@ import { connectBus, ensureStreams } from '@brokkr/bus';
 import { createDb } from '@brokkr/db';
 import { createLogger } from '@brokkr/logger';
 import { createMetricsRegistry, type Registry } from '@brokkr/telemetry';
+import { serviceBusSettings } from '@brokkr/testkit';
 import { startDispatcher } from '../../src/index.ts';
 import { KEY_HEX } from './fixtures.ts';
 
@@ -27,7 +28,7 @@ export async function startInProcessDispatcher(
   });
   const logger = createLogger({ service: 'webhook-dispatcher', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const db = createDb({ url: urls.db, poolSize: 10 });
-  const bus = await connectBus({ url: urls.nats, name: 'test-dispatcher', logger });
+  const bus = await connectBus({ ...serviceBusSettings(urls.nats, 'webhook-dispatcher'), name: 'test-dispatcher', logger });
   await ensureStreams(bus.jsm);
   const metrics = createMetricsRegistry({ service: 'webhook-dispatcher', defaultMetrics: false });
   try {

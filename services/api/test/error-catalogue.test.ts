@@ -1,22 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { apiSrc as src, sourceFiles } from './support/source-files.ts';
 
 /**
  * Every wire code is defined by one `errorKind` in src/, and a code that several places raise is
  * defined in errors/catalogue.ts (its header has the rule). These checks read the source, so a
  * second definition of a code cannot come back unnoticed with a message of its own.
  */
-const src = path.join(path.dirname(fileURLToPath(import.meta.url)), '../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 const files = sourceFiles(src).map((file) => ({ file: path.relative(src, file), text: readFileSync(file, 'utf8') }));
 

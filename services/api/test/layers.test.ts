@@ -1,22 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { apiSrc as src, sourceFiles } from './support/source-files.ts';
 
 /**
  * The api's folders are layers (ADR 0037, src/README.md "Layout"): rules that several resources
  * apply live in domain/, and a resource reads only its own sql/. These checks read the import
  * statements of src/, so a shared rule cannot slip back into one resource unnoticed.
  */
-const src = path.join(path.dirname(fileURLToPath(import.meta.url)), '../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 /** `[importing file, imported file]`, both relative to src/, for every relative import. */
 function imports(): [string, string][] {

@@ -1,3 +1,4 @@
+import { mock } from 'node:test';
 import { expect } from 'chai';
 import { createLogger } from '@brokkr/logger';
 import type { BrokerClient } from '../src/broker/client.ts';
@@ -14,7 +15,7 @@ describe('agent target watcher', () => {
   /** A watcher on `broker`; the channel is up unless `channelUp` says otherwise. */
   function watcherOn(
     broker: Pick<BrokerClient, 'targetState'>,
-    options: { channelUp: boolean; onState?: (objects: DeploymentObject[]) => void },
+    options: { channelUp: boolean; pollingIntervalMs?: number; onState?: (objects: DeploymentObject[]) => void },
   ) {
     return new TargetWatcher({
       broker: broker as BrokerClient,
@@ -22,7 +23,7 @@ describe('agent target watcher', () => {
       logger: createLogger({ service: 'agent-test', level: 'silent' }),
       agentId: 'a',
       // A polling interval this short would show up as a stream of requests within milliseconds.
-      pollingIntervalMs: 1,
+      pollingIntervalMs: options.pollingIntervalMs ?? 1,
       channelResyncMs: 3_600_000,
       longPollWaitSeconds: 0,
       isActive: () => true,
@@ -46,6 +47,11 @@ describe('agent target watcher', () => {
   const until = async (check: () => boolean) => {
     while (!check()) await new Promise((r) => setImmediate(r));
   };
+  /** A few event-loop turns: whatever the loop does next without waiting on a timer has happened. */
+  const turns = async () => {
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+  };
+  const POLLING_MS = 10_000;
 
   it('while the channel is up, fetches only on hints (and on the slow resync), not every polling interval', async () => {
     const { w, requests } = watcher(true);
@@ -67,12 +73,36 @@ describe('agent target watcher', () => {
   });
 
   it('without the channel, keeps polling at the polling interval', async () => {
-    const { w, requests } = watcher(false);
+    const requests: number[] = [];
+    // Answers on the next turn, so a watcher that did not wait would still let the test look.
+    const broker = {
+      targetState(req: { waitSeconds: number }) {
+        requests.push(req.waitSeconds);
+        return new Promise((resolve) => setImmediate(() => resolve({ changed: false as const, etag: '"ts-1"' })));
+      },
+    } as unknown as BrokerClient;
+    const w = watcherOn(broker, { channelUp: false, pollingIntervalMs: POLLING_MS });
+    // The clock is node:test's: time moves only when the test says so, so the spacing is exact.
+    mock.timers.enable({ apis: ['setTimeout'] });
     const stop = new AbortController();
     const running = w.run(stop.signal);
-    await until(() => requests.length >= 3);
-    stop.abort();
-    await running;
+    try {
+      await until(() => requests.length === 1);
+      for (const next of [2, 3]) {
+        await turns();
+        mock.timers.tick(POLLING_MS - 1);
+        await turns();
+        expect(requests, `request ${next} waits out the whole interval`).to.have.length(next - 1);
+        mock.timers.tick(1);
+        await turns();
+        expect(requests, `request ${next} goes out when the interval is up`).to.have.length(next);
+      }
+      expect(requests, 'plain polls: this broker offers no long-poll').to.deep.equal([0, 0, 0]);
+    } finally {
+      stop.abort();
+      await running;
+      mock.timers.reset();
+    }
   });
 
   it('without the channel, polls as often as the hub says (Brokkr-Poll-Interval), not at its own interval', async () => {

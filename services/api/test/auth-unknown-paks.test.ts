@@ -4,7 +4,7 @@ import { connectBus, type Bus } from '@brokkr/bus';
 import { createDb, type Db, type Queryable } from '@brokkr/db';
 import { createLogger } from '@brokkr/logger';
 import { generatePak } from '@brokkr/pak';
-import { useTestInfra } from '@brokkr/testkit';
+import { serviceBusSettings, useTestInfra } from '@brokkr/testkit';
 import { createAuthenticator, type Authenticator } from '../src/auth/authenticator.ts';
 import { ApiError } from '../src/errors/api-error.ts';
 
@@ -27,7 +27,7 @@ describe('api authentication: lookups of an address past its unknown-PAK budget'
 
   before(async () => {
     db = createDb({ url: infra.db.url, poolSize: 8 });
-    bus = await connectBus({ url: infra.nats.url, name: 'unknown-paks-test', logger });
+    bus = await connectBus({ ...serviceBusSettings(infra.nats, 'api'), name: 'unknown-paks-test', logger });
     const counted: Queryable = {
       query: (async (statement: string | { name?: string }, values?: unknown[]) => {
         statements.push(typeof statement === 'string' ? 'text' : (statement.name ?? 'text'));

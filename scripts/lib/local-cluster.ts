@@ -56,6 +56,8 @@ export function startLocalCluster(options: LocalClusterOptions): LocalCluster {
         BROKKR__AGENT__KUBECONFIG: kube.kubeconfigPath,
         BROKKR__AGENT__HEALTH_PORT: String(await freePort()),
         BROKKR__AGENT__POLLING_INTERVAL: '5',
+        // Where the agent chart would install it: no stack may place anything there.
+        BROKKR__AGENT__NAMESPACE: 'brokkr-agent',
         BROKKR__LOG__FORMAT: process.env.BROKKR__LOG__FORMAT ?? 'text',
       },
       onExit: options.onAgentExit,

@@ -4,7 +4,7 @@ import type { Logger } from '@brokkr/logger';
 import type { Discovery } from '../kube/discovery.ts';
 import type { KubeObjects } from '../kube/objects.ts';
 import type { ClusterEventsChannel } from './channel.ts';
-import type { StackAdmission } from './start.ts';
+import type { StackAdmission } from './admission.ts';
 import { touch, type CursorStore } from './cursor-store.ts';
 import { stackOf } from './stack-of.ts';
 import { runWatch } from './watch-loop.ts';

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@brokkr/logger';
 import { sleep } from '../util/async.ts';
 import type { ClusterEventsChannel } from './channel.ts';
-import type { StackAdmission } from './start.ts';
+import type { StackAdmission } from './admission.ts';
 import { touch, type CursorStore } from './cursor-store.ts';
 import type { LogSource } from './log-source.ts';
 import { ContainerRateLimit } from './rate-limit.ts';

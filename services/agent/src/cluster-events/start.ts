@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { Placement } from '@brokkr/grants';
 import type { Logger } from '@brokkr/logger';
 import type { KubeClient } from '../kube/client.ts';
 import type { Discovery } from '../kube/discovery.ts';
 import { loadKubeConfig } from '../kube/load-config.ts';
 import type { KubeObjects } from '../kube/objects.ts';
+import type { StackAdmission } from './admission.ts';
 import type { ClusterEventsChannel } from './channel.ts';
 import { CursorStore } from './cursor-store.ts';
 import { EventTailer } from './event-tailer.ts';
@@ -28,11 +28,6 @@ export interface ClusterEventsOptions {
   /** Where the resume cursor ConfigMap lives; default: the agent pod's namespace, else the watched one, else `default`. */
   stateNamespace?: string | undefined;
   logger: Logger;
-}
-
-/** The grant book's question, as cluster events ask it. */
-export interface StackAdmission {
-  admits(stackId: string, placement: Placement): boolean;
 }
 
 export interface RunningClusterEvents {

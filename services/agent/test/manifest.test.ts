@@ -62,7 +62,7 @@ describe('agent manifests', () => {
     );
 
     it('adds our labels and annotations (ours win) without touching the source object', () => {
-      const out = stamp(source!, ctx, true, 'ns');
+      const out = stamp(source!, ctx, { owned: true, namespace: 'ns', adopted: false });
       expect(out.metadata.labels).to.deep.equal({ app: 'x', 'k8s.brokkr.io/stack': 'stack-1', 'brokkr.io/owner-id': 'agent-1' });
       expect(out.metadata.annotations).to.deep.equal({
         note: 'keep',
@@ -76,8 +76,29 @@ describe('agent manifests', () => {
       expect(source!.metadata.labels).to.have.property('brokkr.io/owner-id', 'someone');
     });
 
+    it('marks an adopted object, and gives a confined Namespace the Pod Security labels whatever the manifest says', () => {
+      const adopted = stamp(source!, ctx, { owned: true, namespace: 'ns', adopted: true });
+      expect(adopted.metadata.annotations).to.have.property('brokkr.io/adopted', 'true');
+      const [ns] = parseManifests(
+        'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: t\n  labels: {pod-security.kubernetes.io/enforce: privileged}\n',
+      );
+      const confined = stamp(ns!, { ...ctx, podSecurity: 'baseline' }, { owned: true, namespace: undefined, adopted: false });
+      expect(confined.metadata.labels).to.include({
+        'pod-security.kubernetes.io/enforce': 'baseline',
+        'pod-security.kubernetes.io/audit': 'baseline',
+        'pod-security.kubernetes.io/warn': 'baseline',
+      });
+      expect(stamp(source!, ctx, { owned: true, namespace: 'ns', adopted: false }).metadata.annotations).to.not.have.property(
+        'brokkr.io/adopted',
+      );
+    });
+
     it("leaves the owner off someone else's object, and the namespace off a cluster-scoped one", () => {
-      const out = stamp({ ...source!, metadata: { ...source!.metadata, namespace: 'x' } }, ctx, false, undefined);
+      const out = stamp({ ...source!, metadata: { ...source!.metadata, namespace: 'x' } }, ctx, {
+        owned: false,
+        namespace: undefined,
+        adopted: false,
+      });
       expect(out.metadata.labels).to.not.have.property('brokkr.io/owner-id');
       expect(out.metadata.annotations).to.not.have.property('brokkr.io/owner-id');
       expect(out.metadata.labels).to.have.property('k8s.brokkr.io/stack', 'stack-1');

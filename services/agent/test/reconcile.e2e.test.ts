@@ -263,7 +263,7 @@ describe('agent reconciliation (end to end)', function () {
       expect(after.metadata.labels).to.include({ [STACK]: a, [OWNER]: agent.id });
     });
 
-    it("refuses an object no stack manages unless the grant allows adoption and the manifest adopts it; a pruned adopted object is given back, not deleted", async () => {
+    it('refuses an object no stack manages unless the grant allows adoption and the manifest adopts it; a pruned adopted object is given back, not deleted', async () => {
       await kubectl.create('/api/v1/namespaces/default/configmaps', { metadata: { name: 'unclaimed' }, data: { color: 'theirs' } });
       const off = await deploy(broker.admin, await newStack(), stream(adopting(configMap('default', 'unclaimed', { color: 'ours' }))));
       expect((await eventFor(off, 'FAILURE')).message).to.include('adoption is off for this stack here');

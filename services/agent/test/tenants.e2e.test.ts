@@ -128,12 +128,9 @@ spec:
     agent = { id: created.body.agent.id as string, client: broker.admin.as(created.body.initial_pak as string) };
     expect((await broker.admin.put(`/agents/${agent.id}`, { status: 'ACTIVE' })).status).to.equal(200);
     [attacker, victim] = [await tenant(), await tenant()];
-    proc = await spawnAgent(
-      broker.url,
-      { name, clusterName: 'shared', pak: created.body.initial_pak as string },
-      kube.kubeconfigPath,
-      { env: { BROKKR__AGENT__NAMESPACE: AGENT_NS, BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: '2' } },
-    );
+    proc = await spawnAgent(broker.url, { name, clusterName: 'shared', pak: created.body.initial_pak as string }, kube.kubeconfigPath, {
+      env: { BROKKR__AGENT__NAMESPACE: AGENT_NS, BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: '2' },
+    });
   });
 
   after(async () => {
@@ -195,7 +192,10 @@ spec:
       expect(await kubectl.get('/apis/networking.k8s.io/v1/namespaces/team-v/networkpolicies/deny-all')).to.equal(undefined);
       const next = await deployed(victim, stream(deployment('team-v', 'app'), deployment('team-v', 'worker')));
       await eventFor(next, 'SUCCESS');
-      await eventually(async () => (await readyReplicas('team-v', 'worker')) === 1, { timeoutMs: 90_000, what: "the victim's new pod Ready" });
+      await eventually(async () => (await readyReplicas('team-v', 'worker')) === 1, {
+        timeoutMs: 90_000,
+        what: "the victim's new pod Ready",
+      });
     });
 
     it("confines the tenant to its own namespaces: its default one is created with Pod Security labels, and its own Namespaces can't run privileged pods", async () => {
@@ -215,7 +215,9 @@ spec:
     });
 
     it('shows a preview of the theft as a conflict, with the grant’s reason', async () => {
-      const created = await attacker.client.post<Preview>(`/stacks/${attacker.stack}/previews`, { yaml_content: pod('team-v', 'thief', 'db') });
+      const created = await attacker.client.post<Preview>(`/stacks/${attacker.stack}/previews`, {
+        yaml_content: pod('team-v', 'thief', 'db'),
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const preview = await eventually(
         async () => {

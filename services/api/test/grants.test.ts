@@ -60,7 +60,7 @@ describe('api grants', () => {
     await api?.stop();
   });
 
-  it("gives a lone tenant the whole cluster, and confines both once a second one is registered (the restricted column agrees)", async () => {
+  it('gives a lone tenant the whole cluster, and confines both once a second one is registered (the restricted column agrees)', async () => {
     const a = await tenant();
     const b = await tenant();
     const agent = await activeAgent();
@@ -103,7 +103,9 @@ describe('api grants', () => {
     expect(asked.status, asked.text).to.equal(201);
     expect(asked.body.grant).to.deep.include({ namespaces: ['team-*'], whole_cluster: false, default_namespace: defaultNamespaceOf(t.id) });
 
-    const pending = await t.client.get<{ agent_name: string; grant: { namespaces: string[] } }[]>(`/generators/${t.id}/registration-requests`);
+    const pending = await t.client.get<{ agent_name: string; grant: { namespaces: string[] } }[]>(
+      `/generators/${t.id}/registration-requests`,
+    );
     expect(pending.body).to.have.length(1);
     expect(pending.body[0]!.agent_name).to.equal(agent.name);
     expect(pending.body[0]!.grant.namespaces).to.deep.equal(['team-*']);
@@ -185,18 +187,24 @@ describe('api grants', () => {
       expect(res.status, res.text).to.equal(422);
       expect(res.body.code).to.equal('grant_refused');
       expect(res.body.details.total).to.equal(1);
-      expect(res.body.details.refusals[0]).to.deep.include({ agent_id: shared.id, agent_name: shared.name, object: "ConfigMap 'team-b/steal'" });
+      expect(res.body.details.refusals[0]).to.deep.include({
+        agent_id: shared.id,
+        agent_name: shared.name,
+        object: "ConfigMap 'team-b/steal'",
+      });
       expect(res.body.details.refusals[0].reason).to.match(/namespace outside what generator/);
       expect(res.body.message).to.contain(shared.name);
       expect((await a.client.get<unknown[]>(`/stacks/${a.stack}/deployment-objects`)).body.length).to.equal(before);
     });
 
     it('refuses cluster-scoped kinds and a quota in a namespace another tenant is granted too; accepts what every agent accepts', async () => {
-      const quota = 'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: zero-pods\n  namespace: common\nspec:\n  hard:\n    pods: "0"\n';
+      const quota =
+        'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: zero-pods\n  namespace: common\nspec:\n  hard:\n    pods: "0"\n';
       const denied = await post(a, quota);
       expect(denied.status, denied.text).to.equal(422);
       expect(denied.body.details.refusals[0].reason).to.match(/granted too/);
-      const role = 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: mine\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cluster-admin\nsubjects: []\n';
+      const role =
+        'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: mine\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cluster-admin\nsubjects: []\n';
       expect((await post(a, role)).status).to.equal(422);
       // No namespace: its generator's own, which the grant always covers.
       const ok = await post(a, `${cm('team-a')}---\n${cm(undefined, 'defaulted')}---\n${cm('common', 'shared-config')}`);

@@ -32,15 +32,17 @@ export function defaultNamespaceOf(generatorId: string): string {
  * namespace once a second one is registered; adoption is off.
  */
 export function resolveGrant(stored: GrantInput | null | undefined, generatorId: string): Grant {
-  return {
-    namespaces: stored?.namespaces ?? [],
-    default_namespace: stored?.default_namespace ?? defaultNamespaceOf(generatorId),
-    cluster_scoped: stored?.cluster_scoped ?? false,
-    whole_cluster: stored?.whole_cluster ?? true,
-    adoption: stored?.adoption ?? false,
-    delete_adopted: stored?.delete_adopted ?? false,
-    refused_kinds: stored?.refused_kinds ?? [...DEFAULT_REFUSED_KINDS],
+  const defaults: Grant = {
+    namespaces: [],
+    default_namespace: defaultNamespaceOf(generatorId),
+    cluster_scoped: false,
+    whole_cluster: true,
+    adoption: false,
+    delete_adopted: false,
+    refused_kinds: [...DEFAULT_REFUSED_KINDS],
   };
+  const given = Object.entries(stored ?? {}).filter(([, value]) => value !== undefined && value !== null);
+  return { ...defaults, ...Object.fromEntries(given) };
 }
 
 /**

@@ -40,7 +40,9 @@ export function placementRefusal(scope: PlacementScope, p: Placement): string | 
   if (scope.grant.refused_kinds.includes(kind)) return `is of a kind (${kind}) refused to generator "${scope.generatorName}" on this agent`;
   if (isNamespaceObject(p)) return namespaceRefusal(scope, p.name, 'is a namespace outside');
   if (p.namespaced === false) {
-    return scope.grant.cluster_scoped ? undefined : `is cluster-scoped, and generator "${scope.generatorName}" may place only namespaced objects on this agent`;
+    return scope.grant.cluster_scoped
+      ? undefined
+      : `is cluster-scoped, and generator "${scope.generatorName}" may place only namespaced objects on this agent`;
   }
   if (p.namespace === undefined) return undefined;
   return namespaceRefusal(scope, p.namespace, 'is in a namespace outside') ?? sharedPolicyRefusal(scope, kind, p.namespace);

@@ -119,7 +119,8 @@ export class EventTailer {
     try {
       const stackId = await this.stackOfInvolved(involved);
       const placement = { ...involved, namespaced: involved.namespace !== undefined };
-      if (stackId && this.deps.grants.admits(stackId, placement)) this.send(uid, event, frameBody(this.deps.agentId, stackId, event, involved));
+      if (stackId && this.deps.grants.admits(stackId, placement))
+        this.send(uid, event, frameBody(this.deps.agentId, stackId, event, involved));
     } catch (err) {
       this.deps.logger.debug({ err, event: uid }, 'Kubernetes event not streamed');
     }

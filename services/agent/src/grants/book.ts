@@ -56,7 +56,8 @@ export class GrantBook {
   private async fetch(): Promise<void> {
     const grants = await this.deps.broker.grants(this.deps.agentId);
     if (!grants) {
-      if (!this.unconfined) this.deps.logger.warn('the hub serves no grants: every stack may reach the whole cluster but the agent namespace');
+      if (!this.unconfined)
+        this.deps.logger.warn('the hub serves no grants: every stack may reach the whole cluster but the agent namespace');
       this.unconfined = true;
       return;
     }
@@ -108,5 +109,12 @@ export class GrantBook {
  * a work order's scope (an admin's), and every stack's on a hub that has no grants.
  */
 export function clusterScope(agentNamespace: string | undefined): PlacementScope {
-  return { generatorId: NO_GENERATOR, generatorName: 'any', grant: resolveGrant(null, NO_GENERATOR), wholeCluster: true, agentNamespace, others: [] };
+  return {
+    generatorId: NO_GENERATOR,
+    generatorName: 'any',
+    grant: resolveGrant(null, NO_GENERATOR),
+    wholeCluster: true,
+    agentNamespace,
+    others: [],
+  };
 }

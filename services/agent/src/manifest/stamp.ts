@@ -29,7 +29,15 @@ export interface StampContext {
  * existed without our owner label: we then leave the owner label off, so we never prune or delete
  * it (see the README's ownership policy). `adopted` marks an object the stack took over (keys.ts).
  */
-export function stamp(object: KubeObject, ctx: StampContext, owned: boolean, namespace: string | undefined, adopted = false): KubeObject {
+/** How an object is placed: whether it is (or becomes) ours, its namespace, whether the stack adopted it. */
+export interface StampPlacement {
+  owned: boolean;
+  namespace: string | undefined;
+  adopted: boolean;
+}
+
+export function stamp(object: KubeObject, ctx: StampContext, placement: StampPlacement): KubeObject {
+  const { owned, namespace, adopted } = placement;
   const copy = structuredClone(object);
   const labels: Record<string, string> = { ...(copy.metadata.labels ?? {}), [STACK_LABEL]: ctx.stackId };
   if (ctx.podSecurity && copy.kind === 'Namespace' && copy.apiVersion === 'v1') {

@@ -8,7 +8,7 @@ import type { LiveResource } from '../kube/objects.ts';
 import { ADOPT_ANNOTATION } from '../manifest/keys.ts';
 import { parseManifests, type KubeObject } from '../manifest/parse.ts';
 import { takeInventory, objectKey, type InventoryScope, type LiveObject } from '../reconcile/inventory.ts';
-import { stamp } from '../manifest/stamp.ts';
+import { stamp, type StampPlacement } from '../manifest/stamp.ts';
 import { ownedAfterApply, stackClaim, type ClaimRule } from '../reconcile/ownership.ts';
 import { describe, targetNamespace } from '../reconcile/plan.ts';
 import { mapLimit } from '../util/async.ts';
@@ -48,7 +48,7 @@ interface DryRunScope extends PreviewScope {
   newNamespaces?: Set<string>;
 }
 
-type Stamp = (o: KubeObject, owned: boolean, ns: string | undefined, adopted: boolean) => KubeObject;
+type Stamp = (o: KubeObject, placement: StampPlacement) => KubeObject;
 type Shown = Omit<PreviewObjectResult, 'action'>;
 interface OneResult {
   result: PreviewObjectResult;
@@ -99,30 +99,49 @@ interface StackRules {
  * An object the stack may not apply over: the refusal the reconciler would report, and nothing of
  * the live object (whose values belong to someone else).
  */
-const conflict = (shown: Shown, doc: { kind: string; metadata: { name: string; namespace?: string | undefined } }, reason: string): PreviewObjectResult => ({
+const conflict = (
+  shown: Shown,
+  doc: { kind: string; metadata: { name: string; namespace?: string | undefined } },
+  reason: string,
+): PreviewObjectResult => ({
   ...shown,
   action: null,
   error: cut(`conflict: ${describe(doc)} ${reason}`),
 });
 
+/**
+ * Where the object may not go: outside the watched namespace, or outside what the stack's grant
+ * places (a conflict, as the reconciler would refuse it); undefined when it may.
+ */
+function misplaced(
+  scope: DryRunScope,
+  rules: StackRules,
+  doc: KubeObject,
+  at: { resource: ApiResource; shown: Shown },
+): PreviewObjectResult | undefined {
+  const namespace = at.shown.namespace ?? undefined;
+  if (namespace !== undefined && scope.watchNamespace && namespace !== scope.watchNamespace) {
+    return { ...at.shown, action: null, error: `in namespace ${namespace}, but this agent only manages namespace ${scope.watchNamespace}` };
+  }
+  const placed = { apiVersion: doc.apiVersion, kind: doc.kind, name: doc.metadata.name, namespace, namespaced: at.resource.namespaced };
+  const outside = placementRefusal(rules.placement, placed);
+  return outside ? conflict(at.shown, { kind: doc.kind, metadata: { name: doc.metadata.name, namespace } }, outside) : undefined;
+}
+
 /** The dry-run apply of one resolved object, compared with the live one. */
 async function dryRunOne(scope: DryRunScope, doc: KubeObject, resource: ApiResource, rules: StackRules): Promise<PreviewObjectResult> {
   const namespace = namespaceOf(scope, doc, resource, rules);
   const shown = shownOf(doc, namespace ?? null);
-  if (namespace !== undefined && scope.watchNamespace && namespace !== scope.watchNamespace) {
-    return { ...shown, action: null, error: `in namespace ${namespace}, but this agent only manages namespace ${scope.watchNamespace}` };
-  }
-  const { apiVersion, kind } = doc;
-  const placed = { apiVersion, kind, name: doc.metadata.name, namespace, namespaced: resource.namespaced };
-  const outside = placementRefusal(rules.placement, placed);
-  if (outside) return conflict(shown, { kind, metadata: { name: doc.metadata.name, namespace } }, outside);
+  const refusal = misplaced(scope, rules, doc, { resource, shown });
+  if (refusal) return refusal;
   const live = await scope.objects.get(resource, namespace, doc.metadata.name);
   const claim = rules.claim(doc, live?.metadata);
   if (claim.verdict === 'refused') return conflict(shown, doc, claim.reason);
   const adopted = claim.verdict === 'adopt';
   let after: LiveResource;
   try {
-    after = await scope.objects.apply(resource, rules.stampOf(doc, ownedAfterApply(live?.metadata, scope.agentId, claim), namespace, adopted), true);
+    const owned = ownedAfterApply(live?.metadata, scope.agentId, claim);
+    after = await scope.objects.apply(resource, rules.stampOf(doc, { owned, namespace, adopted }), true);
   } catch (err) {
     return refused(scope, shown, err, !live);
   }
@@ -181,13 +200,14 @@ export async function previewOnCluster(scope: DryRunScope, preview: PendingPrevi
     return { objects: [], error: `could not list the stack's live objects: ${messageOf(err)}` };
   }
   const placement = await placementOf(scope.grants, preview.stack_id);
-  if (!placement) return { objects: [], error: `no grant on this agent covers stack ${preview.stack_id}: nothing of it would be applied here` };
+  if (!placement)
+    return { objects: [], error: `no grant on this agent covers stack ${preview.stack_id}: nothing of it would be applied here` };
   const checksum = createHash('sha256').update(preview.yaml_content).digest('hex');
   const podSecurity = !placement.wholeCluster && scope.tenantPodSecurity !== 'privileged' ? scope.tenantPodSecurity : undefined;
   const stampCtx = { stackId: preview.stack_id, checksum, objectId: preview.id, agentId: scope.agentId, podSecurity };
   const rules: StackRules = {
     placement,
-    stampOf: (o, isOwned, ns, adopted) => stamp(o, stampCtx, isOwned, ns, adopted),
+    stampOf: (o, placement) => stamp(o, stampCtx, placement),
     claim: stackClaim(preview.stack_id, scope.adoptionEnabled && placement.grant.adoption),
   };
   const newNamespaces = new Set(docs.filter((d) => d.kind === 'Namespace' && d.apiVersion === 'v1').map((d) => d.metadata.name));

@@ -91,7 +91,10 @@ export async function applyStack(ctx: StackApplyContext, dobj: DeploymentObject)
   const scope = ctx.grants.scopeFor(dobj.stack_id);
   if (!scope) {
     await ctx.grants.refresh();
-    throw new ReconcileError([], `no grant on this agent covers stack ${dobj.stack_id} (the hub names no generator of it): nothing was applied`);
+    throw new ReconcileError(
+      [],
+      `no grant on this agent covers stack ${dobj.stack_id} (the hub names no generator of it): nothing was applied`,
+    );
   }
   const docs = parseManifests(dobj.yaml_content);
   const confined = !scope.wholeCluster;
@@ -100,24 +103,27 @@ export async function applyStack(ctx: StackApplyContext, dobj: DeploymentObject)
     { ...ctx, scope },
     docs,
     stackStamper({ stackId: dobj.stack_id, checksum: dobj.yaml_checksum, objectId: dobj.id, agentId: ctx.agentId, podSecurity }),
-    stackClaim(dobj.stack_id, ctx.adoptionEnabled && scope.grant.adoption),
-    confined ? (planned) => ensureTenantNamespace({ ...ctx, podSecurity: ctx.tenantPodSecurity }, scope, planned) : undefined,
+    {
+      claim: stackClaim(dobj.stack_id, ctx.adoptionEnabled && scope.grant.adoption),
+      ...(confined ? { prepare: (planned) => ensureTenantNamespace({ ...ctx, podSecurity: ctx.tenantPodSecurity }, scope, planned) } : {}),
+    },
   );
+}
+
+/** What a stack's apply adds to the plain one: its claim rule, and what to do before the namespaced objects' dry run. */
+export interface ApplyRules {
+  claim?: ClaimRule;
+  /** Runs once the namespaced objects are planned (a confined generator's namespace is created there). */
+  prepare?: (planned: PlannedObject[]) => Promise<void>;
 }
 
 /**
  * The ordered, dry-run-first apply of `applyStack` for any parsed objects and stamp (work orders
  * use it too, without a claim rule: an admin's order applies over whatever is there, but only
- * where its scope allows). `prepare` runs once the namespaced objects are planned, before their
- * dry run (a confined generator's namespace is created there).
+ * where its scope allows).
  */
-export async function applyObjects(
-  ctx: ApplyContext,
-  docs: KubeObject[],
-  stamper: Stamper,
-  claim?: ClaimRule,
-  prepare?: (planned: PlannedObject[]) => Promise<void>,
-): Promise<AppliedStack> {
+export async function applyObjects(ctx: ApplyContext, docs: KubeObject[], stamper: Stamper, rules: ApplyRules = {}): Promise<AppliedStack> {
+  const { claim, prepare } = rules;
   const applied: AppliedStack = { planned: [], uids: new Set(), namespaces: new Set(), changed: [] };
   const createdNamespaces: PlannedObject[] = [];
   try {

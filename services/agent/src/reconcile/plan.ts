@@ -1,13 +1,13 @@
 import { defaultNamespaceFor, placementRefusal, type PlacementScope } from '@brokkr/grants';
 import type { Discovery, ApiResource } from '../kube/discovery.ts';
-import type { KubeObjects } from '../kube/objects.ts';
+import type { KubeObjects, ObjectMeta } from '../kube/objects.ts';
 import { ADOPTED_ANNOTATION } from '../manifest/keys.ts';
 import type { KubeObject } from '../manifest/parse.ts';
-import { stamp, type StampContext } from '../manifest/stamp.ts';
+import { stamp, type StampContext, type StampPlacement } from '../manifest/stamp.ts';
 import { mapLimit } from '../util/async.ts';
 import { ReconcileError } from './errors.ts';
 import { objectKey, type Inventory } from './inventory.ts';
-import { ownedAfterApply, type ClaimRule } from './ownership.ts';
+import { ownedAfterApply, type Claim, type ClaimRule } from './ownership.ts';
 
 /** One manifest object, resolved to its resource type and namespace and stamped, ready to apply. */
 export interface PlannedObject {
@@ -36,11 +36,8 @@ export interface PlanContext {
 export const describe = (o: { kind: string; metadata: { name: string; namespace?: string } }): string =>
   `${o.kind} '${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}'`;
 
-/**
- * Stamps an object for apply: a deployment object's labels and annotations, or a work order's.
- * `adopted`: the stack took the object over (now, or on an earlier pass).
- */
-export type Stamper = (object: KubeObject, owned: boolean, namespace: string | undefined, adopted: boolean) => KubeObject;
+/** Stamps an object for apply: a deployment object's labels and annotations, or a work order's. */
+export type Stamper = (object: KubeObject, placement: StampPlacement) => KubeObject;
 
 /**
  * Where a namespaced object goes: its own, else the watched one, else its generator's namespace
@@ -64,7 +61,8 @@ function namespaceOf(ctx: PlanContext, doc: KubeObject, resource: ApiResource): 
   return namespace;
 }
 
-async function planOne(ctx: PlanContext, doc: KubeObject, stamper: Stamper, claim: ClaimRule | undefined): Promise<PlannedObject> {
+/** The object's type and namespace, refused when the cluster has no such type or the scope does not let it go there. */
+async function placeOne(ctx: PlanContext, doc: KubeObject): Promise<{ resource: ApiResource; namespace: string | undefined }> {
   const resource = await ctx.discovery.resolve(doc.apiVersion, doc.kind);
   if (!resource)
     throw new Error(`Unable to resolve ${doc.apiVersion}, Kind=${doc.kind} for ${describe(doc)}: no such resource type in the cluster`);
@@ -72,15 +70,23 @@ async function planOne(ctx: PlanContext, doc: KubeObject, stamper: Stamper, clai
   const { apiVersion, kind } = doc;
   const refusal = placementRefusal(ctx.scope, { apiVersion, kind, name: doc.metadata.name, namespace, namespaced: resource.namespaced });
   if (refusal) throw new Error(`${describe({ kind, metadata: { name: doc.metadata.name, namespace } })} ${refusal}`);
+  return { resource, namespace };
+}
+
+/** Whether the stack took the object over: now (its claim), or on an earlier pass (our mark on it). */
+const isAdopted = (claim: Claim | undefined, live: ObjectMeta | undefined) =>
+  claim?.verdict === 'adopt' || (claim?.verdict === 'ours' && live?.annotations?.[ADOPTED_ANNOTATION] === 'true');
+
+async function planOne(ctx: PlanContext, doc: KubeObject, stamper: Stamper, claim: ClaimRule | undefined): Promise<PlannedObject> {
+  const { resource, namespace } = await placeOne(ctx, doc);
   const key = objectKey(resource, namespace, doc.metadata.name);
   // Not in our inventory: new, or someone else's object of the same name (its metadata says whose).
   const live = ctx.inventory.byKey.get(key)?.meta ?? (await ctx.objects.getMetadata(resource, namespace, doc.metadata.name));
   const verdict = claim?.(doc, live);
   if (verdict?.verdict === 'refused') throw new Error(`${describe(doc)} ${verdict.reason}`);
   const owned = ownedAfterApply(live, ctx.agentId, verdict);
-  const adopted = verdict?.verdict === 'adopt' || (verdict?.verdict === 'ours' && live?.annotations?.[ADOPTED_ANNOTATION] === 'true');
   return {
-    object: stamper(doc, owned, namespace, adopted),
+    object: stamper(doc, { owned, namespace, adopted: isAdopted(verdict, live) }),
     resource,
     namespace,
     key,
@@ -93,8 +99,8 @@ async function planOne(ctx: PlanContext, doc: KubeObject, stamper: Stamper, clai
 /** A deployment object's stamp (stack, owner, checksum, object id). */
 export const stackStamper =
   (stampCtx: StampContext): Stamper =>
-  (object, owned, namespace, adopted) =>
-    stamp(object, stampCtx, owned, namespace, adopted);
+  (object, placement) =>
+    stamp(object, stampCtx, placement);
 
 /**
  * Plans every document; all resolution problems (and ownership refusals, when a claim rule is

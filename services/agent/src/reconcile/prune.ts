@@ -66,10 +66,9 @@ const RELEASE_PATCH = {
   metadata: {
     labels: { [STACK_LABEL]: null, [OWNER_LABEL]: null },
     annotations: Object.fromEntries(
-      [STACK_ANNOTATION, OWNER_ANNOTATION, CHECKSUM_ANNOTATION, OBJECT_ID_ANNOTATION, LAST_APPLIED_ANNOTATION, ADOPTED_ANNOTATION].map((k) => [
-        k,
-        null,
-      ]),
+      [STACK_ANNOTATION, OWNER_ANNOTATION, CHECKSUM_ANNOTATION, OBJECT_ID_ANNOTATION, LAST_APPLIED_ANNOTATION, ADOPTED_ANNOTATION].map(
+        (k) => [k, null],
+      ),
     ),
   },
 };
@@ -88,7 +87,11 @@ const label = (o: LiveObject) => `${o.resource.kind}:${o.meta.name}${o.meta.name
  * together. An object `release` says to give back (one the stack adopted) is not deleted: the
  * agent's labels and annotations are taken off it, and it is nobody's again, as before.
  */
-export async function deleteObjects(ctx: PruneContext, objects: LiveObject[], release: (o: LiveObject) => boolean = () => false): Promise<number> {
+export async function deleteObjects(
+  ctx: PruneContext,
+  objects: LiveObject[],
+  release: (o: LiveObject) => boolean = () => false,
+): Promise<number> {
   let deleted = 0;
   const errors: string[] = [];
   for (const rank of [0, 1, 2, 3]) {

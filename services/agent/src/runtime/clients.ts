@@ -39,7 +39,13 @@ export async function connectClients(settings: AgentSettings, logger: Logger): P
   const { kube, version } = await connectKubernetes(settings.kubeconfig, settings.concurrency * 2);
   const log = logger.child({ agentId: agent.id });
   log.info(
-    { kubernetes: version, server: kube.server, status: agent.status, watchNamespace: settings.watchNamespace, agentNamespace: settings.agentNamespace },
+    {
+      kubernetes: version,
+      server: kube.server,
+      status: agent.status,
+      watchNamespace: settings.watchNamespace,
+      agentNamespace: settings.agentNamespace,
+    },
     'agent identified',
   );
   const metrics = createAgentMetrics();

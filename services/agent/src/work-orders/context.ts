@@ -20,7 +20,7 @@ export interface WorkOrderContext {
  * a work order created.
  */
 export function workOrderStamper(agentId: string, orderId: string): Stamper {
-  return (object: KubeObject, owned: boolean, namespace: string | undefined) => {
+  return (object: KubeObject, { owned, namespace }) => {
     const copy = structuredClone(object);
     const labels: Record<string, string> = { ...(copy.metadata.labels ?? {}), [WORK_ORDER_LABEL]: orderId };
     const annotations: Record<string, string> = { ...(copy.metadata.annotations ?? {}) };

@@ -51,7 +51,12 @@ export class InProcessClusterEvents {
       kubeconfig: kube.kubeconfigPath,
       watchNamespace: undefined,
       stateNamespace,
-      grants: new GrantBook({ broker: new BrokerClient(hubUrl, agent.pak), agentId: agent.id, agentNamespace: undefined, logger: this.logger }),
+      grants: new GrantBook({
+        broker: new BrokerClient(hubUrl, agent.pak),
+        agentId: agent.id,
+        agentNamespace: undefined,
+        logger: this.logger,
+      }),
       logger: this.logger,
     });
   }

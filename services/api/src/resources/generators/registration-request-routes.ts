@@ -77,7 +77,7 @@ export const registrationRequestRoutes: AnyRoute[] = [
         action: 'agent.registered',
         resourceType: 'agent',
         resourceId: registration.agent_id,
-        details: { generator_id: params.id, grant: registration.registration_grant },
+        details: { generator_id: params.id, ...(registration.registration_grant ? { grant: registration.registration_grant } : {}) },
       });
       return json(201, registrationView(registration));
     },

@@ -39,7 +39,12 @@ type RegistrationOutcome = RegistrationRow & { status: 'approved' | 'pending' };
  * grant comes from the cluster's side either way: the admin's, or the one the agent asks for.
  */
 const registerOrRequest = raising(
-  async (tx: TxScope, identity: Identity, agentId: string, generatorId: string, grant: GrantInput | null): Promise<RegistrationOutcome> => {
+  async (
+    tx: TxScope,
+    identity: Identity,
+    pair: { agentId: string; generatorId: string; grant: GrantInput | null },
+  ): Promise<RegistrationOutcome> => {
+    const { agentId, generatorId, grant } = pair;
     if (identity.admin) {
       const row = await insertRegistration(tx.client, agentId, generatorId, grant);
       if (!row) throw alreadyRegistered();
@@ -84,14 +89,14 @@ export const generatorRegistrationRoutes: AnyRoute[] = [
       const agentId = agentToRegister(identity, body);
       const outcome = await ctx.transact(async (tx) => {
         await requireLive(tx.client, params.id, agentId);
-        return registerOrRequest(tx, identity, agentId, params.id, body?.grant ?? null);
+        return registerOrRequest(tx, identity, { agentId, generatorId: params.id, grant: body?.grant ?? null });
       });
       await ctx.audit({
         actor: identity,
         action: outcome.status === 'approved' ? 'agent.registered' : 'agent.registration_requested',
         resourceType: 'agent',
         resourceId: agentId,
-        details: { generator_id: params.id, grant: body?.grant ?? null },
+        details: { generator_id: params.id, ...(body?.grant ? { grant: body.grant } : {}) },
       });
       return json(201, { ...registrationView(outcome), status: outcome.status });
     },

@@ -50,7 +50,7 @@ export const targetStateRoutes: AnyRoute[] = [
     responses: {
       200: {
         description:
-          'Deployment objects (header `ETag`; `Brokkr-Grants`: a digest of the agent\'s grants, which changes whenever GET /agents/{id}/grants would answer differently; `Brokkr-Poll-Interval`: seconds until a polling agent should ask again, when the hub sets it)',
+          "Deployment objects (header `ETag`; `Brokkr-Grants`: a digest of the agent's grants, which changes whenever GET /agents/{id}/grants would answer differently; `Brokkr-Poll-Interval`: seconds until a polling agent should ask again, when the hub sets it)",
         schema: deploymentObjectSchema.array(),
       },
       304: { description: 'Unchanged since If-None-Match (headers `ETag`, `Brokkr-Grants`, `Brokkr-Poll-Interval`)' },

@@ -330,6 +330,31 @@ describe('Helm charts (deploy/helm)', function () {
       expect(objects.find((o) => o.kind === 'Deployment')?.spec).to.deep.include({ replicas: 1, strategy: { type: 'Recreate' } });
     });
 
+    it('default values render secure: the agent knows its namespace, tenants get Pod Security baseline, the token reaches the agent pod only', async () => {
+      const objects = await helmTemplate(helm, 'brokkr-agent', { release: 'brokkr-agent', namespace: 'brokkr-agent' });
+      const deployment = of(objects, 'Deployment')[0]!;
+      const settings = containerSettings(objects, deployment);
+      expect(settings.parsed).to.include({ BROKKR__AGENT__NAMESPACE: 'brokkr-agent', BROKKR__AGENT__TENANT_POD_SECURITY: 'baseline' });
+      expect(named(objects, 'ServiceAccount', 'brokkr-agent')).to.deep.include({ automountServiceAccountToken: false });
+      const pod = podSpec(deployment) as unknown as {
+        automountServiceAccountToken: boolean;
+        volumes: { name: string; projected?: { sources: Record<string, unknown>[] } }[];
+        containers: { volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+      };
+      expect(pod.automountServiceAccountToken).to.equal(false);
+      const token = pod.volumes.find((v) => v.name === 'kube-api-access')!;
+      expect(token.projected!.sources.map((source) => Object.keys(source)[0])).to.deep.equal([
+        'serviceAccountToken',
+        'configMap',
+        'downwardAPI',
+      ]);
+      expect(pod.containers[0]!.volumeMounts).to.deep.include({
+        name: 'kube-api-access',
+        mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
+        readOnly: true,
+      });
+    });
+
     it('ci/options-values.yaml: one watched namespace (Role there, no ClusterRole), existing Secret, extra settings', async () => {
       const objects = await helmTemplate(helm, 'brokkr-agent', {
         release: 'edge',
@@ -357,6 +382,8 @@ describe('Helm charts (deploy/helm)', function () {
         BROKKR__AGENT__WORK_ORDER_CONCURRENCY: 0,
         BROKKR__AGENT__LONG_POLL_WAIT_SECONDS: 50,
         BROKKR__AGENT__ADOPTION_ENABLED: false,
+        BROKKR__AGENT__TENANT_POD_SECURITY: 'restricted',
+        BROKKR__AGENT__NAMESPACE: 'brokkr-edge',
       });
       expect(settings.secretRefs.BROKKR__AGENT__PAK).to.deep.equal({ name: 'edge-agent-credentials', key: 'pak' });
     });

@@ -30,7 +30,7 @@ const SECRET_STAND_INS: Record<string, string> = {
 interface EnvEntry {
   name: string;
   value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+  valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } };
 }
 
 export interface Container {
@@ -82,9 +82,14 @@ function environment(objects: K8sObject[], deployment: K8sObject, container: Con
   for (const entry of container.env ?? []) {
     const ref = entry.valueFrom?.secretKeyRef;
     if (ref) secretRefs[entry.name] = ref;
-    env[entry.name] = ref ? (SECRET_STAND_INS[entry.name] ?? 'stand-in') : (entry.value ?? '');
+    env[entry.name] = ref ? (SECRET_STAND_INS[entry.name] ?? 'stand-in') : (entry.value ?? fieldValue(deployment, entry) ?? '');
   }
   return { env, secretRefs };
+}
+
+/** The downward API's value of a `fieldRef` entry, as the kubelet would fill it in (the namespace only). */
+function fieldValue(deployment: K8sObject, entry: EnvEntry): string | undefined {
+  return entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? deployment.metadata.namespace : undefined;
 }
 
 function tryParse(schema: (typeof SCHEMAS)[ServiceName], env: Record<string, string>): Record<string, unknown> | Error {

@@ -110,9 +110,10 @@ describe('api grants', () => {
     expect(pending.body[0]!.agent_name).to.equal(agent.name);
     expect(pending.body[0]!.grant.namespaces).to.deep.equal(['team-*']);
 
-    // Renamed while the request waits: it was asked as someone else, so it is withdrawn.
-    const renamed = await api.admin.get<Record<string, unknown>>(`/agents/${agent.id}`);
-    expect((await api.admin.put(`/agents/${agent.id}`, { ...renamed.body, name: `${agent.name}-prod` })).status).to.equal(200);
+    // The agent renames itself while the request waits (posing as a trusted cluster): the request
+    // was asked as someone else, so it is withdrawn.
+    const renamed = await agent.client.get<Record<string, unknown>>(`/agents/${agent.id}`);
+    expect((await agent.client.put(`/agents/${agent.id}`, { ...renamed.body, name: `${agent.name}-prod` })).status).to.equal(200);
     const stale = await t.client.post(`/generators/${t.id}/registration-requests/${agent.id}/approve`, {});
     expect(stale.status, stale.text).to.equal(409);
     expect(stale.body.code).to.equal('registration_request_stale');

@@ -8,7 +8,9 @@
  *     (test/wake-list.test.ts checks it agrees);
  *   - migration 0014's SQL function brokkr_stack_agents(), which maintenance's rollouts and
  *     stack expiry call (test/rollout-targeting.test.ts checks it agrees);
- *   - services/maintenance/src/sql/work-order-agents.ts, the work-order rule for maintenance.
+ *   - services/maintenance/src/sql/work-order-agents.ts, the work-order rule for maintenance, and
+ *     resources/work-orders/sql/create-work-order.ts, whom a new order wakes
+ *     (test/work-order-targeting.test.ts checks all three agree).
  *
  * A stack is associated with an agent when
  *   a. it carries any of the agent's labels (exact string equality), or

@@ -33,7 +33,7 @@ export const deploymentObjectFromTemplateRoutes: AnyRoute[] = [
     params: idParams,
     body: templateInstantiationSchema,
     responses: { 201: { description: 'The deployment object', schema: deploymentObjectSchema } },
-    errors: [fetchOwnedStack, fetchReadableTemplate, ...instantiateErrors],
+    errors: [fetchOwnedStack, fetchReadableTemplate, ...instantiateErrors, storeDeploymentObject],
     async handler({ params, body, identity, ctx }) {
       // The checks that need no lock run first and outside any transaction (rendering is slow).
       await fetchOwnedStack(ctx.db.pool, identity, params.id);

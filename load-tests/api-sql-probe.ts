@@ -5,7 +5,7 @@
  * is the planning cost each target-state request pays in database CPU.
  */
 import pg from 'pg';
-import { TARGET_STATE_SQL } from '../services/api/src/resources/target-state/sql/target-state.ts';
+import { TARGET_STATE_SQL } from '../services/api/src/delivery/target-state/sql/target-state.ts';
 
 const ROUNDS = 300;
 

@@ -82,14 +82,19 @@ function environment(objects: K8sObject[], deployment: K8sObject, container: Con
   for (const entry of container.env ?? []) {
     const ref = entry.valueFrom?.secretKeyRef;
     if (ref) secretRefs[entry.name] = ref;
-    env[entry.name] = ref ? (SECRET_STAND_INS[entry.name] ?? 'stand-in') : (entry.value ?? fieldValue(deployment, entry) ?? '');
+    env[entry.name] = valueOf(deployment, entry);
   }
   return { env, secretRefs };
 }
 
-/** The downward API's value of a `fieldRef` entry, as the kubelet would fill it in (the namespace only). */
-function fieldValue(deployment: K8sObject, entry: EnvEntry): string | undefined {
-  return entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? deployment.metadata.namespace : undefined;
+/**
+ * What the container sees for one entry: a Secret's stand-in, the downward API's value of a
+ * `fieldRef` as the kubelet fills it in (the namespace only), or the literal value.
+ */
+function valueOf(deployment: K8sObject, entry: EnvEntry): string {
+  if (entry.valueFrom?.secretKeyRef) return SECRET_STAND_INS[entry.name] ?? 'stand-in';
+  if (entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') return deployment.metadata.namespace ?? '';
+  return entry.value ?? '';
 }
 
 function tryParse(schema: (typeof SCHEMAS)[ServiceName], env: Record<string, string>): Record<string, unknown> | Error {

@@ -34,7 +34,7 @@ export interface AgentSettings {
   diagnostics: { enabled: boolean; logTailLines: number; logTailBytes: number; maxEvents: number };
   log: { level: AgentConfig['BROKKR__LOG__LEVEL']; format: AgentConfig['BROKKR__LOG__FORMAT'] };
   /** The agent channel: its URL (undefined: derived from brokerUrl) and whether it is turned off. */
-  live: { url: string | undefined; forceRest: boolean };
+  channel: { url: string | undefined; forceRest: boolean };
 }
 
 export function settingsFrom(config: AgentConfig): AgentSettings {
@@ -73,7 +73,7 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
       maxEvents: config.BROKKR__AGENT__DIAGNOSTICS_MAX_EVENTS,
     },
     log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
-    live: { url: config.BROKKR__AGENT__WS_URL, forceRest: config.BROKKR__AGENT__WS_FORCE_REST },
+    channel: { url: config.BROKKR__AGENT__WS_URL, forceRest: config.BROKKR__AGENT__WS_FORCE_REST },
   };
 }
 

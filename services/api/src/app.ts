@@ -3,15 +3,15 @@ import { createReadiness, pgCheck, type ReadinessResult } from '@brokkr/health';
 import { createFailedAuthAudit } from './audit/failed-auth-audit.ts';
 import type { ApiContext } from './context.ts';
 import { createExpositions, type Exposition } from './metrics/expositions.ts';
-import { authenticate, resolveIdentity, type OnFailedAuth } from './http/authenticate.ts';
+import { authenticate, type OnFailedAuth } from './http/authenticate.ts';
 import { proxyTrust, userAgent } from './auth/client-info.ts';
-import { createDirectLane, type DirectLane } from './http/direct-lane.ts';
 import { rejectOversizedBody } from './http/body-limit.ts';
 import { cors } from './http/cors.ts';
 import { mountApiDocs } from './http/docs-page.ts';
 import { mountConsole } from './console/mount.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
-import { API_PREFIX, mountRoutes } from './http/mount-routes.ts';
+import { API_PREFIX } from './http/mount-routes.ts';
+import { apiRouter } from './http/router.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { endpointLabel, requestMetrics } from './http/request-metrics.ts';
 import { serverSpans } from './http/tracing.ts';
@@ -26,8 +26,6 @@ export interface AppOptions {
 
 export interface ApiApp {
   app: Express;
-  /** The hot writes, served before express (direct-lane.ts); listen() tries it first. */
-  direct: DirectLane;
   /** The metrics port's /metrics (start.ts serves it when BROKKR__BROKER__METRICS_PORT is set). */
   allMetrics: Exposition;
   /** Flushes pending summaries (suppressed auth-failure audits) at shutdown. */
@@ -62,6 +60,9 @@ function mountRoot(app: Express, ctx: ApiContext, publicMetrics: Exposition, ope
 export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   const app = express();
   app.disable('x-powered-by');
+  // Brokkr sends no ETags; answers that have one set it themselves (target state). express would
+  // hash every JSON body for one.
+  app.set('etag', false);
   // req.ip / req.protocol follow the same trusted proxies as the audited client address.
   const trusted = proxyTrust(ctx.settings.http.proxyTrust);
   app.set('trust proxy', (address: string) => trusted(address));
@@ -76,11 +77,9 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   const onFailedAuth: OnFailedAuth = (req, path) =>
     failedAuth.record({ path, ipAddress: ctx.clientAddress(req), userAgent: userAgent(req) });
   const auth = authenticate(ctx.auth, onFailedAuth);
-  const direct = createDirectLane(ctx, options.routes, (req, path) => resolveIdentity(ctx.auth, onFailedAuth, req, path));
-  // Strict and case-sensitive like Brokkr's router: `/agents/` (search) is not `/agents` (list).
   const v1 = express.Router({ strict: true, caseSensitive: true });
   v1.use(cors(ctx.settings.cors));
-  mountRoutes(v1, options.routes, ctx, auth);
+  v1.use(apiRouter(options.routes, ctx, auth));
   // Unknown paths under /api/v1 still require a PAK first (as in Brokkr, whose auth layer wraps the fallback).
   v1.use(auth, notFoundHandler());
   app.use(API_PREFIX, v1);
@@ -92,7 +91,6 @@ export function createApp(ctx: ApiContext, options: AppOptions): ApiApp {
   app.use(errorHandler(ctx.logger));
   return {
     app,
-    direct,
     allMetrics: expositions.all,
     close: () => {
       failedAuth.flush();

@@ -5,23 +5,24 @@ import type { Logger } from '@brokkr/logger';
 import type { Auditor } from './audit/auditor.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { ClientAddress } from './auth/client-info.ts';
-import type { NotifyAgents } from './events/notify.ts';
+import type { AgentSockets } from './delivery/agent-sockets/registry.ts';
+import type { NotifyAgents } from './delivery/send.ts';
+import type { TargetStateCache } from './delivery/target-state/answer-cache.ts';
+import type { Waiters } from './delivery/waiters.ts';
 import type { OutboxPublisher } from './events/outbox-publisher.ts';
 import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { StreamQuota } from './limits/stream-quota.ts';
-import type { AgentWakeups } from './events/wakeups.ts';
+import type { Feeds } from './feeds/feeds.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 import type { ConfigReloader } from './settings/config-reload.ts';
 import type { YamlValidator } from './yaml/index.ts';
 
 /**
- * Everything a route handler may use; built once per process by `createContext`.
- *
- * Three fields are declared by the modules that own them, so that this file imports nothing
- * above the http layer (ADR 0037): `targetStates` (resources/target-state/answer-cache.ts),
- * `liveFeeds` (live/live-state.ts) and `agentConnections`
- * (live/agent-channel/registry.ts).
+ * Everything a route handler may use; built once per process by `createContext`. Every field is
+ * declared here, and each field's type comes from a layer below this file (the delivery, the
+ * feeds and the rest): test/layers.test.ts checks that no file uses a field of a layer above its
+ * own.
  */
 export interface ApiContext {
   settings: ApiSettings;
@@ -49,8 +50,14 @@ export interface ApiContext {
    * a configured key Brokkr mints a random one at start, and every request must use that one.
    */
   webhookKey: WebhookKey;
-  /** Routes `brokkr.notify.agent.*` hints to this process's waiting long-polls (one subscription). */
-  wakeups: AgentWakeups;
+  /** Requests of this process held waiting for an agent (long-polls): the delivery wakes them. */
+  waiters: Waiters;
+  /** Target-state answers kept current by the delivery (its first stage). */
+  targetStates: TargetStateCache;
+  /** The agent WebSockets (`/internal/ws/agent`) this replica holds; the delivery sends them hints. */
+  agentSockets: AgentSockets;
+  /** Cluster events and the fleet view of this process: live subscribers, WebSocket presence, the cluster-event writer. */
+  feeds: Feeds;
   /** Open WebSockets, event streams and held long-polls per PAK on this replica (429 beyond the limits). */
   streams: StreamQuota;
   /** The reloadable settings in force, for POST /admin/config/reload. */

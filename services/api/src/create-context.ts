@@ -6,17 +6,19 @@ import { createAuditor } from './audit/auditor.ts';
 import { createAuthenticator } from './auth/authenticator.ts';
 import type { ApiContext } from './context.ts';
 import { clientAddress } from './auth/client-info.ts';
-import { createNotifyAgents } from './events/notify.ts';
+import { AgentSockets } from './delivery/agent-sockets/registry.ts';
+import { createLiveMetrics } from './delivery/agent-sockets/metrics.ts';
+import { Delivery } from './delivery/pipeline.ts';
+import { createPublishWindow } from './delivery/publish-window.ts';
+import type { Replicas } from './delivery/replicas.ts';
+import { createNotifyAgents } from './delivery/send.ts';
+import { startTargetStateCache } from './delivery/target-state/process-cache.ts';
+import { Waiters, waitersGauge } from './delivery/waiters.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
-import { createPublishWindow } from './events/publish-window.ts';
 import { createTransact } from './events/transact.ts';
-import { AgentConnections } from './live/agent-channel/registry.ts';
+import { createFeeds } from './feeds/feeds.ts';
 import { StreamQuota } from './limits/stream-quota.ts';
-import { createLiveMetrics } from './live/metrics.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
-import { startTargetStateCache } from './resources/target-state/process-cache.ts';
-import type { AgentWakeups } from './events/wakeups.ts';
-import { createLiveState } from './live/live-state.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 import { createConfigReloader } from './settings/config-reload.ts';
 import { createYamlValidator } from './yaml/index.ts';
@@ -28,38 +30,46 @@ export interface ContextDeps {
   bus: Bus;
   metrics: ApiMetrics;
   webhookKey: WebhookKey;
-  wakeups: AgentWakeups;
-  /** The connection wake-ups are sent on, apart from the main one (events/notify.ts). */
-  wakeupConnection: NatsConnection;
+  /** The connection notices are sent on, apart from the main one (delivery/send.ts). */
+  noticeConnection: NatsConnection;
+  /** The other api replicas this one hears from (delivery/replicas.ts); started by start.ts. */
+  replicas: Replicas;
+  /** Marks this replica's own notices and its presence. */
+  origin: string;
   shutdownSignal: AbortSignal;
+}
+
+/** The stages of the delivery (delivery/pipeline.ts), the feeds its fourth stage tells, and its sender. */
+function createDeliveryParts(deps: ContextDeps) {
+  const { db, bus, metrics, logger } = deps;
+  const targetStates = startTargetStateCache({ db: db.pool, nc: bus.nc, registry: metrics.registry, logger });
+  const waiters = new Waiters();
+  waitersGauge(metrics.registry, waiters);
+  const agentSockets = new AgentSockets(createLiveMetrics(metrics.registry), db.pool, logger, {
+    step: (agentId) => targetStates.stepFull(agentId),
+    rowJson: (row) => targetStates.bytes.rowJson(row),
+  });
+  const feeds = createFeeds({
+    db: db.pool,
+    nc: bus.nc,
+    logger,
+    registry: metrics.registry,
+    agentRegistry: metrics.agentRegistry,
+    agentSockets,
+    signal: deps.shutdownSignal,
+  });
+  // The fixed order every notice follows on this replica: answers, waiters, sockets, views.
+  const delivery = new Delivery(deps.origin, { answers: targetStates, waiters, sockets: agentSockets, views: feeds.views });
+  delivery.listen(bus.nc, logger);
+  return { delivery, targetStates, waiters, agentSockets, feeds };
 }
 
 export function createContext(deps: ContextDeps): ApiContext {
   const { settings, logger, db, bus, metrics } = deps;
   const window = createPublishWindow();
   const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window });
-  const notifyAgents = createNotifyAgents(deps.wakeupConnection, deps.wakeups, logger, window);
-  const targetStates = startTargetStateCache({ db: db.pool, nc: bus.nc, wakeups: deps.wakeups, registry: metrics.registry, logger });
-  // The cache hears each wake-up before the agent channel does (registered first), so a step sees it pending.
-  const agentConnections = new AgentConnections(createLiveMetrics(metrics.registry), db.pool, logger, (agentId) =>
-    targetStates.stepFull(agentId),
-  );
-  deps.wakeups.onNotice(
-    (agentId, notice) => {
-      if (agentConnections.get(agentId)) agentConnections.notice(notice());
-    },
-    { mayLag: true },
-  );
-  const liveFeeds = createLiveState({
-    db: db.pool,
-    nc: bus.nc,
-    wakeups: deps.wakeups,
-    logger,
-    registry: metrics.registry,
-    agentRegistry: metrics.agentRegistry,
-    agentConnections,
-    signal: deps.shutdownSignal,
-  });
+  const { delivery, ...delivered } = createDeliveryParts(deps);
+  const notifyAgents = createNotifyAgents({ nc: deps.noticeConnection, delivery, replicas: deps.replicas, logger, window });
   const addressOf = clientAddress(settings.http.proxyTrust);
   return {
     settings,
@@ -83,10 +93,7 @@ export function createContext(deps: ContextDeps): ApiContext {
     shutdownSignal: deps.shutdownSignal,
     yaml: createYamlValidator(),
     webhookKey: deps.webhookKey,
-    wakeups: deps.wakeups,
-    targetStates,
-    agentConnections,
-    liveFeeds,
+    ...delivered,
     streams: new StreamQuota(settings.limits.streamsPerPak),
     configReloader: createConfigReloader(),
   };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { connectBus, connectNats, ensureStreams, natsInboxPrefix } from '@brokkr/bus';
 import { loadWebhookKey } from '@brokkr/crypto';
 import { createDb, migrateLatest } from '@brokkr/db';
@@ -9,11 +10,11 @@ import { bootstrap } from './bootstrap/first-start.ts';
 import { createContext } from './create-context.ts';
 import { createApp } from './app.ts';
 import { closeServer, listen } from './http/listen.ts';
-import { createUpgradeRouter } from './live/upgrade-router.ts';
-import { allUpgradeRoutes } from './live/upgrade-routes.ts';
+import { createUpgradeRouter } from './http/upgrade-router.ts';
+import { allUpgradeRoutes } from './upgrade-routes.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics/api-metrics.ts';
 import { allRoutes } from './resources/index.ts';
-import { startProcessWakeups } from './resources/target-state/process-wakeups.ts';
+import { Replicas } from './delivery/replicas.ts';
 import { requireWebhookKey } from './resources/webhooks/key-guard.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 
@@ -44,11 +45,12 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const nats = { ...settings.nats, inboxPrefix: natsInboxPrefix('api'), logger };
   const bus = await connectBus({ ...nats, name: 'brokkr-api' });
   await ensureStreams(bus.jsm);
-  const wakeupBus = await connectNats({ ...nats, name: 'brokkr-api-wakeups' });
+  const noticeBus = await connectNats({ ...nats, name: 'brokkr-api-notices' });
 
   const shutdown = new AbortController();
   const metrics = createApiMetrics();
-  const wakeups = await startProcessWakeups(bus.nc, metrics.registry, logger);
+  const origin = randomUUID();
+  const replicas = new Replicas(origin);
   const ctx = createContext({
     settings,
     logger,
@@ -56,10 +58,15 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
     bus,
     metrics,
     webhookKey,
-    wakeups,
-    wakeupConnection: wakeupBus.nc,
+    noticeConnection: noticeBus.nc,
+    replicas,
+    origin,
     shutdownSignal: shutdown.signal,
   });
+  // The notice subscription (createContext) and this replica's presence reach nats-server before
+  // anything is served: a notice published after a first read still arrives, and every other
+  // replica waits for this one before answering a write (delivery/replicas.ts).
+  await replicas.start(bus.nc, logger);
   const boot = await bootstrap({ db, logger, configuredHash: settings.adminPak.configuredHash, pakFile: settings.adminPak.file });
   ctx.metrics.defaultAdminPakInUse.set(boot.defaultAdminHashInUse ? 1 : 0);
   const warnTimer = boot.defaultAdminHashInUse
@@ -72,7 +79,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const webSockets = createUpgradeRouter(ctx, allUpgradeRoutes);
   const api = createApp(ctx, { routes: allRoutes, webSocketPaths: webSockets.plainRequests });
   const { host, port: configuredPort } = settings.http;
-  const server = await listen(api.app, api.direct, host, configuredPort);
+  const server = await listen(api.app, host, configuredPort);
   webSockets.attach(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : configuredPort;
@@ -104,7 +111,8 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       api.close();
       ctx.auth.close();
       await ctx.yaml.close();
-      await wakeupBus.close();
+      replicas.stop();
+      await noticeBus.close();
       await bus.close();
       await db.close();
       // A collector that is down must not hold the exit for the exporter's full retry budget.

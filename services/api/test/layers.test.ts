@@ -24,13 +24,16 @@ const resourceOf = (file: string) => /^resources\/([^/]+)\//.exec(file)?.[1];
 
 /** The layers of ADR 0037, lowest first: a file's layer is its top folder's (or its own, for the composition files). */
 const LAYERS: readonly (readonly string[])[] = [
-  ['errors', 'auth', 'audit', 'settings', 'limits', 'metrics', 'yaml', 'bootstrap'],
+  ['errors', 'auth', 'audit', 'settings', 'limits', 'metrics', 'yaml', 'bootstrap', 'sockets'],
   ['domain', 'compat'],
+  ['delivery'],
   ['events'],
-  ['http', 'context.ts'],
+  ['feeds'],
+  ['context.ts'],
+  ['http'],
   ['resources'],
-  ['live', 'console'],
-  ['app.ts', 'create-context.ts', 'resources/index.ts', 'start.ts', 'main.ts'],
+  ['agent-channel', 'console'],
+  ['app.ts', 'create-context.ts', 'resources/index.ts', 'upgrade-routes.ts', 'start.ts', 'main.ts'],
 ];
 const layerOf = (file: string) => {
   const top = file === 'resources/index.ts' ? file : (file.split('/')[0] ?? file);
@@ -64,13 +67,42 @@ describe('api layers', () => {
     expect(imports().filter(([from, to]) => layerOf(to) > layerOf(from))).to.deep.equal([]);
   });
 
-  it('domain/ imports no http/, resources/, live/ or console/', () => {
-    const upward = imports().filter(([from, to]) => from.startsWith('domain/') && /^(http|resources|live|console)\//.test(to));
+  it('domain/ imports no http/, resources/, agent-channel/ or console/', () => {
+    const upward = imports().filter(([from, to]) => from.startsWith('domain/') && /^(http|resources|agent-channel|console)\//.test(to));
     expect(upward).to.deep.equal([]);
   });
 
-  it('context.ts imports nothing from resources/, live/ or console/ (their services add their own fields)', () => {
-    const upward = imports().filter(([from, to]) => from === 'context.ts' && /^(resources|live|console)\//.test(to));
-    expect(upward).to.deep.equal([]);
+  it('every ApiContext field is declared in context.ts, and no file uses a field whose type lives in a layer above its own', () => {
+    const augmenting = sourceFiles(src).filter((file) => /declare module '[^']*context\.ts'/.test(readFileSync(file, 'utf8')));
+    expect(
+      augmenting.map((file) => path.relative(src, file)),
+      'fields added from elsewhere',
+    ).to.deep.equal([]);
+    const fields = contextFieldLayers();
+    expect(fields.size, 'context.ts fields read').to.be.greaterThan(10);
+    const above = sourceFiles(src).flatMap((file) => {
+      const rel = path.relative(src, file);
+      return [...readFileSync(file, 'utf8').matchAll(/\bctx\.([A-Za-z]+)/g)]
+        .map((m) => m[1]!)
+        .filter((field) => (fields.get(field) ?? -1) > layerOf(rel))
+        .map((field) => `${rel}: ctx.${field}`);
+    });
+    expect([...new Set(above)]).to.deep.equal([]);
   });
 });
+
+/** Each ApiContext field and the layer of the module its type is imported from (context.ts's own layer for library types). */
+function contextFieldLayers(): Map<string, number> {
+  const text = readFileSync(path.join(src, 'context.ts'), 'utf8');
+  const typeModule = new Map<string, string>();
+  for (const m of text.matchAll(/import type \{ ([^}]+) \} from '(\.[^']+)'/g)) {
+    for (const name of m[1]!.split(',').map((n) => n.trim())) typeModule.set(name, path.relative(src, path.resolve(src, m[2]!)));
+  }
+  const body = text.slice(text.indexOf('export interface ApiContext'));
+  const fields = new Map<string, number>();
+  for (const m of body.matchAll(/^ {2}([a-zA-Z]+): ([A-Za-z]+)/gm)) {
+    const module = typeModule.get(m[2]!);
+    fields.set(m[1]!, module ? layerOf(module) : layerOf('context.ts'));
+  }
+  return fields;
+}

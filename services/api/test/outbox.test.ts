@@ -5,12 +5,11 @@ import { createLogger } from '@brokkr/logger';
 import { eventually, serviceBusSettings, useTestInfra } from '@brokkr/testkit';
 import { Counter, Registry } from '@brokkr/telemetry';
 import { createAuditor } from '../src/audit/auditor.ts';
-import { createNotifyAgents } from '../src/events/notify.ts';
-import { AgentWakeups } from '../src/events/wakeups.ts';
-import { createPublishWindow } from '../src/events/publish-window.ts';
+import { createPublishWindow } from '../src/delivery/publish-window.ts';
 import { createOutboxPublisher, type OutboxPublisher } from '../src/events/outbox-publisher.ts';
 import { createTransact, type Transact } from '../src/events/transact.ts';
 import { collectCore, readStream } from './support/index.ts';
+import { testNotifyAgents } from './support/notifier.ts';
 
 const logger = createLogger({ service: 'api-outbox-test', level: 'silent' });
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -28,7 +27,7 @@ describe('api outbox and audit delivery', () => {
     bus = await connectBus({ ...serviceBusSettings(infra.nats, 'api'), name: 'outbox-test', logger });
     await ensureStreams(bus.jsm);
     outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
-    transact = createTransact({ db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger, createPublishWindow()) });
+    transact = createTransact({ db, outbox, notifyAgents: testNotifyAgents(bus.nc, logger) });
   });
 
   after(async () => {
@@ -121,7 +120,7 @@ describe('api outbox and audit delivery', () => {
       const downTransact = createTransact({
         db,
         outbox: downOutbox,
-        notifyAgents: createNotifyAgents(downBus.nc, new AgentWakeups(), logger, createPublishWindow()),
+        notifyAgents: testNotifyAgents(downBus.nc, logger),
       });
       const event = await downTransact(async (tx) => {
         tx.notifyAgents(['00000000-0000-4000-8000-000000000004']);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createPublishWindow } from '../src/events/publish-window.ts';
+import { createPublishWindow } from '../src/delivery/publish-window.ts';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -4,12 +4,11 @@ import { createDb, type Db } from '@brokkr/db';
 import { createLogger } from '@brokkr/logger';
 import { isoTimestampSql, outboxInsertSql, statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import { eventually, serviceBusSettings, useTestInfra } from '@brokkr/testkit';
-import { createNotifyAgents } from '../src/events/notify.ts';
-import { AgentWakeups } from '../src/events/wakeups.ts';
-import { createPublishWindow } from '../src/events/publish-window.ts';
+import { createPublishWindow } from '../src/delivery/publish-window.ts';
 import { createOutboxPublisher, type OutboxPublisher } from '../src/events/outbox-publisher.ts';
 import { writeOnce, type WriteOnceDeps } from '../src/events/write-once.ts';
 import { collectCore, readStream } from './support/index.ts';
+import { testNotifyAgents } from './support/notifier.ts';
 
 const logger = createLogger({ service: 'api-statement-event-test', level: 'silent' });
 const KEYS = ['generator_id', 'name', 'created_at'] as const;
@@ -37,7 +36,7 @@ describe('api one-statement writes (writeOnce, outboxInsertSql)', () => {
     bus = await connectBus({ ...serviceBusSettings(infra.nats, 'api'), name: 'statement-event-test', logger });
     await ensureStreams(bus.jsm);
     outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window: createPublishWindow() });
-    deps = { db, outbox, notifyAgents: createNotifyAgents(bus.nc, new AgentWakeups(), logger, createPublishWindow()) };
+    deps = { db, outbox, notifyAgents: testNotifyAgents(bus.nc, logger) };
   });
 
   after(async () => {

@@ -69,10 +69,20 @@ describe('api target state: long-poll across replicas', () => {
   });
 
   it('answers a held request with 200 and the new object when another replica publishes one', async () => {
-    const agent = await agentWithState('lp-new-object');
+    const labelled = await agentWithState('lp-new-object');
     const stack = await createStack(genOnReplica, { generator_id: genId });
     expect((await genOnReplica.post(`/stacks/${stack.id}/labels`, 'lp-new-object')).status).to.equal(201);
-    // Adding the label already changed nothing (the stack has no object yet): same ETag.
+    // The label serves no object yet, but it gives the agent a stack to map to its generator: its
+    // grants digest (Brokkr-Grants) and so its ETag moved. The agent reads once more, then waits.
+    const now = await eventually(
+      async () => {
+        const res = await labelled.client.get(`/agents/${labelled.id}/target-state`);
+        return res.headers.get('etag') !== labelled.etag ? res : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the ETag of the new grants' },
+    );
+    expect(now.body).to.deep.equal([]);
+    const agent = { ...labelled, etag: now.headers.get('etag')! };
     const { response } = await hold(agent);
     const object = await genOnReplica.post(`/stacks/${stack.id}/deployment-objects`, { yaml_content: 'kind: ConfigMap\n' });
     expect(object.status, object.text).to.equal(201);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DeploymentObjectRow } from '../src/domain/deployment-object-row.ts';
-import { SharedRows } from '../src/resources/target-state/shared-rows.ts';
+import { SharedRows } from '../src/delivery/target-state/shared-rows.ts';
 
 /** The target-state cache keeps one copy of each object for every agent's answer (shared-rows.ts). */
 describe('target-state cache: one copy of each object', () => {

@@ -119,6 +119,7 @@ export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = {
       SUBJECTS.configReload,
       SUBJECTS.liveStackAll,
       SUBJECTS.liveFleet,
+      SUBJECTS.apiPresence,
     ],
     [
       SUBJECTS.notifyAgentAll,
@@ -128,6 +129,7 @@ export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = {
       SUBJECTS.auditAll,
       SUBJECTS.liveStackAll,
       SUBJECTS.liveFleet,
+      SUBJECTS.apiPresence,
     ],
   ),
   // Consumes BROKKR_EVENTS through its durable; wakes its replicas; audits dead deliveries.

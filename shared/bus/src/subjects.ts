@@ -59,4 +59,6 @@ export const SUBJECTS = {
   liveStackAll: 'brokkr.live.stack.*',
   /** An agent's fleet record may have changed (heartbeat, channel connect/disconnect): `/api/v1/fleet/live` on every replica. */
   liveFleet: 'brokkr.live.fleet',
+  /** An api replica says it is there (every few seconds): a write waits for its notices to reach the others only when there are some. */
+  apiPresence: 'brokkr.api.presence',
 } as const;

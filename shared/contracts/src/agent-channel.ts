@@ -34,3 +34,85 @@ export function agentFeatures(header: string | string[] | undefined): Set<string
       .filter(Boolean),
   );
 }
+
+/**
+ * The whole frame set of the agent channel, `{"type","body"}` text frames in both directions, as
+ * Brokkr's agent and ours speak it. The hub sends hints (and, to an agent that asked, patches);
+ * the agent sends control uplinks (each with its REST twin's effect) and telemetry
+ * (telemetry.ts). Brokkr's decoding rules apply to the uplinks: every non-Option field is
+ * required even when ignored, Option fields may be omitted, unknown fields are ignored.
+ */
+export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** Hints: something for this agent changed; fetch (or, for `work_order`, look at the order). */
+export const HINT_TYPES = ['work_order', 'target_changed', 'stack_changed'] as const;
+export type HintType = (typeof HINT_TYPES)[number];
+
+/** `target_changed`: Brokkr's shape for "fetch your target state", with nil ids. */
+export const targetChangedBodySchema = z.object({ id: z.guid(), agent_id: z.guid(), stack_id: z.guid() });
+export type TargetChangedBody = z.output<typeof targetChangedBodySchema>;
+
+/** Downlinks an agent reads: a hint (its body is the order, the stack, or target_changed's nil ids) or a patch. */
+export type AgentChannelDownlink = { type: HintType; body: unknown } | { type: 'target_state_patch'; body: TargetStatePatch };
+
+/** Types a hub only sends: arriving on the uplink they are counted and dropped, as Brokkr does. */
+export const DOWNLINK_ONLY_TYPES: readonly string[] = [...HINT_TYPES, 'target_state_patch', 'fleet_update'];
+
+const frameTimestamp = () => z.iso.datetime({ offset: true });
+
+/** `heartbeat` uplink: the agent is alive, and whether it reaches its Kubernetes API. */
+export const heartbeatFrameBodySchema = z.object({
+  agent_id: z.guid(),
+  sent_at: frameTimestamp(),
+  k8s_reachable: z.boolean().nullish(),
+  k8s_api_latency_ms: z.number().int().nullish(),
+});
+export type HeartbeatFrameBody = z.input<typeof heartbeatFrameBodySchema>;
+
+/** `agent_event` uplink: POST /agents/{id}/events as a frame (an AgentEvent row with a nil id). */
+export const agentEventFrameBodySchema = z.object({
+  id: z.guid(),
+  created_at: frameTimestamp(),
+  updated_at: frameTimestamp(),
+  deleted_at: frameTimestamp().nullish(),
+  agent_id: z.guid(),
+  deployment_object_id: z.guid(),
+  event_type: z.string(),
+  status: z.string(),
+  message: z.string().nullish(),
+});
+export type AgentEventFrameBody = z.input<typeof agentEventFrameBodySchema>;
+
+/** `agent_health` uplink: one object's health, its summary a JSON string (REST takes the object). */
+export const agentHealthFrameBodySchema = z.object({
+  id: z.guid(),
+  agent_id: z.guid(),
+  deployment_object_id: z.guid(),
+  status: z.string(),
+  summary: z.string().nullish(),
+  checked_at: frameTimestamp(),
+  created_at: frameTimestamp(),
+  updated_at: frameTimestamp(),
+});
+export type AgentHealthFrameBody = z.input<typeof agentHealthFrameBodySchema>;
+
+export const CONTROL_UPLINK_TYPES = ['heartbeat', 'agent_event', 'agent_health'] as const;
+export type ControlUplinkType = (typeof CONTROL_UPLINK_TYPES)[number];
+
+/** Control uplinks, as the agent writes them. */
+export type ControlUplink =
+  | { type: 'heartbeat'; body: HeartbeatFrameBody }
+  | { type: 'agent_event'; body: AgentEventFrameBody }
+  | { type: 'agent_health'; body: AgentHealthFrameBody };
+
+/** The body schema of each control uplink, as the hub reads it. */
+export const CONTROL_UPLINK_BODIES = {
+  heartbeat: heartbeatFrameBodySchema,
+  agent_event: agentEventFrameBodySchema,
+  agent_health: agentHealthFrameBodySchema,
+} as const;
+
+/** A frame's text. */
+export function encodeFrame(type: string, body: unknown): string {
+  return JSON.stringify({ type, body });
+}

@@ -5,5 +5,8 @@ import type { Placement } from '@brokkr/grants';
  * names: the grant book's question (grants/book.ts), as cluster events ask it.
  */
 export interface StackAdmission {
-  admits(stackId: string, placement: Placement): boolean;
+  /** `unknown`: the stack is not one the agent knows yet (its grants are being read): ask again after onRefresh. */
+  judge(stackId: string, placement: Placement): 'admit' | 'refuse' | 'unknown';
+  /** Called after each read of the grants; the tailers then retry what they held back. */
+  onRefresh(listener: () => void): void;
 }

@@ -118,9 +118,11 @@ export class EventTailer {
     if (!involved || !this.isNew(uid, event)) return;
     try {
       const stackId = await this.stackOfInvolved(involved);
-      const placement = { ...involved, namespaced: involved.namespace !== undefined };
-      if (stackId && this.deps.grants.admits(stackId, placement))
-        this.send(uid, event, frameBody(this.deps.agentId, stackId, event, involved));
+      if (!stackId) return;
+      const verdict = this.deps.grants.judge(stackId, { ...involved, namespaced: involved.namespace !== undefined });
+      // A stack the grants do not name yet: held back like a frame the channel refused, sent after their next read.
+      if (verdict === 'unknown' && this.unsent.size < UNSENT_MAX) this.unsent.set(uid, event);
+      if (verdict === 'admit') this.send(uid, event, frameBody(this.deps.agentId, stackId, event, involved));
     } catch (err) {
       this.deps.logger.debug({ err, event: uid }, 'Kubernetes event not streamed');
     }

@@ -112,23 +112,36 @@ export class PodLogTailer {
     const uid = pod.metadata?.uid;
     if (!uid) return;
     const stackId = stackOf(pod.metadata);
-    if (phase === 'DELETED' || !stackId || !streamsLogs(pod.metadata) || !this.admitted(stackId, pod)) {
-      this.pods.delete(uid);
-      for (const tail of this.tails.values()) if (tail.podUid === uid) tail.controller.abort();
-      return;
-    }
+    const verdict = phase === 'DELETED' ? 'refuse' : this.admission(stackId, pod);
+    if (verdict === 'refuse') return this.forget(uid);
     this.pods.set(uid, pod);
-    for (const tail of runningContainers(pod, stackId)) {
+    // A stack the grants do not name yet: kept, and tailed once they do (recheck).
+    if (verdict === 'unknown') return;
+    for (const tail of runningContainers(pod, stackId!)) {
       if (this.tails.has(tail.key) || this.stalled.has(tail.key)) continue;
       this.tails.set(tail.key, tail);
       void this.follow(tail);
     }
   }
 
-  /** Only a pod its stack's grant lets it run where it runs (never one in the agent's own namespace). */
-  private admitted(stackId: string, pod: Pod): boolean {
+  /**
+   * Only a pod that opts in, names a stack, and runs where its stack's grant lets it run (never in
+   * the agent's own namespace).
+   */
+  private admission(stackId: string | undefined, pod: Pod): 'admit' | 'refuse' | 'unknown' {
+    if (!stackId || !streamsLogs(pod.metadata)) return 'refuse';
     const { name, namespace } = pod.metadata ?? {};
-    return this.deps.grants.admits(stackId, { apiVersion: 'v1', kind: 'Pod', name: name ?? '', namespace, namespaced: true });
+    return this.deps.grants.judge(stackId, { apiVersion: 'v1', kind: 'Pod', name: name ?? '', namespace, namespaced: true });
+  }
+
+  private forget(uid: string): void {
+    this.pods.delete(uid);
+    for (const tail of this.tails.values()) if (tail.podUid === uid) tail.controller.abort();
+  }
+
+  /** The grants were read again: pods held back for an unknown stack are judged again. */
+  recheck(): void {
+    for (const pod of [...this.pods.values()]) this.onPod('MODIFIED', pod);
   }
 
   /** Reads one container instance until it stops, the pod opts out, or the channel refuses a line. */

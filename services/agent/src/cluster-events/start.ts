@@ -17,8 +17,8 @@ export interface ClusterEventsOptions {
   kube: KubeClient;
   objects: KubeObjects;
   discovery: Discovery;
-  /** The agent's live channel (cluster events have no REST fallback). */
-  live: ClusterEventsChannel;
+  /** The agent channel (cluster events have no REST fallback). */
+  channel: ClusterEventsChannel;
   agentId: string;
   /** The kubeconfig file the agent uses (client-node's watch and log clients are built from it). */
   kubeconfig: string | undefined;
@@ -52,7 +52,7 @@ export async function startClusterEvents(options: ClusterEventsOptions): Promise
   const cursor = await CursorStore.load(options.kube, namespace, options.agentId, logger);
   const common = {
     kc,
-    channel: options.live,
+    channel: options.channel,
     cursor,
     agentId: options.agentId,
     watchNamespace: options.watchNamespace,
@@ -61,12 +61,16 @@ export async function startClusterEvents(options: ClusterEventsOptions): Promise
   };
   const events = new EventTailer({ ...common, objects: options.objects, discovery: options.discovery });
   const logs = new PodLogTailer({ ...common, source: kubeletLogs(options.kube) });
+  options.grants.onRefresh(() => {
+    events.retryUnsent();
+    logs.recheck();
+  });
   const onState = (state: string) => {
     if (state !== 'up') return;
     events.retryUnsent();
     logs.retryUnsent();
   };
-  options.live.on('state', onState);
+  options.channel.on('state', onState);
   const controller = new AbortController();
   const running = Promise.allSettled([events.run(controller.signal), logs.run(controller.signal)]);
   logger.info(
@@ -75,7 +79,7 @@ export async function startClusterEvents(options: ClusterEventsOptions): Promise
   );
   return {
     async stop() {
-      options.live.off?.('state', onState);
+      options.channel.off?.('state', onState);
       controller.abort();
       await running;
       await cursor.save();

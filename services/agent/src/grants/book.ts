@@ -33,6 +33,7 @@ export class GrantBook {
   private unconfined = false;
   private inFlight: Promise<void> | undefined;
   private unknownReadAt = 0;
+  private readonly listeners = new Set<() => void>();
 
   constructor(private readonly deps: GrantBookDeps) {}
 
@@ -59,11 +60,13 @@ export class GrantBook {
       if (!this.unconfined)
         this.deps.logger.warn('the hub serves no grants: every stack may reach the whole cluster but the agent namespace');
       this.unconfined = true;
+      for (const listener of this.listeners) listener();
       return;
     }
     this.unconfined = false;
     this.grants = grants;
     this.digest = grantsDigest(grants);
+    for (const listener of this.listeners) listener();
   }
 
   /** Where the stack's objects may go; undefined when its generator has no grant the book knows. */
@@ -79,10 +82,17 @@ export class GrantBook {
    * there. A pod in another tenant's namespace (or in the agent's own) that carries the stack's
    * marker is not the stack's, and its log never reaches the stack's watchers.
    */
-  admits(stackId: string, placement: Placement): boolean {
+  judge(stackId: string, placement: Placement): 'admit' | 'refuse' | 'unknown' {
     const scope = this.scopeFor(stackId);
-    if (!scope) this.refreshSoon();
-    return scope !== undefined && placementRefusal(scope, placement) === undefined;
+    if (!scope) {
+      this.refreshSoon();
+      return 'unknown';
+    }
+    return placementRefusal(scope, placement) === undefined ? 'admit' : 'refuse';
+  }
+
+  onRefresh(listener: () => void): void {
+    this.listeners.add(listener);
   }
 
   /** A stack the book does not know yet (newly targeted): read again, at most every few seconds. */

@@ -1,6 +1,6 @@
 import type { Logger } from '@brokkr/logger';
 import type { AgentSettings } from '../config.ts';
-import type { LiveChannel } from '../live/channel.ts';
+import type { AgentChannel } from '../agent-channel/channel.ts';
 import { startClusterEvents, type RunningClusterEvents } from '../cluster-events/index.ts';
 import { connectClients, type AgentClients } from './clients.ts';
 import type { Heartbeat } from './heartbeat.ts';
@@ -12,7 +12,7 @@ export interface RunningAgent {
   agentId: string;
   healthPort: number;
   /** The agent channel (WebSocket to the broker); `state` says whether it is up. */
-  live: LiveChannel;
+  channel: AgentChannel;
   /** Stops the loops (a pass in flight finishes its current stack, webhook POSTs and work orders in flight finish and report), then the server and clients. */
   stop(): Promise<void>;
 }
@@ -25,13 +25,13 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
   const server = await startHealthServer(clients, loops.heartbeat, stopping.signal);
   const tasks = runLoops(loops, stopping.signal);
   const clusterEvents = await startStackClusterEvents(clients);
-  clients.live.start();
+  clients.channel.start();
   if (!loops.heartbeat.active)
     clients.log.warn({ status: clients.agent.status }, 'the agent is not ACTIVE: only heartbeats are sent until an admin activates it');
   return {
     agentId: clients.agent.id,
     healthPort: server.port,
-    live: clients.live,
+    channel: clients.channel,
     async stop() {
       stopping.abort();
       await Promise.allSettled(tasks);
@@ -67,9 +67,9 @@ function startHealthServer(c: AgentClients, heartbeat: Heartbeat, stopping: Abor
  * it has no REST path, so nothing is streamed when the channel is off (WS_FORCE_REST).
  */
 async function startStackClusterEvents(c: AgentClients): Promise<RunningClusterEvents | undefined> {
-  if (c.settings.live.forceRest) return undefined;
-  const { kube, objects, discovery, live, log, settings } = c;
-  const options = { kube, objects, discovery, live, agentId: c.agent.id, grants: c.grants, logger: log };
+  if (c.settings.channel.forceRest) return undefined;
+  const { kube, objects, discovery, channel, log, settings } = c;
+  const options = { kube, objects, discovery, channel, agentId: c.agent.id, grants: c.grants, logger: log };
   return startClusterEvents({ ...options, kubeconfig: settings.kubeconfig, watchNamespace: settings.watchNamespace }).catch(
     (err: unknown) => void log.error({ err }, 'cluster events not started'),
   );
@@ -79,7 +79,7 @@ async function startStackClusterEvents(c: AgentClients): Promise<RunningClusterE
 async function shutDown(c: AgentClients, clusterEvents: RunningClusterEvents | undefined, server: AgentHttpServer): Promise<void> {
   await clusterEvents?.stop();
   await c.events.flush().catch(() => undefined);
-  await c.live.stop();
+  await c.channel.stop();
   await server.close();
   await Promise.allSettled([c.broker.close(), c.kube.close()]);
 }

@@ -5,9 +5,9 @@ import type { AgentSettings } from '../config.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { Discovery } from '../kube/discovery.ts';
 import { KubeObjects } from '../kube/objects.ts';
-import { ChannelBrokerClient } from '../live/channel-broker.ts';
-import { LiveChannel } from '../live/channel.ts';
-import { agentChannelUrl } from '../live/url.ts';
+import { ChannelBrokerClient } from '../agent-channel/channel-broker.ts';
+import { AgentChannel } from '../agent-channel/channel.ts';
+import { agentChannelUrl } from '../agent-channel/url.ts';
 import { createAgentMetrics, type AgentMetrics } from '../metrics.ts';
 import { EventReporter } from '../reconcile/event-reporter.ts';
 import { connectKubernetes, identify, waitForBroker } from './startup.ts';
@@ -21,7 +21,7 @@ export interface AgentClients {
   log: Logger;
   broker: ChannelBrokerClient;
   /** The agent channel (WebSocket to the broker); the broker client sends over it while it is up. */
-  live: LiveChannel;
+  channel: AgentChannel;
   kube: KubeClient;
   objects: KubeObjects;
   discovery: Discovery;
@@ -49,24 +49,24 @@ export async function connectClients(settings: AgentSettings, logger: Logger): P
     'agent identified',
   );
   const metrics = createAgentMetrics();
-  const live = createLiveChannel(settings, log);
-  broker.attach(live);
+  const channel = createAgentChannel(settings, log);
+  broker.attach(channel);
   const events = new EventReporter(broker, agent.id, metrics, log);
   events.seed(await broker.listEvents(agent.id).catch((err: unknown) => (log.warn({ err }, 'could not read past events'), [])));
   const objects = new KubeObjects(kube);
   const discovery = new Discovery(kube, settings.concurrency);
   const grants = new GrantBook({ broker, agentId: agent.id, agentNamespace: settings.agentNamespace, logger: log });
   if (!settings.agentNamespace) log.warn('no agent namespace known (BROKKR__AGENT__NAMESPACE): nothing protects one from stacks');
-  return { settings, agent, log, broker, live, kube, objects, discovery, metrics, events, grants };
+  return { settings, agent, log, broker, channel, kube, objects, discovery, metrics, events, grants };
 }
 
 /** Hints wake the loops; heartbeats, events and health go up it while it is up (REST otherwise). Started last. */
-function createLiveChannel(settings: AgentSettings, log: Logger): LiveChannel {
-  return new LiveChannel({
-    url: agentChannelUrl(settings.brokerUrl, settings.live.url),
+function createAgentChannel(settings: AgentSettings, log: Logger): AgentChannel {
+  return new AgentChannel({
+    url: agentChannelUrl(settings.brokerUrl, settings.channel.url),
     pak: settings.pak,
     userAgent: `brokkr-ts-agent/${AGENT_VERSION}`,
-    forceRest: settings.live.forceRest,
-    logger: log.child({ loop: 'live' }),
+    forceRest: settings.channel.forceRest,
+    logger: log.child({ loop: 'channel' }),
   });
 }

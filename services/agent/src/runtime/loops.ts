@@ -1,5 +1,5 @@
 import type { TargetStatePatch } from '@brokkr/contracts';
-import type { HintType, LiveChannel } from '../live/channel.ts';
+import type { HintType, AgentChannel } from '../agent-channel/channel.ts';
 import { createDiagnosticsLoop } from '../diagnostics/start.ts';
 import type { DiagnosticsLoop } from '../diagnostics/loop.ts';
 import { HealthMonitor } from '../health/monitor.ts';
@@ -49,7 +49,7 @@ export function createLoops(c: AgentClients): AgentLoops {
     previews: createPreviewLoop({ ...wiring, objects: c.objects, discovery: c.discovery, grants: c.grants }),
   };
   heartbeat.onStatusChange(() => wakeOnStatusChange(loops));
-  wakeOnHints(c.live, loops);
+  wakeOnHints(c.channel, loops);
   return loops;
 }
 
@@ -69,17 +69,17 @@ function wakeOnStatusChange(loops: AgentLoops): void {
   loops.previews.wake();
 }
 
-function wakeOnHints(live: LiveChannel, loops: AgentLoops): void {
-  live.on('hint', (type: HintType) => {
+function wakeOnHints(channel: AgentChannel, loops: AgentLoops): void {
+  channel.on('hint', (type: HintType) => {
     if (type !== 'work_order') loops.watcher.hinted();
     // target_changed also covers work orders due again (retries, released claims).
     if (type !== 'stack_changed') loops.workOrders?.poke();
     // A new preview wakes its agents with a plain target_changed hint.
     if (type === 'target_changed') loops.previews.wake();
   });
-  live.on('patch', (patch: TargetStatePatch) => loops.watcher.patched(patch));
+  channel.on('patch', (patch: TargetStatePatch) => loops.watcher.patched(patch));
   // Up: stop holding a long-poll (hints take over); down: resume it at once.
-  live.on('state', (state: string) => {
+  channel.on('state', (state: string) => {
     if (state === 'up') loops.watcher.stopHolding();
     loops.watcher.hinted();
   });
@@ -135,7 +135,7 @@ function createHealthMonitor(c: AgentClients, isActive: () => boolean): HealthMo
 
 /** Keeps the desired state current and offers it to the reconcile loop; holds no long-poll while the channel is up. */
 function createTargetWatcher(c: AgentClients, reconcileLoop: ReconcileLoop, isActive: () => boolean): TargetWatcher {
-  const { settings, live } = c;
+  const { settings, channel } = c;
   return new TargetWatcher({
     broker: c.broker,
     metrics: c.metrics,
@@ -145,7 +145,7 @@ function createTargetWatcher(c: AgentClients, reconcileLoop: ReconcileLoop, isAc
     channelResyncMs: settings.channelResyncMs,
     longPollWaitSeconds: settings.longPollWaitSeconds,
     isActive,
-    longPollWanted: () => !live.up,
+    longPollWanted: () => !channel.up,
     onState: (objects) => reconcileLoop.offer(objects),
     grants: c.grants,
   });

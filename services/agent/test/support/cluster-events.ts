@@ -5,8 +5,8 @@ import { KubeObjects } from '../../src/kube/objects.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { BrokerClient } from '../../src/broker/client.ts';
 import { GrantBook } from '../../src/grants/book.ts';
-import { LiveChannel } from '../../src/live/channel.ts';
-import { agentChannelUrl } from '../../src/live/url.ts';
+import { AgentChannel } from '../../src/agent-channel/channel.ts';
+import { agentChannelUrl } from '../../src/agent-channel/url.ts';
 import { startClusterEvents, type RunningClusterEvents } from '../../src/cluster-events/index.ts';
 
 export interface InProcessClusterEventsOptions {
@@ -24,14 +24,14 @@ export interface InProcessClusterEventsOptions {
  */
 export class InProcessClusterEvents {
   private readonly logger = createLogger({ service: 'agent-test', level: 'warn' });
-  private channel: LiveChannel | undefined;
+  private channel: AgentChannel | undefined;
   private clusterEvents: RunningClusterEvents | undefined;
 
   constructor(private readonly options: InProcessClusterEventsOptions) {}
 
   async start(): Promise<void> {
     const { hubUrl, agent, kube, client, stateNamespace } = this.options;
-    const channel = new LiveChannel({
+    const channel = new AgentChannel({
       url: agentChannelUrl(hubUrl, undefined),
       pak: agent.pak,
       userAgent: 'brokkr-ts-agent/test',
@@ -46,7 +46,7 @@ export class InProcessClusterEvents {
       kube: client,
       objects: new KubeObjects(client),
       discovery: new Discovery(client, 4),
-      live: channel,
+      channel,
       agentId: agent.id,
       kubeconfig: kube.kubeconfigPath,
       watchNamespace: undefined,

@@ -2,7 +2,7 @@ import { publishOutboxRows, type JetStreamClient } from '@brokkr/bus';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { markOutboxPublished, type OutboxRow } from '@brokkr/outbox';
-import type { PublishWindow } from './publish-window.ts';
+import type { PublishWindow } from '../delivery/publish-window.ts';
 
 export interface OutboxPublisher {
   /** Publishes committed rows in the background; failures stay in the outbox for the relay. */

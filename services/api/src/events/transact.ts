@@ -3,7 +3,7 @@ import { currentTraceparent, type NoticeReason } from '@brokkr/bus';
 import type { Db, Queryable } from '@brokkr/db';
 import { buildEvent, type DomainEvent, type EventType } from '@brokkr/contracts';
 import { insertOutboxRows, outboxRow, type OutboxRow } from '@brokkr/outbox';
-import type { NotifyAgents } from './notify.ts';
+import type { NotifyAgents } from '../delivery/send.ts';
 import type { OutboxPublisher } from './outbox-publisher.ts';
 
 /**
@@ -15,8 +15,12 @@ export interface WriteScope {
   db: Queryable;
   /** An outbox row the write's own statement inserted (outboxInsertSql): published after commit. */
   inserted(row: OutboxRow): void;
-  /** Agents whose target state this write changes: woken after commit. */
-  notifyAgents(agentIds: Iterable<string>): void;
+  /**
+   * Agents whose target state this write changes: woken after commit. `reason` says why, where the
+   * write knows it (a new object of one stack, a new work order, the agent's own report); the
+   * delivery and the agent channel use it to do less (delivery/pipeline.ts).
+   */
+  notifyAgents(agentIds: Iterable<string>, reason?: NoticeReason): void;
 }
 
 /** What a write gets inside its transaction. */
@@ -37,34 +41,41 @@ interface Pending {
   rows: OutboxRow[];
   /** Rows the write's statements already inserted. */
   inserted: OutboxRow[];
-  agentIds: Set<string>;
+  wake: AgentsToWake;
   hooks: (() => Promise<void> | void)[];
 }
 
 /**
- * Why the write wakes its agents, read from the events it emitted: a created work order, a new
- * deployment object of one stack, or only the agent's own event report (`ack`).
+ * The agents a write wakes and why: the reason every call gave (two new objects of one stack: the
+ * newer one), else none — a notice without a reason makes every stage start over for the agent.
  */
-export function noticeReason(rows: readonly OutboxRow[]): NoticeReason | undefined {
-  const types = new Set(rows.map((r) => r.event_type));
-  const data = (type: string) => rows.find((r) => r.event_type === type)?.payload.data as Record<string, unknown> | undefined;
-  const workOrderId = data('workorder.created')?.work_order_id;
-  if (typeof workOrderId === 'string') return { work_order_id: workOrderId };
-  const created = rows
-    .filter((r) => r.event_type === 'deployment.created')
-    .map((r) => r.payload.data as { stack_id?: unknown; sequence_id?: unknown });
-  const stacks = new Set(created.map((d) => d.stack_id));
-  const [stackId] = stacks;
-  const sequences = created.map((d) => d.sequence_id).filter((n) => typeof n === 'number');
-  if (stacks.size === 1 && typeof stackId === 'string')
-    return sequences.length > 0 ? { stack_id: stackId, sequence_id: Math.max(...sequences) } : { stack_id: stackId };
-  if (types.size > 0 && [...types].every((t) => t === 'deployment.applied' || t === 'deployment.failed')) return { ack: true };
-  return undefined;
+export class AgentsToWake {
+  readonly ids = new Set<string>();
+  private calls = 0;
+  private reason: NoticeReason | undefined;
+
+  add(agentIds: Iterable<string>, reason: NoticeReason | undefined): void {
+    for (const id of agentIds) this.ids.add(id);
+    this.reason = this.calls++ === 0 ? reason : sameReason(this.reason, reason);
+  }
+
+  get why(): NoticeReason | undefined {
+    return this.reason;
+  }
+}
+
+/** Two reasons as one: the same stack (its newer object), the same work order, two reports; else none. */
+function sameReason(a: NoticeReason | undefined, b: NoticeReason | undefined): NoticeReason | undefined {
+  if (!a || !b) return undefined;
+  if (a.stack_id && a.stack_id === b.stack_id)
+    return { stack_id: a.stack_id, sequence_id: Math.max(a.sequence_id ?? 0, b.sequence_id ?? 0) };
+  if (a.work_order_id && a.work_order_id === b.work_order_id) return a;
+  return a.ack && b.ack ? a : undefined;
 }
 
 export function createTransact(deps: { db: Db; outbox: OutboxPublisher; notifyAgents: NotifyAgents }): Transact {
   return async (fn) => {
-    const pending: Pending = { rows: [], inserted: [], agentIds: new Set(), hooks: [] };
+    const pending: Pending = { rows: [], inserted: [], wake: new AgentsToWake(), hooks: [] };
     const traceparent = currentTraceparent();
     const result = await deps.db.transaction(async (client) => {
       const value = await fn({
@@ -78,8 +89,8 @@ export function createTransact(deps: { db: Db; outbox: OutboxPublisher; notifyAg
           pending.rows.push(outboxRow(event, traceparent));
           return event;
         },
-        notifyAgents(agentIds) {
-          for (const id of agentIds) pending.agentIds.add(id);
+        notifyAgents(agentIds, reason) {
+          pending.wake.add(agentIds, reason);
         },
         afterCommit(hook) {
           pending.hooks.push(hook);
@@ -89,7 +100,7 @@ export function createTransact(deps: { db: Db; outbox: OutboxPublisher; notifyAg
       return value;
     });
     deps.outbox.publish([...pending.inserted, ...pending.rows]);
-    if (pending.agentIds.size > 0) await deps.notifyAgents(pending.agentIds, noticeReason([...pending.inserted, ...pending.rows]));
+    if (pending.wake.ids.size > 0) await deps.notifyAgents(pending.wake.ids, pending.wake.why);
     for (const hook of pending.hooks) await hook();
     return result;
   };

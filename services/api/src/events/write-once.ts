@@ -1,8 +1,8 @@
 import type { Queryable } from '@brokkr/db';
 import type { OutboxRow } from '@brokkr/outbox';
-import type { NotifyAgents } from './notify.ts';
+import type { NotifyAgents } from '../delivery/send.ts';
 import type { OutboxPublisher } from './outbox-publisher.ts';
-import { noticeReason, type WriteScope } from './transact.ts';
+import { AgentsToWake, type WriteScope } from './transact.ts';
 
 export interface WriteOnceDeps {
   db: { pool: Queryable };
@@ -19,7 +19,7 @@ export interface WriteOnceDeps {
  */
 export async function writeOnce<T>(deps: WriteOnceDeps, fn: (w: WriteScope) => Promise<T>): Promise<T> {
   const rows: OutboxRow[] = [];
-  const agentIds = new Set<string>();
+  const wake = new AgentsToWake();
   let statements = 0;
   const query: Queryable['query'] = (textOrStatement, values) => {
     if (++statements > 1) throw new Error('writeOnce runs one statement; use transact for more');
@@ -29,11 +29,11 @@ export async function writeOnce<T>(deps: WriteOnceDeps, fn: (w: WriteScope) => P
   const result = await fn({
     db,
     inserted: (row) => rows.push(row),
-    notifyAgents(ids) {
-      for (const id of ids) agentIds.add(id);
+    notifyAgents(ids, reason) {
+      wake.add(ids, reason);
     },
   });
   deps.outbox.publish(rows);
-  if (agentIds.size > 0) await deps.notifyAgents(agentIds, noticeReason(rows));
+  if (wake.ids.size > 0) await deps.notifyAgents(wake.ids, wake.why);
   return result;
 }

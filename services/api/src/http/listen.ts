@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
-import type { DirectLane } from './direct-lane.ts';
 import { answerClientErrors } from './client-errors.ts';
 
 // Longer than the usual load-balancer idle timeout (60 s), so the balancer closes idle
@@ -14,12 +13,10 @@ const IDLE_SWEEP_MS = 100;
  */
 const LISTEN_BACKLOG = 4096;
 
-/** The server: the direct lane takes the hot writes, express everything else. */
-export function listen(app: Express, direct: DirectLane, host: string, port: number): Promise<Server> {
+/** The server: express serves every request (http/router.ts finds the api's routes). */
+export function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer((req, res) => {
-      if (!direct(req, res)) app(req, res);
-    });
+    const server = createServer(app);
     server.once('error', reject);
     server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { adminRequired, errorBody } from '../errors/api-error.ts';
 import { jsonBody, rawBody, readBody } from './body.ts';
 import { userAgent } from '../auth/client-info.ts';
@@ -74,30 +74,24 @@ function handle(route: AnyRoute, ctx: ApiContext): RequestHandler {
   };
 }
 
-/**
- * Mounts each route as: endpoint label → authentication → body read (size-limited) →
- * access check → validation → handler. Paths that exist with other methods answer 405.
- */
-export function mountRoutes(router: Router, routes: readonly AnyRoute[], ctx: ApiContext, authenticate: RequestHandler): void {
-  const methodsByPath = new Map<string, Set<string>>();
-  for (const route of routes) {
-    const chain: RequestHandler[] = [markEndpoint(API_PREFIX + route.path), authenticate];
-    if (takesBody(route)) chain.push(readBody(ctx.settings.http.bodyLimitBytes));
-    chain.push(handle(route, ctx));
-    router[route.method](route.path, ...chain);
-    const methods = methodsByPath.get(route.path) ?? new Set<string>();
-    methods.add(route.method.toUpperCase());
-    if (route.method === 'get') methods.add('HEAD');
-    methodsByPath.set(route.path, methods);
-  }
-  for (const [path, methods] of methodsByPath) {
-    const allow = [...methods].sort().join(', ');
-    router.all(path, markEndpoint(API_PREFIX + path), authenticate, (req: Request, res: Response, next: NextFunction) => {
-      if (req.method === 'OPTIONS') return next();
-      res
+/** A route's handlers, in the order express would have run them for it. */
+export function routeChain(route: AnyRoute, ctx: ApiContext, authenticate: RequestHandler): RequestHandler[] {
+  const chain: RequestHandler[] = [markEndpoint(API_PREFIX + route.path), authenticate];
+  if (takesBody(route)) chain.push(readBody(ctx.settings.http.bodyLimitBytes));
+  chain.push(handle(route, ctx));
+  return chain;
+}
+
+/** 405 with `Allow`, after authentication (as Brokkr's auth layer wraps its fallback). */
+export function methodNotAllowed(path: string, methods: readonly string[], authenticate: RequestHandler): RequestHandler[] {
+  const allow = [...methods].sort().join(', ');
+  return [
+    markEndpoint(API_PREFIX + path),
+    authenticate,
+    (req: Request, res: Response) =>
+      void res
         .set('Allow', allow)
         .status(405)
-        .json(errorBody('method_not_allowed', `${req.method} is not allowed here`, { allow: [...methods] }));
-    });
-  }
+        .json(errorBody('method_not_allowed', `${req.method} is not allowed here`, { allow: [...methods] })),
+  ];
 }

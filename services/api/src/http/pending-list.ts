@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { Identity } from '../auth/identity.ts';
 import type { ApiContext } from '../context.ts';
-import { longPollDeadline, type AgentWakeups } from '../events/wakeups.ts';
+import { longPollDeadline, type Waiters } from '../delivery/waiters.ts';
 import { clientGone } from './client-gone.ts';
 import { json, type Reply } from './route.ts';
 
@@ -22,12 +22,12 @@ export interface PendingWait {
  * more: hints are lossy).
  */
 export async function answerPendingList<T>(
-  wakeups: AgentWakeups | undefined,
+  waiters: Waiters | undefined,
   wait: PendingWait,
   read: () => Promise<T[]>,
 ): Promise<T[] | 'aborted'> {
   // Watch before the first read: work created between the read and the wait still wakes us.
-  const watch = wait.waitSeconds > 0 ? wakeups?.watch(wait.agentId) : undefined;
+  const watch = wait.waitSeconds > 0 ? waiters?.watch(wait.agentId) : undefined;
   try {
     const rows = await read();
     if (rows.length > 0 || !watch) return rows;
@@ -59,7 +59,7 @@ export async function replyPendingList<T>(
   const waitSeconds = Math.min(Number(request.wait ?? 0), ctx.settings.longPollMaxSeconds);
   const release = waitSeconds > 0 ? ctx.streams.require('long_poll', request.identity) : undefined;
   const rows = await answerPendingList(
-    ctx.wakeups,
+    ctx.waiters,
     {
       agentId: request.agentId.toLowerCase(),
       waitSeconds,

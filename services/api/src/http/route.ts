@@ -68,11 +68,6 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
    * (guards, lookups, parsers) that carry the kinds they throw. Documented as the operation's responses.
    */
   errors?: readonly Raises[];
-  /**
-   * Served by the direct lane (direct-lane.ts) when it can: a hot agent/generator write whose
-   * handler reads nothing of `req`/`res` beyond node's own (headers, socket) — no express helpers.
-   */
-  direct?: boolean;
   // Method syntax on purpose: routes with different schemas must fit in one array.
   handler(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<Reply | undefined> | Reply | undefined;
 }

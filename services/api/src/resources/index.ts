@@ -1,5 +1,5 @@
 import type { AnyRoute } from '../http/route.ts';
-import { liveAdminRoutes } from '../live/admin-routes.ts';
+import { liveAdminRoutes } from '../agent-channel/admin-routes.ts';
 import { adminConfigRoutes } from './admin/routes.ts';
 import { adminRotatePakRoutes } from './admin/rotate-pak-routes.ts';
 import { agentEventRoutes } from './agent-events/routes.ts';

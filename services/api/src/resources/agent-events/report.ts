@@ -26,8 +26,8 @@ export async function reportAgentEvent(ctx: WriteOnceDeps, agentId: string, repo
     if (!recorded) throw notServed();
     const { row, eventData } = recorded;
     w.inserted(statementOutboxRow(event, eventData, AGENT_EVENT_DATA_KEYS));
-    // The incremental target state drops what the agent applied (or acknowledged).
-    w.notifyAgents([agentId]);
+    // The incremental target state drops what the agent applied (or acknowledged): only what events decide.
+    w.notifyAgents([agentId], { ack: true });
     return row;
   });
 }

@@ -40,7 +40,6 @@ export const agentEventRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
-    direct: true,
     path: '/agents/:id/events',
     summary: 'Report the outcome of applying a deployment object',
     description: 'Emits `deployment.applied` when the status is SUCCESS (any case), else `deployment.failed`.',

@@ -6,7 +6,7 @@ import type { ApiContext } from '../../context.ts';
  */
 export function announceFleetChange(ctx: ApiContext, agentId: string): void {
   try {
-    ctx.liveFeeds.fleet.announce(agentId, 'heartbeat');
+    ctx.feeds.fleet.announce(agentId, 'heartbeat');
   } catch (err) {
     ctx.logger.debug({ err, agentId }, 'fleet change not announced');
   }

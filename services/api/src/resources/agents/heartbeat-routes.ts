@@ -22,7 +22,6 @@ function k8sReport(raw: RawBody | undefined): K8sReport | undefined {
 export const agentHeartbeatRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post',
-    direct: true,
     path: '/agents/:id/heartbeat',
     summary: 'Record a heartbeat (the agent itself only)',
     tags: ['agents'],

@@ -21,7 +21,7 @@ const sane = (ts: string) => {
 };
 
 /** Routes a frame the agent may send: gaps to the live subscribers, events and (rate-limited) lines to storage. */
-function accept(ctx: ApiContext, state: ApiContext['liveFeeds'], frame: TelemetryFrame): void {
+function accept(ctx: ApiContext, state: ApiContext['feeds'], frame: TelemetryFrame): void {
   const dropped = (why: string) => ctx.logger.debug({ agentId: frame.body.agent_id, type: frame.type }, `telemetry frame dropped: ${why}`);
   if (frame.type === 'log_gap') return state.stacks.publish(frame);
   if (!sane(frame.type === 'k8s_event' ? frame.body.observed_at : frame.body.ts)) return dropped('timestamp out of range');
@@ -53,7 +53,7 @@ export async function ingestTelemetryFrame(ctx: ApiContext, agentId: string, typ
       ctx.logger.debug({ agentId, type, claimed: frame.body.agent_id }, 'telemetry frame dropped: agent_id is not the connection');
       return;
     }
-    const state = ctx.liveFeeds;
+    const state = ctx.feeds;
     if (!(await state.access.allows(agentId, frame.body.stack_id))) {
       ctx.logger.debug({ agentId, type, stackId: frame.body.stack_id }, 'telemetry frame dropped: the agent does not target the stack');
       return;

@@ -25,7 +25,7 @@ const stackLiveRoute: UpgradeRoute = {
     const stack = await findLiveStack(ctx.db.pool, id.data);
     if (!stack) return up.reject(404);
     if (!isAdminOrGenerator(identity, stack.generator_id)) return up.reject(403);
-    const { stacks } = ctx.liveFeeds;
+    const { stacks } = ctx.feeds;
     await stacks.listen(id.data);
     try {
       stacks.add(id.data, await up.accept(), identity);

@@ -44,7 +44,6 @@ export const deploymentObjectRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
-    direct: true,
     path: '/stacks/:id/deployment-objects',
     summary: 'Add a deployment object to a stack (JSON envelope, or a raw YAML body)',
     description:

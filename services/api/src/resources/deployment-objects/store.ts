@@ -78,7 +78,8 @@ async function insertOnce(w: WriteScope, row: NewDeploymentObject): Promise<Inse
   const outcome = await insertDeploymentObject(w.db, row, event);
   if (outcome.inserted) {
     w.inserted(statementOutboxRow(event, outcome.eventData, DEPLOYMENT_CREATED_KEYS));
-    w.notifyAgents(outcome.wakeAgentIds);
+    // The reason: only this stack got a newer object (the delivery patches answers with it).
+    w.notifyAgents(outcome.wakeAgentIds, { stack_id: outcome.row.stack_id, sequence_id: outcome.row.sequence_id });
   }
   return outcome;
 }

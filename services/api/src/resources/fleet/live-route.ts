@@ -12,7 +12,7 @@ export const fleetLiveRoutes: UpgradeRoute[] = [
     maxMessageBytes: () => LISTENER_MAX_MESSAGE_BYTES,
     async handle(up) {
       if (!up.identity.admin) return up.reject(403);
-      const { fleet } = up.ctx.liveFeeds;
+      const { fleet } = up.ctx.feeds;
       try {
         fleet.add(await up.accept());
       } catch (err) {

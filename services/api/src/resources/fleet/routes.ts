@@ -1,7 +1,7 @@
 import { agentNotFound } from '../../errors/catalogue.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { fleetRecords } from './fleet-record.ts';
+import { fleetRecords } from '../../feeds/fleet/fleet-record.ts';
 import { fleetAgentRecordSchema, fleetQuerySchema, fleetStatusSchema } from './schemas.ts';
 import { recentAgentEvents } from './sql/queries.ts';
 
@@ -23,7 +23,7 @@ export const fleetRoutes: AnyRoute[] = [
     responses: { 200: { description: 'One record per live agent', schema: fleetAgentRecordSchema.array() } },
     async handler({ query, ctx }) {
       const filter = query.pak_id ? { generatorId: query.pak_id } : {};
-      return json(200, await fleetRecords(ctx.db.pool, ctx.liveFeeds.fleet.presence, filter));
+      return json(200, await fleetRecords(ctx.db.pool, ctx.feeds.fleet.presence, filter));
     },
   }),
 
@@ -37,7 +37,7 @@ export const fleetRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The record and recent events', schema: fleetStatusSchema } },
     errors: [agentNotFound],
     async handler({ params, ctx }) {
-      const [record] = await fleetRecords(ctx.db.pool, ctx.liveFeeds.fleet.presence, { agentIds: [params.id] });
+      const [record] = await fleetRecords(ctx.db.pool, ctx.feeds.fleet.presence, { agentIds: [params.id] });
       if (!record) throw agentNotFound();
       return json(200, { record, recent_events: await recentAgentEvents(ctx.db.pool, params.id) });
     },

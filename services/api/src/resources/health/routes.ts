@@ -25,7 +25,6 @@ function stackGroups(rows: HealthRow[]) {
 export const healthRoutes: AnyRoute[] = [
   defineRoute({
     method: 'patch',
-    direct: true,
     path: '/agents/:id/health-status',
     summary: 'Report the health of deployment objects (the agent itself or an admin)',
     description:

@@ -1,7 +1,7 @@
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
-import type { CachedState as State, TargetStateCache } from './answer-cache.ts';
-import { ifNoneMatchHits } from './target-state-etag.ts';
-import { longPollDeadline, type AgentWakeups, type AgentWatch } from '../../events/wakeups.ts';
+import type { CachedState as State, TargetStateCache } from '../../delivery/target-state/answer-cache.ts';
+import { ifNoneMatchHits } from '../../delivery/target-state/etag.ts';
+import { longPollDeadline, type Waiters, type AgentWatch } from '../../delivery/waiters.ts';
 
 /**
  * The long-poll extension of GET /agents/{id}/target-state. Brokkr's agent sends
@@ -55,18 +55,18 @@ async function waitForChange(
 }
 
 /**
- * `wakeups` is needed only for a conditional request with a wait; without one the request never
+ * `waiters` is needed only for a conditional request with a wait; without one the request never
  * waits.
  */
 export async function answerTargetState(
   cache: TargetStateCache,
-  wakeups: AgentWakeups | undefined,
+  waiters: Waiters | undefined,
   query: TargetStateQuery,
 ): Promise<TargetStateAnswer> {
   const ifNoneMatch = query.ifNoneMatch;
   if (ifNoneMatch === undefined) return changed(await readState(cache, query));
   // Watch before the first read: a change committed between the read and the wait still wakes us.
-  const watch = query.waitSeconds > 0 ? wakeups?.watch(query.agentId) : undefined;
+  const watch = query.waitSeconds > 0 ? waiters?.watch(query.agentId) : undefined;
   try {
     const state = await readState(cache, query);
     if (!ifNoneMatchHits(ifNoneMatch, state.etag)) return changed(state);

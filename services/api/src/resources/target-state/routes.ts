@@ -6,6 +6,7 @@ import { clientGone } from '../../http/client-gone.ts';
 import { servesBrokkrRustAgent } from '../../compat/brokkr-agent/detect.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
 import { requireAdminOrSelf } from '../../domain/agent-access.ts';
+import type { AnswerBytes } from '../../delivery/target-state/answer-bytes.ts';
 import { answerTargetState, type TargetStateAnswer } from './long-poll.ts';
 import { queryAgentStacks } from './sql/agent-stacks.ts';
 
@@ -24,18 +25,20 @@ const targetStateQuery = z.object({
  * whose agents poll can be slowed down from the hub (after a restart of the api, say), without
  * reconfiguring every agent.
  */
-function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>, pollSeconds: number): Reply {
+function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>, pollSeconds: number, bytes: AnswerBytes): Reply {
   const headers: Record<string, string> = { ETag: answer.etag, 'Brokkr-Grants': answer.grants };
   if (pollSeconds > 0) headers['Brokkr-Poll-Interval'] = String(pollSeconds);
   if (answer.status === 304) return { status: 304, headers };
-  return { status: 200, body: answer.body, headers };
+  // The same bytes for every agent with the same answer (delivery/target-state/answer-bytes.ts).
+  return { status: 200, body: bytes.answer(answer.body), contentType: JSON_UTF8, headers };
 }
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /** What an agent receives: its target state (with the long-poll extension) and its associated stacks. */
 export const targetStateRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
-    direct: true,
     path: '/agents/:id/target-state',
     summary: "The agent's desired deployment objects (latest per associated stack, newest first)",
     description:
@@ -63,7 +66,7 @@ export const targetStateRoutes: AnyRoute[] = [
       const waits = ifNoneMatch !== undefined && waitSeconds > 0;
       // A request that may be held counts against its PAK's long-polls until it is answered.
       const release = waits ? ctx.streams.require('long_poll', identity) : undefined;
-      const answer = await answerTargetState(ctx.targetStates, waits ? ctx.wakeups : undefined, {
+      const answer = await answerTargetState(ctx.targetStates, waits ? ctx.waiters : undefined, {
         agentId: params.id,
         // Brokkr's own agent gets the full state: it deletes whatever the incremental one leaves out (compat/brokkr-agent/).
         full: query.mode === 'full' || servesBrokkrRustAgent(req.headers, identity, params.id, query.mode),
@@ -72,7 +75,7 @@ export const targetStateRoutes: AnyRoute[] = [
         signal: clientGone(res),
         hurry: ctx.shutdownSignal,
       }).finally(release);
-      if (answer.status !== 'aborted') return reply(answer, ctx.settings.agentPollSeconds);
+      if (answer.status !== 'aborted') return reply(answer, ctx.settings.agentPollSeconds, ctx.targetStates.bytes);
       // Nobody is listening any more; 499 ("client closed request") keeps the metrics honest.
       res.statusCode = 499;
       res.end();

@@ -77,7 +77,6 @@ export const workOrderAgentRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
-    direct: true,
     path: '/work-orders/:id/claim',
     summary: 'Claim a PENDING work order for an agent it targets (atomic: one claimer wins)',
     tags,
@@ -111,7 +110,6 @@ export const workOrderAgentRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
-    direct: true,
     path: '/work-orders/:id/complete',
     summary: 'Report the outcome of a claimed work order',
     description:

@@ -51,7 +51,6 @@ export const workOrderRoutes: AnyRoute[] = [
 
   defineRoute({
     method: 'post',
-    direct: true,
     path: '/work-orders',
     summary: 'Create a work order (PENDING) for the agents it targets',
     description:
@@ -69,7 +68,7 @@ export const workOrderRoutes: AnyRoute[] = [
       const order = await writeOnce(ctx, async (w) => {
         const created = await insertWorkOrder(w.db, fields, event);
         w.inserted(statementOutboxRow(event, created.eventData, CREATED_DATA_KEYS));
-        w.notifyAgents(created.targetedAgents);
+        w.notifyAgents(created.targetedAgents, { work_order_id: created.order.id });
         return created.order;
       });
       await ctx.audit({

@@ -1,0 +1,36 @@
+import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
+
+/** Distinct answers whose bytes are kept; a fleet holds far fewer at once. */
+const MAX_ANSWERS = 1000;
+
+/**
+ * The JSON of target-state answers, made once per distinct answer rather than once per agent: a
+ * change to a stack 10,000 long-polling agents hold gives most of them the same answer, and
+ * serialising it 10,000 times (the manifests are kilobytes) was most of a change's cost in the api.
+ * Each row is serialised once (the rows are shared between answers: shared-rows.ts), each answer
+ * once per distinct list of rows; the patch frames of the agent channel take their rows' JSON from
+ * here too. Beyond the bound the oldest answer is forgotten and made again when asked for.
+ */
+export class AnswerBytes {
+  private readonly rows = new WeakMap<DeploymentObjectRow, string>();
+  private readonly answers = new Map<string, Buffer>();
+
+  constructor(private readonly max: number = MAX_ANSWERS) {}
+
+  rowJson(row: DeploymentObjectRow): string {
+    let json = this.rows.get(row);
+    if (json === undefined) this.rows.set(row, (json = JSON.stringify(row)));
+    return json;
+  }
+
+  /** The answer's body, exactly what JSON.stringify(rows) would give. */
+  answer(rows: readonly DeploymentObjectRow[]): Buffer {
+    const key = rows.map((row) => `${row.id}:${row.deleted_at?.getTime() ?? ''}`).join(',');
+    let bytes = this.answers.get(key);
+    if (bytes) return bytes;
+    bytes = Buffer.from(`[${rows.map((row) => this.rowJson(row)).join(',')}]`);
+    if (this.answers.size >= this.max) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(key, bytes);
+    return bytes;
+  }
+}

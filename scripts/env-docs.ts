@@ -1,7 +1,7 @@
 /**
  * Prints the environment-variable table of docs/configuration.md from the services' zod schemas, so
  * the documentation cannot drift from what the services accept. `--write` updates the file between
- * the `<!-- env:begin -->` / `<!-- env:end -->` markers; test/readme.test.ts fails when it is stale.
+ * the `<!-- env:begin -->` / `<!-- env:end -->` markers; test/readme.unit.test.ts fails when it is stale.
  */
 import fs from 'node:fs';
 import path from 'node:path';

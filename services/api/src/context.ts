@@ -21,7 +21,7 @@ import type { YamlValidator } from './yaml/index.ts';
 /**
  * Everything a route handler may use; built once per process by `createContext`. Every field is
  * declared here, and each field's type comes from a layer below this file (the delivery, the
- * feeds and the rest): test/layers.test.ts checks that no file uses a field of a layer above its
+ * feeds and the rest): test/layers.unit.test.ts checks that no file uses a field of a layer above its
  * own.
  */
 export interface ApiContext {

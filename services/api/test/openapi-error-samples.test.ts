@@ -14,7 +14,7 @@ import {
 /**
  * Real error responses, one request per kind of refusal, each checked against the document the
  * api serves: the status is declared for that operation and its description names the code.
- * (openapi-responses.test.ts checks the document alone; openapi-fuzz.test.ts fuzzes it.)
+ * (openapi-responses.unit.test.ts checks the document alone; openapi-fuzz.test.ts fuzzes it.)
  */
 
 interface Operation {

@@ -1,6 +1,6 @@
 /**
  * Realistic deployment-object content, as `kubectl`, Helm and kustomize write it: the corpus of
- * the fast path's differential test (yaml-fast-path.test.ts) and of the validation benchmark
+ * the fast path's differential test (yaml-fast-path.unit.test.ts) and of the validation benchmark
  * (yaml-validate.bench.ts). `plainBlock` manifests are inside the fast path's subset; `declined`
  * ones are realistic too but use what it leaves to the parser (block scalars, flow collections,
  * anchors), so they show the fallback.

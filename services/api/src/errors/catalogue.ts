@@ -3,7 +3,7 @@ import { errorKind } from './api-error.ts';
 /**
  * The wire errors that more than one place of src/ raises, each defined once.
  *
- * The rule: every code is defined by exactly one `errorKind` in src/ (test/error-catalogue.test.ts
+ * The rule: every code is defined by exactly one `errorKind` in src/ (test/error-catalogue.unit.test.ts
  * fails otherwise). A code that more than one resource raises (console/ and domain/ count as one
  * each) lives here, with a general message; a call site that has more to say uses
  * `.with(message, details)`. A code that one resource alone raises is defined in that resource

@@ -9,7 +9,7 @@ import type { YamlLimits } from './limits.ts';
  * line: blank, comment, `---` / `...`, `key: value`, `key:` (then a nested block, or null),
  * `- value`, `- key: value`; values are safe plain scalars, quoted scalars closed on their line,
  * `{}` and `[]`. Anything else is declined. ADR 0025 has the details and the safety argument (the
- * differential test, test/yaml-fast-path.test.ts). The caller has refused NUL and lone surrogates.
+ * differential test, test/yaml-fast-path.unit.test.ts). The caller has refused NUL and lone surrogates.
  */
 export function fastPathProvesValid(content: string, limits: YamlLimits): boolean {
   if (UNUSUAL_CHARACTER.test(content)) return false;

@@ -15,7 +15,7 @@ import { insertRenderedObject } from './sql/record-rendered-object.ts';
  * It lives with the templates, not under deployment-objects/ where its URL is: every check it
  * makes, the renderer and the provenance table are the templates'. The object itself is written by
  * deployment-objects' one create function (store.ts), the single import across resources that
- * services/api/test/layers.test.ts allows.
+ * services/api/test/layers.unit.test.ts allows.
  */
 export const deploymentObjectFromTemplateRoutes: AnyRoute[] = [
   defineRoute({

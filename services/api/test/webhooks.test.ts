@@ -54,6 +54,9 @@ const EVENT_TYPES = [
   'rollout.promoted',
   'preview.created',
   'preview.completed',
+  'drift.detected',
+  'drift.corrected',
+  'drift.resolved',
 ];
 
 const valid = (extra: Record<string, unknown> = {}) => ({ name: 'hook', url: 'https://hooks.example.com/x', event_types: ['*'], ...extra });

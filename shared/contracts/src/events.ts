@@ -3,7 +3,8 @@ import { z } from 'zod';
 
 /**
  * Brokkr's webhook event types and ours after them (`stack.expiring`,
- * `stack.expired`: expiring preview stacks; `rollout.*`: progressive rollouts); the subject is
+ * `stack.expired`: expiring preview stacks; `rollout.*`: progressive rollouts; `preview.*`: diff
+ * previews; `drift.*`: changes made behind the agent's back); the subject is
  * `brokkr.events.<event_type>`.
  */
 export const EVENT_TYPES = [
@@ -32,6 +33,9 @@ export const EVENT_TYPES = [
   'rollout.promoted',
   'preview.created',
   'preview.completed',
+  'drift.detected',
+  'drift.corrected',
+  'drift.resolved',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

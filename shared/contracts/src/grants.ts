@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { effectiveDriftPolicySchema } from './drift.ts';
 import { uuid } from './wire.ts';
 
 /** A namespace name (RFC 1123 label, as Kubernetes checks it). */
@@ -69,7 +70,15 @@ export const agentGrantsSchema = z
     agent_id: uuid(),
     tenants: z.number().int().meta({ description: 'Generators other than the system generator registered with the agent' }),
     generators: agentGrantSchema.array(),
-    stacks: z.object({ stack_id: uuid(), generator_id: uuid() }).array(),
+    stacks: z
+      .object({
+        stack_id: uuid(),
+        generator_id: uuid(),
+        drift: effectiveDriftPolicySchema
+          .optional()
+          .meta({ description: "The stack's drift policy for this agent; absent: the default (correct, owned fields, no ignore rules)" }),
+      })
+      .array(),
   })
   .meta({ id: 'AgentGrants' });
 export type AgentGrants = z.output<typeof agentGrantsSchema>;

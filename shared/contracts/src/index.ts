@@ -44,3 +44,4 @@ export * from './health.ts';
 export * from './labels.ts';
 export * from './paks.ts';
 export * from './grants.ts';
+export * from './drift.ts';

@@ -1,5 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import type { AgentGrants, GrantInput } from '@brokkr/contracts';
+import { resolveDriftPolicy, type AgentGrants, type DriftPolicy, type GrantInput } from '@brokkr/contracts';
 import { resolveGrant, wholeClusterInEffect } from '@brokkr/grants';
 
 export { grantsDigest } from '@brokkr/grants';
@@ -7,13 +7,17 @@ import { associationPairs } from './association.ts';
 
 interface GrantsRow {
   generators: { generator_id: string; generator_name: string; is_system: boolean; grant: GrantInput | null }[];
-  stacks: AgentGrants['stacks'];
+  stacks: { stack_id: string; generator_id: string; drift: DriftPolicy | null }[];
+  labels: string[];
 }
 
 /**
  * An agent's grants in one round trip: each live generator it is registered with (the stored
  * grant, NULL for the defaults) and the generator of every stack associated with it (the
- * association rule of association.ts, deleted stacks included: their markers are served too).
+ * association rule of association.ts, deleted stacks included: their markers are served too),
+ * with the stack's drift policy when it has one and the agent's labels (a policy's cluster-group
+ * overrides match on them). The policy travels here so that changing it changes the grants
+ * digest, and with it the target state's ETag: the agent reads it before it next acts.
  */
 const agentGrantsStatement = prepared(
   'brokkr_agent_grants',
@@ -25,9 +29,11 @@ const agentGrantsStatement = prepared(
                                                    'grant', r.registration_grant) ORDER BY g.id), '[]')
         FROM agent JOIN agent_generator_registrations r ON r.agent_id = agent.id
         JOIN generators g ON g.id = r.generator_id AND g.deleted_at IS NULL) AS generators,
-     (SELECT coalesce(jsonb_agg(jsonb_build_object('stack_id', s.id, 'generator_id', s.generator_id) ORDER BY s.id), '[]')
+     (SELECT coalesce(jsonb_agg(jsonb_build_object('stack_id', s.id, 'generator_id', s.generator_id, 'drift', dp.policy) ORDER BY s.id), '[]')
         FROM (SELECT DISTINCT p.stack_id FROM (${associationPairs('agent')}) p) p
-        JOIN stacks s ON s.id = p.stack_id) AS stacks`,
+        JOIN stacks s ON s.id = p.stack_id
+        LEFT JOIN stack_drift_policies dp ON dp.stack_id = s.id) AS stacks,
+     (SELECT coalesce(array_agg(l.label ORDER BY l.label), '{}') FROM agent JOIN agent_labels l ON l.agent_id = agent.id) AS labels`,
 );
 
 /** What GET /agents/{id}/grants serves: every grant resolved, and whether whole_cluster is in effect. */
@@ -42,6 +48,6 @@ export async function queryAgentGrants(db: Queryable, agentId: string): Promise<
       const resolved = resolveGrant(grant, g.generator_id);
       return { ...g, grant: resolved, whole_cluster_in_effect: wholeClusterInEffect(resolved, g.is_system, tenants) };
     }),
-    stacks: row.stacks,
+    stacks: row.stacks.map(({ drift, ...stack }) => (drift ? { ...stack, drift: resolveDriftPolicy(drift, row.labels) } : stack)),
   };
 }

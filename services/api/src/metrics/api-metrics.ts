@@ -8,8 +8,8 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}) {
     /** Served on the public port's /metrics. */
     registry,
     /**
-     * Series labelled with agent names and ids: only on the metrics port (BROKKR__BROKER__METRICS_PORT),
-     * never on the public port, where anyone could enumerate the fleet (docs/security.md).
+     * Series labelled with agent names and ids (and stack names: open drift per stack): only on the metrics
+     * port (BROKKR__BROKER__METRICS_PORT), never on the public port, where anyone could enumerate the fleet (docs/security.md).
      */
     agentRegistry: createMetricsRegistry({ service: 'api', defaultMetrics: false }),
     httpRequests: m.counter({

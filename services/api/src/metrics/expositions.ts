@@ -3,6 +3,7 @@ import type { Logger } from '@brokkr/logger';
 import type { Registry } from '@brokkr/telemetry';
 import type { ApiMetrics } from './api-metrics.ts';
 import { inventoryRefresher } from './inventory-gauges.ts';
+import { registerOpenDriftGauge } from './open-drift-gauge.ts';
 
 export type Exposition = Pick<Registry, 'contentType' | 'metrics'>;
 
@@ -16,6 +17,7 @@ export interface Expositions {
 /** Both /metrics answers of one api process; a scrape of either refreshes the inventory gauges first. */
 export function createExpositions(db: Queryable, metrics: ApiMetrics, logger: Logger): Expositions {
   const refreshInventory = inventoryRefresher(db, metrics, logger);
+  registerOpenDriftGauge(db, metrics.agentRegistry, logger);
   const { contentType } = metrics.registry;
   return {
     public: {

@@ -13,6 +13,9 @@ import { clusterEventRoutes } from './cluster-events/routes.ts';
 import { deploymentObjectRoutes } from './deployment-objects/routes.ts';
 import { diagnosticAgentRoutes } from './diagnostics/agent-routes.ts';
 import { diagnosticRoutes } from './diagnostics/routes.ts';
+import { driftAgentRoutes } from './drift/agent-routes.ts';
+import { driftPolicyRoutes } from './drift/policy-routes.ts';
+import { driftRoutes } from './drift/routes.ts';
 import { fleetRoutes } from './fleet/routes.ts';
 import { grantRoutes } from './generators/grant-routes.ts';
 import { registrationRequestRoutes } from './generators/registration-request-routes.ts';
@@ -82,4 +85,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...diagnosticAgentRoutes,
   ...previewRoutes,
   ...previewAgentRoutes,
+  ...driftPolicyRoutes,
+  ...driftRoutes,
+  ...driftAgentRoutes,
 ];

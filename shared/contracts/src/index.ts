@@ -45,3 +45,4 @@ export * from './labels.ts';
 export * from './paks.ts';
 export * from './grants.ts';
 export * from './drift.ts';
+export * from './signatures.ts';

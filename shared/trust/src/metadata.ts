@@ -2,6 +2,9 @@ import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { envelopeSchema, payloadOf, signEnvelope, verifiedKeyIds, type Envelope } from './dsse.ts';
 import { keyIdOf, publicKeyFromPem } from './keys.ts';
+import { REVOCATIONS_TYPE, ROOT_TYPE, TIMESTAMP_TYPE, TRUST_PAYLOAD_TYPE } from './statement.ts';
+
+export { REVOCATIONS_TYPE, ROOT_TYPE, TIMESTAMP_TYPE, TRUST_PAYLOAD_TYPE };
 
 /**
  * The trust metadata, TUF-style: a root (its keys and threshold, the generators it delegates to
@@ -9,10 +12,6 @@ import { keyIdOf, publicKeyFromPem } from './keys.ts';
  * timestamp that expires. Each is a DSSE envelope of this payload type, signed by as many keys as
  * its role's threshold asks. The hub stores and relays them; it holds none of the keys.
  */
-export const TRUST_PAYLOAD_TYPE = 'application/vnd.brokkr.trust+json';
-export const ROOT_TYPE = 'https://brokkr.dev/trust/root/v1';
-export const REVOCATIONS_TYPE = 'https://brokkr.dev/trust/revocations/v1';
-export const TIMESTAMP_TYPE = 'https://brokkr.dev/trust/timestamp/v1';
 
 const keyId = z.string().regex(/^[0-9a-f]{64}$/);
 const role = z.object({ keyids: z.array(keyId).min(1), threshold: z.number().int().positive() });

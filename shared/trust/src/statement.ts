@@ -1,5 +1,14 @@
 import { z } from 'zod';
 
+/**
+ * The trust documents' payload type and document types (metadata.ts reads them; the hub, which
+ * imports this module alone through `@brokkr/trust/statement`, learns a document's kind from them).
+ */
+export const TRUST_PAYLOAD_TYPE = 'application/vnd.brokkr.trust+json';
+export const ROOT_TYPE = 'https://brokkr.dev/trust/root/v1';
+export const REVOCATIONS_TYPE = 'https://brokkr.dev/trust/revocations/v1';
+export const TIMESTAMP_TYPE = 'https://brokkr.dev/trust/timestamp/v1';
+
 /** The in-toto Statement (v1) a generator signs, inside a DSSE envelope of this payload type. */
 export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';

@@ -27,6 +27,7 @@ import { previewAgentRoutes } from './previews/agent-routes.ts';
 import { previewRoutes } from './previews/routes.ts';
 import { rolloutPolicyRoutes } from './rollouts/policy-routes.ts';
 import { rolloutRoutes } from './rollouts/routes.ts';
+import { signatureRoutes } from './signatures/routes.ts';
 import { stackExpiryRoutes } from './stacks/expiry-routes.ts';
 import { stackMetadataRoutes } from './stacks/metadata-routes.ts';
 import { stackRoutes } from './stacks/routes.ts';
@@ -69,6 +70,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...rolloutPolicyRoutes,
   ...rolloutRoutes,
   ...deploymentObjectRoutes,
+  ...signatureRoutes,
   ...deploymentObjectFromTemplateRoutes,
   ...templateRoutes,
   ...templateMetadataRoutes,

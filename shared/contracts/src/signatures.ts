@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { timestamp, uuid } from './wire.ts';
+
+/**
+ * Signed intent on the wire (docs/signatures.md). The hub stores what generators sign and what the
+ * trust root's holders publish, and relays both to agents; it checks none of it (an agent with a
+ * trust policy does, in its cluster). The signature itself is opaque here: a Sigstore bundle or a
+ * DSSE envelope, as its signer wrote it.
+ */
+const signedJson = z
+  .record(z.string(), z.unknown())
+  .meta({ description: 'A Sigstore bundle (v0.3, a DSSE envelope inside) or a bare DSSE envelope' });
+
+export const newSignatureSchema = z.object({ signature: signedJson }).meta({ id: 'NewSignature' });
+export type NewSignature = z.input<typeof newSignatureSchema>;
+
+/** What the hub read from a stored signature's statement (unverified: it is what the signer claims). */
+export const storedSignatureSchema = z
+  .object({
+    id: z.string().meta({ description: 'The row id' }),
+    stack_id: uuid().nullable(),
+    work_type: z.string().nullable(),
+    content_digest: z
+      .string()
+      .meta({ description: 'SHA-256 (hex) of the signed content: a deployment object with this yaml_checksum is relayed with it' }),
+    version: z.number().int().nullable(),
+    created_at: timestamp(),
+  })
+  .meta({ id: 'StoredSignature' });
+export type StoredSignature = z.output<typeof storedSignatureSchema>;
+
+/** GET /agents/{id}/signatures: for each object asked about, the newest signature stored for its content (none: left out). */
+export const agentSignaturesSchema = z
+  .object({
+    deployment_objects: z.array(z.object({ deployment_object_id: uuid(), signature: signedJson })),
+    work_orders: z.array(z.object({ work_order_id: uuid(), signature: signedJson })),
+  })
+  .meta({ id: 'AgentSignatures' });
+export type AgentSignatures = z.output<typeof agentSignaturesSchema>;
+
+export const TRUST_METADATA_KINDS = ['root', 'revocations', 'timestamp'] as const;
+export type TrustMetadataKind = (typeof TRUST_METADATA_KINDS)[number];
+
+const envelope = z.record(z.string(), z.unknown()).meta({ description: 'A DSSE envelope of a trust document' });
+
+/** GET /trust-metadata: every root version (ascending), the newest revocation list and timestamp. */
+export const trustMetadataSchema = z
+  .object({ roots: z.array(envelope), revocations: envelope.nullable(), timestamp: envelope.nullable() })
+  .meta({ id: 'TrustMetadata' });
+export type TrustMetadata = z.output<typeof trustMetadataSchema>;
+
+export const publishedTrustMetadataSchema = z
+  .object({ kind: z.enum(TRUST_METADATA_KINDS), version: z.number().int() })
+  .meta({ id: 'PublishedTrustMetadata' });

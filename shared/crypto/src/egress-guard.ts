@@ -48,22 +48,33 @@ export function assertLiteralHostAllowed(hostname: string): void {
 }
 
 /**
- * A `lookup` for net/tls/http/undici connect options that resolves as usual and drops forbidden
- * addresses; if none is left, the connection fails with EgressBlockedError.
+ * A `lookup` for net/tls/http/undici connect options that resolves as usual and keeps only the
+ * addresses `keep` accepts; if none is left, the connection fails with `refusal`'s error. The
+ * address checked is the address connected to, so a name that re-resolves elsewhere later (DNS
+ * rebinding) gains nothing. The chart and overlay fetcher (@brokkr/sources) builds its own rule
+ * on it: the same forbidden ranges, plus the exceptions its settings allow.
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-    if (err) {
-      callback(err, '', 0);
-      return;
-    }
-    const allowed = addresses.filter((a) => !isForbiddenAddress(a.address));
-    const first = allowed[0];
-    if (first === undefined) {
-      callback(new EgressBlockedError(addresses[0]?.address ?? 'nothing', hostname) as unknown as NodeJS.ErrnoException, '', 0);
-      return;
-    }
-    if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
-    else callback(null, first.address, first.family);
-  });
-};
+export function lookupKeeping(keep: (address: string) => boolean, refusal: (address: string, hostname: string) => Error): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) {
+        callback(err, '', 0);
+        return;
+      }
+      const allowed = addresses.filter((a) => keep(a.address));
+      const first = allowed[0];
+      if (first === undefined) {
+        callback(refusal(addresses[0]?.address ?? 'nothing', hostname) as unknown as NodeJS.ErrnoException, '', 0);
+        return;
+      }
+      if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** The webhooks' lookup: drops forbidden addresses; if none is left, EgressBlockedError. */
+export const guardedLookup: LookupFunction = lookupKeeping(
+  (address) => !isForbiddenAddress(address),
+  (address, hostname) => new EgressBlockedError(address, hostname),
+);

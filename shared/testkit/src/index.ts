@@ -34,3 +34,15 @@ export {
   type StartKubeClusterOptions,
   type TestKubeUser,
 } from './kube.ts';
+export { fixtureChartDir, fixtureKustomizeDir, packChart, type PackagedChart } from './charts.ts';
+export { packDirectory, directoryEntries, tarGz, type TarEntry } from './tar.ts';
+export { startChartRepository, type ChartRepository, type ChartRepositoryOptions, type RouteHandler } from './chart-repository.ts';
+export {
+  startOciRegistry,
+  pushChart,
+  pushArtifact,
+  type OciRegistry,
+  type PushArtifact,
+  type PushedChart,
+  type StartOciRegistryOptions,
+} from './oci-registry.ts';

@@ -8,6 +8,12 @@ export const bool = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => ['true', '1', 'yes'].includes(v.toLowerCase()));
 
+/** A boolean that may be left unset (undefined), for a setting that follows another one by default. */
+export const optionalBool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'TRUE', 'FALSE', 'True', 'False'])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : ['true', '1', 'yes'].includes(v.toLowerCase())));
+
 export const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 

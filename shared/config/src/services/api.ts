@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { isAddressOrCidr } from '../addresses.ts';
-import { database, int, log, nats, port, telemetry, bool } from '../fields.ts';
+import { database, int, log, nats, port, telemetry, bool, optionalBool } from '../fields.ts';
+
+/** A host name or `*.` and a domain: what BROKKR__BROKER__SOURCE_ALLOWED_HOSTS may list. */
+const HOST_PATTERN =
+  /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*$|^\[?[0-9A-Fa-f:.]+\]?$/;
 
 /** Brokkr's public default admin hash (its PAK is published in Brokkr's docs). */
 export const DEFAULT_ADMIN_PAK_HASH = '4c697273df3d764cba950bb5c04368097685f09259f5bd880d892cf1ff9f4cdd';
@@ -28,6 +32,31 @@ export const apiConfigSchema = z.object({
     .optional(),
   /** Lets webhook tests reach loopback/private receivers (the SSRF guard is on by default). */
   BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+  /**
+   * Charts and kustomize archives fetched at submit (@brokkr/sources, docs/security.md "Fetching
+   * charts and overlays"). Private addresses: unset follows WEBHOOK_ALLOW_PRIVATE_NETWORKS.
+   */
+  BROKKR__BROKER__SOURCE_ALLOW_PRIVATE_NETWORKS: optionalBool,
+  /** Comma list of addresses or CIDRs sources may reach even while private networks are refused. */
+  BROKKR__BROKER__SOURCE_ALLOWED_PRIVATE_CIDRS: z
+    .string()
+    .default('')
+    .refine(
+      (v) => v.split(',').every((entry) => entry.trim() === '' || isAddressOrCidr(entry.trim())),
+      'must be a comma list of IP addresses or CIDRs',
+    ),
+  /** Comma list of host names (`*.example.com` for subdomains) sources may come from; empty: any public host. */
+  BROKKR__BROKER__SOURCE_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .refine(
+      (v) => v.split(',').every((entry) => entry.trim() === '' || HOST_PATTERN.test(entry.trim())),
+      'must be a comma list of host names (or *.domain)',
+    ),
+  /** The largest chart, kustomize archive or repository index.yaml the hub fetches. */
+  BROKKR__BROKER__SOURCE_MAX_BYTES: int(10 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+  /** How long fetching one source may take, redirects and token requests included. */
+  BROKKR__BROKER__SOURCE_TIMEOUT_SECONDS: int(30, 1, 600),
   /** Upper bound of the retry backoff of agent-delivered webhooks (the same setting and policy as the dispatcher's). */
   BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS: int(3600, 1, 86400),
   BROKKR__BROKER__LONG_POLL_MAX_SECONDS: int(60, 0, 300),

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   fixtureChartDir,
   packChart,
@@ -10,6 +12,59 @@ import {
 } from '@brokkr/testkit';
 import { fetchSource } from '../src/index.ts';
 import { localPolicy, publicOnlyPolicy, sourceError } from './support/policy.ts';
+
+interface Listening {
+  server: Server;
+  origin: string;
+}
+
+async function listen(server: Server, host: string): Promise<Listening> {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return { server, origin: `http://${host}:${(server.address() as AddressInfo).port}` };
+}
+
+async function close({ server }: Listening): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * A registry as big ones are deployed: the distribution API in front (here a pass-through to the
+ * real registry) and blob downloads redirected to object storage on another host, which serves
+ * the blob (fetched from the registry) and records the headers it was sent.
+ */
+async function registryWithBlobStorage(
+  registry: OciRegistry,
+): Promise<{ front: Listening; storage: Listening; seen: IncomingHttpHeaders[] }> {
+  const seen: IncomingHttpHeaders[] = [];
+  const storage = await listen(
+    createServer((req, res) => {
+      seen.push(req.headers);
+      // Storage has its own access to the registry's blobs (here: a token of its own).
+      void fetch(`${registry.origin}/token`)
+        .then(async (t) => ((await t.json()) as { token: string }).token)
+        .then((token) => fetch(`${registry.origin}${req.url ?? '/'}`, { headers: { authorization: `Bearer ${token}` } }))
+        .then(async (up) => res.writeHead(up.status).end(Buffer.from(await up.arrayBuffer())))
+        .catch(() => res.writeHead(502).end());
+    }),
+    '127.0.0.2',
+  );
+  const front = await listen(
+    createServer((req, res) => {
+      if (req.method === 'GET' && /\/blobs\/sha256:/.test(req.url ?? '') && req.headers.authorization) {
+        return void res.writeHead(307, { location: `${storage.origin}${req.url}` }).end();
+      }
+      const upstream = new URL(req.url ?? '/', registry.origin);
+      const proxied = request(upstream, { method: req.method, headers: { ...req.headers, host: upstream.host } }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      req.pipe(proxied);
+    }),
+    '127.0.0.1',
+  );
+  return { front, storage, seen };
+}
 
 describe('@brokkr/sources: charts in an OCI registry (go-containerregistry, served locally)', () => {
   let demo: PackagedChart;
@@ -46,6 +101,21 @@ describe('@brokkr/sources: charts in an OCI registry (go-containerregistry, serv
     const fetched = await fetchSource({ helm: { repository: pushed.repository, chart: 'demo', version: '0.1.0' } }, localPolicy());
     expect(fetched.digest).to.equal(demo.digest);
     expect(fetched.pinned).to.have.nested.property('helm.manifest_digest', pushed.manifestDigest);
+  });
+
+  it("sends the registry's token to the registry only, never to the blob storage a download redirects to", async () => {
+    await pushChart(tokenRegistry, demo.tgz, 'demo', '0.1.0');
+    const { front, storage, seen } = await registryWithBlobStorage(tokenRegistry);
+    try {
+      const host = new URL(front.origin).host;
+      const fetched = await fetchSource({ helm: { repository: `oci://${host}/charts`, chart: 'demo', version: '0.1.0' } }, localPolicy());
+      expect(fetched.digest).to.equal(demo.digest);
+      expect(seen).to.have.length(1);
+      expect(seen[0]).not.to.have.property('authorization');
+    } finally {
+      await close(front);
+      await close(storage);
+    }
   });
 
   it('writes a version\'s "+" as "_" in the tag, as Helm does', async () => {

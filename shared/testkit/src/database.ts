@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { usingInfrastructure } from './tier.ts';
 
 export const SERVER_ENV = 'BROKKR_TEST_PG_URL';
 export const TEMPLATE_ENV = 'BROKKR_TEST_PG_TEMPLATE';
@@ -57,7 +58,11 @@ async function dropDatabase(name: string): Promise<void> {
 }
 
 /** A fresh database cloned from the migrated template; drop it in `after`. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export function createTestDatabase(): Promise<TestDatabase> {
+  return usingInfrastructure('database', cloneTemplate);
+}
+
+async function cloneTemplate(): Promise<TestDatabase> {
   const template = process.env[TEMPLATE_ENV];
   if (!template) throw new Error(`${TEMPLATE_ENV} is not set: the mocha global fixture did not run`);
   const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -70,7 +75,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /** An empty database (no migrations), for tests of the migrations themselves. */
-export async function createEmptyDatabase(): Promise<TestDatabase> {
+export function createEmptyDatabase(): Promise<TestDatabase> {
+  return usingInfrastructure('database', createEmpty);
+}
+
+async function createEmpty(): Promise<TestDatabase> {
   const name = `e_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));
   return {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from './database.ts';
 import { startTestNats, type TestNatsHandle } from './nats.ts';
+import { refuseInFastTier } from './tier.ts';
 
 export interface TestInfraOptions {
   /** A database cloned from the migrated template (true, the default), an empty one ('empty', for migration tests), or none (false). */
@@ -59,6 +60,8 @@ interface State {
  * are gone before the database is dropped and NATS stopped.
  */
 export function useTestInfra(options: TestInfraOptions = {}): TestInfra {
+  // In the fast tier the file fails as it loads, before any of its tests runs.
+  refuseInFastTier('useTestInfra()');
   const state: State = { phase: 'defined' };
   let teardownRegistered = false;
   const setUpHook = options.each ? globalThis.beforeEach : globalThis.before;

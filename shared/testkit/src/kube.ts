@@ -16,6 +16,7 @@ import {
   type KubeClusterHandle,
   type KubeUser,
 } from '@brokkr/infra';
+import { usingInfrastructure } from './tier.ts';
 
 export type TestKubeUser = KubeUser;
 
@@ -55,15 +56,19 @@ export function kubeAssetsAvailable(): boolean {
   return findCachedKubeAssets('full') !== undefined;
 }
 
-export async function startKubeApiServer(options: StartKubeApiServerOptions = {}): Promise<KubeApiServer> {
-  await findKubeAssets();
-  return withKubeConfig(await startInfraKubeApiServer(options));
+export function startKubeApiServer(options: StartKubeApiServerOptions = {}): Promise<KubeApiServer> {
+  return usingInfrastructure('kube-apiserver', async () => {
+    await findKubeAssets();
+    return withKubeConfig(await startInfraKubeApiServer(options));
+  });
 }
 
-export async function startKubeCluster(options: StartKubeClusterOptions = {}): Promise<KubeCluster> {
-  await findKubeAssets();
-  const handle: KubeClusterHandle = await startInfraKubeCluster(options);
-  return { ...withKubeConfig(handle), nodeNames: handle.nodeNames, podLogFile: handle.podLogFile, appendPodLog: handle.appendPodLog };
+export function startKubeCluster(options: StartKubeClusterOptions = {}): Promise<KubeCluster> {
+  return usingInfrastructure('kube cluster (KWOK)', async () => {
+    await findKubeAssets();
+    const handle: KubeClusterHandle = await startInfraKubeCluster(options);
+    return { ...withKubeConfig(handle), nodeNames: handle.nodeNames, podLogFile: handle.podLogFile, appendPodLog: handle.appendPodLog };
+  });
 }
 
 function withKubeConfig(handle: KubeApiServerHandle): KubeApiServer {

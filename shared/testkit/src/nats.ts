@@ -9,6 +9,7 @@ import {
   type HubNatsUser,
   type NatsUser,
 } from '@brokkr/bus';
+import { usingInfrastructure } from './tier.ts';
 
 /**
  * The tests' own user: every subject, both ways. Only test servers know it (the configurations
@@ -40,12 +41,14 @@ export async function startTestNats(
   options: { port?: number; storeDir?: string; passwords?: Readonly<Record<TestNatsUser, string>> } = {},
 ): Promise<TestNatsHandle> {
   const passwords = options.passwords ?? { ...newNatsPasswords(), [TEST_ONLY_NATS_USER]: newNatsPassword() };
-  const handle = await startNats({
-    ...(options.port === undefined ? {} : { port: options.port }),
-    ...(options.storeDir === undefined ? {} : { storeDir: options.storeDir }),
-    config: natsAuthorizationConfig({ extraUsers: [testOnlyUser] }),
-    env: natsPasswordEnv(passwords),
-  });
+  const handle = await usingInfrastructure('nats-server', () =>
+    startNats({
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.storeDir === undefined ? {} : { storeDir: options.storeDir }),
+      config: natsAuthorizationConfig({ extraUsers: [testOnlyUser] }),
+      env: natsPasswordEnv(passwords),
+    }),
+  );
   // Kept after stop: a test may stop the server and start a service against it before it restarts.
   servers.set(handle.url, passwords);
   return { ...handle, passwords };

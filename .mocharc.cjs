@@ -1,6 +1,7 @@
 // One mocha setup for every package: tsx loads TypeScript, the `development` export condition
 // makes `@brokkr/*` imports resolve to src/ (no build needed to test), and the testkit's global
-// fixture starts PostgreSQL once per run and builds the migrated template database.
+// fixture records the run; PostgreSQL and the migrated template database start once per run, when
+// a test first asks for a database. The fast tier's configuration is .mocharc.fast.cjs.
 const path = require('node:path');
 module.exports = {
   'node-option': ['import=tsx', 'conditions=development'],

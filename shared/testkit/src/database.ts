@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { testPostgres, withDatabase } from './postgres-server.ts';
 import { usingInfrastructure } from './tier.ts';
 
-export const SERVER_ENV = 'BROKKR_TEST_PG_URL';
-export const TEMPLATE_ENV = 'BROKKR_TEST_PG_TEMPLATE';
+export { withDatabase };
 
 export interface TestDatabase {
   url: string;
@@ -11,20 +11,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-function serverUrl(): string {
-  const url = process.env[SERVER_ENV];
-  if (!url) throw new Error(`${SERVER_ENV} is not set: run tests through mocha with .mocharc.cjs (it loads the global fixture)`);
-  return url;
-}
-
 async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl() });
+  const client = new pg.Client({ connectionString: (await testPostgres()).url });
   await client.connect();
   try {
     return await fn(client);
@@ -63,13 +51,12 @@ export function createTestDatabase(): Promise<TestDatabase> {
 }
 
 async function cloneTemplate(): Promise<TestDatabase> {
-  const template = process.env[TEMPLATE_ENV];
-  if (!template) throw new Error(`${TEMPLATE_ENV} is not set: the mocha global fixture did not run`);
+  const { url, template } = await testPostgres();
   const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
   return {
     name,
-    url: withDatabase(serverUrl(), name),
+    url: withDatabase(url, name),
     drop: () => dropDatabase(name),
   };
 }
@@ -80,11 +67,12 @@ export function createEmptyDatabase(): Promise<TestDatabase> {
 }
 
 async function createEmpty(): Promise<TestDatabase> {
+  const { url } = await testPostgres();
   const name = `e_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));
   return {
     name,
-    url: withDatabase(serverUrl(), name),
+    url: withDatabase(url, name),
     drop: () => dropDatabase(name),
   };
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`). On a machine with only git, Node, npm and Go it gets what
 # the tests need itself: PostgreSQL is installed on first use by the test fixtures (@brokkr/infra),
-# and the pinned nats-server, kube-apiserver + etcd, helm and promtool builds happen here, once,
+# and the pinned nats-server, kube-apiserver + etcd, helm, promtool and brokkr-render builds happen here, once,
 # cached under ~/.cache/brokkr. Then: lint, typecheck, every package's tests (one package at a time: 2 cores,
 # and the tests start real servers), the repository-level tests.
 #
@@ -43,6 +43,8 @@ run "nats-server (the pinned release, built once from the Go module proxy, then 
 run "kube-apiserver + etcd (built once from the Go module proxy, then cached)" kube_assets
 # helm (chart tests) and promtool (alert-rule checks): same story, ~/.cache/brokkr/bin.
 run "helm + promtool (built once from the Go module proxy, then cached)" bash scripts/build-ops-tools.sh
+# brokkr-render (@brokkr/render's tests): rebuilt when tools/renderer's sources change, else cached.
+run "brokkr-render (built from tools/renderer when its sources change, then cached)" bash scripts/build-renderer.sh
 run "lint (eslint)" eslint .
 run "format (prettier --check; npm run format fixes it)" prettier --check --log-level warn .
 run "typecheck (tsc -b, then tests and scripts)" sh -c 'tsc -b && tsc -p tsconfig.check.json'

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { FairQueue } from '../limits/fair-queue.ts';
+import { FairQueue } from '@brokkr/render';
 import { DEFAULT_YAML_LIMITS, describeLimit, type LimitExceeded, type YamlLimits } from './limits.ts';
 import { quickVerdict, validateDeploymentYaml, type ValidateOptions, type YamlVerdict } from './validate.ts';
 import type { WorkerJob, WorkerReply } from './worker.ts';

@@ -1,4 +1,4 @@
-import { FairQueue } from '../../../limits/fair-queue.ts';
+import { FairQueue } from '@brokkr/render';
 import type { Job, JobResult } from './jobs.ts';
 import { RendererProcess } from './renderer-process.ts';
 import type { Pending, TemplateRendererOptions } from './renderer-options.ts';

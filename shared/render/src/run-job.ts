@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Sandbox } from './sandbox.ts';
+import type { RenderFailureReason, RenderJob, RenderLimits, RenderResult } from './types.ts';
+
+const REASONS = new Set<RenderFailureReason>(['invalid', 'limit', 'unsupported']);
+
+const failed = (reason: RenderFailureReason, error: string): RenderResult => ({ ok: false, reason, error });
+
+/** The job as brokkr-render reads it from stdin (tools/renderer/job.go). */
+function wireJob(job: RenderJob, limits: RenderLimits): string {
+  return JSON.stringify({
+    kind: job.kind,
+    archive: job.archive.toString('base64'),
+    path: job.path,
+    values: job.values,
+    release: job.release,
+    capabilities: job.capabilities,
+    limits: {
+      outputBytes: limits.outputBytes,
+      archiveBytes: limits.archiveBytes,
+      files: limits.files,
+      fileBytes: limits.fileBytes,
+      totalBytes: limits.totalBytes,
+      // Half the memory cap: the renderer answers "limit" itself well before the kernel refuses it memory.
+      heapBytes: Math.floor(limits.memoryBytes / 2),
+    },
+  });
+}
+
+/** A reply is what the process says it is only if it has that shape: it read a tenant's archive. */
+function asResult(stdout: string): RenderResult {
+  let reply: unknown;
+  try {
+    reply = JSON.parse(stdout);
+  } catch {
+    return failed('invalid', 'the renderer sent an unreadable reply');
+  }
+  const r = (typeof reply === 'object' && reply !== null ? reply : {}) as Record<string, unknown>;
+  if (r.ok === true && typeof r.yaml === 'string') return { ok: true, yaml: r.yaml };
+  if (r.ok === true) return { ok: true, yaml: '' };
+  if (r.ok === false && typeof r.error === 'string' && REASONS.has(r.reason as RenderFailureReason))
+    return failed(r.reason as RenderFailureReason, r.error);
+  return failed('invalid', 'the renderer sent an unreadable reply');
+}
+
+/** Why a process that gave no answer ended: every such end is a limit of the sandbox or a crash on the tenant's input. */
+function withoutAnswer(code: number | null, signal: NodeJS.Signals | null, stderr: string): RenderResult {
+  if (signal === 'SIGKILL' || signal === 'SIGXCPU')
+    return failed('limit', 'the render was stopped: it used more CPU time or memory than its limits');
+  const fatal = (/fatal error: [^\n]*/.exec(stderr)?.[0] ?? stderr.trim().split('\n')[0] ?? '').slice(0, 300);
+  if (/out of memory|cannot allocate|failed to reserve/.test(stderr))
+    return failed('limit', `the render used more memory than its limit (${fatal})`);
+  return failed('limit', `the renderer stopped without answering (${signal ?? `exit code ${code}`}${fatal ? `: ${fatal}` : ''})`);
+}
+
+interface Outcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  overflow: boolean;
+}
+
+/** The reply is JSON: escaping can make it up to six times the YAML it carries. */
+const replyCap = (limits: RenderLimits) => limits.outputBytes * 6 + 1024 * 1024;
+
+/**
+ * Runs one brokkr-render process for one job, in an empty temporary working directory with an
+ * empty environment, walled in by the sandbox's command line; kills its whole process group at the
+ * deadline or when it writes more than its reply may hold.
+ */
+async function spawnOnce(sandbox: Sandbox, binary: string, input: string, limits: RenderLimits): Promise<Outcome> {
+  const cwd = await mkdtemp(path.join(os.tmpdir(), 'brokkr-render-'));
+  try {
+    const { file, args } = sandbox.command(binary, limits);
+    const child = spawn(file, args, { cwd, env: {}, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    return await collect(child, input, limits);
+  } finally {
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
+function collect(child: ReturnType<typeof spawn>, input: string, limits: RenderLimits): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let stderr = '';
+    const outcome = { timedOut: false, overflow: false };
+    const killGroup = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => ((outcome.timedOut = true), killGroup()), limits.timeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes > replyCap(limits)) return ((outcome.overflow = true), killGroup());
+      out.push(chunk);
+    });
+    // The head: Go writes why it died (`fatal error: out of memory`) before the goroutines' stacks.
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (stderr.length < 4_000) stderr += chunk.toString();
+    });
+    // The process may die before it read everything (a limit): that is its exit's story, not an error here.
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(input);
+    const done = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: Buffer.concat(out).toString(), stderr, ...outcome });
+    };
+    child.on('error', (err) => ((stderr += err.message), done(null, null)));
+    child.on('close', done);
+  });
+}
+
+/** Renders one job in a fresh sandboxed process; every failure is a result, never a rejection. */
+export async function runJob(sandbox: Sandbox, binary: string, job: RenderJob, limits: RenderLimits): Promise<RenderResult> {
+  if (job.archive.length > limits.archiveBytes)
+    return failed('limit', `the archive is ${job.archive.length} bytes, more than the limit of ${limits.archiveBytes}`);
+  const o = await spawnOnce(sandbox, binary, wireJob(job, limits), limits);
+  if (o.timedOut) return failed('timeout', `the render took longer than ${limits.timeoutMs} ms`);
+  if (o.overflow) return failed('limit', `the rendered output is larger than ${limits.outputBytes} bytes`);
+  if (o.code === 0 && o.stdout.length > 0) return asResult(o.stdout);
+  return withoutAnswer(o.code, o.signal, o.stderr);
+}

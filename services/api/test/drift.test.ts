@@ -107,7 +107,7 @@ describe('api drift records', () => {
       const batch = { reports: [report(t.stackId, 'web')] };
       const first = await post(agent!.client, agent!.id, batch);
       expect(first.status, first.text).to.equal(200);
-      expect(first.body).to.deep.equal({ accepted: 1, detected: 1, corrected: 0, resolved: 0 });
+      expect(first.body).to.deep.equal({ accepted: 1, detected: 1, corrected: 0, resolved: 0, closed: [] });
       const again = await post(agent!.client, agent!.id, batch);
       expect(again.body).to.deep.include({ detected: 0 });
 
@@ -363,10 +363,9 @@ describe('api drift records', () => {
         (await auditMessages(api.natsUrl, 'drift.accepted')).find((a) => a.resource_id === t.stackId),
       );
       expect(audit.details).to.deep.include({ record_id: record.id });
-      // The agent's report of the same episode after the acceptance does not reopen it.
-      expect((await post(agent!.client, agent!.id, { reports: [{ ...report(t.stackId, 'web'), id: record.id }] })).body.detected).to.equal(
-        0,
-      );
+      // The agent's report of the same episode after the acceptance does not reopen it: the answer tells it the episode is closed.
+      const late = await post(agent!.client, agent!.id, { reports: [{ ...report(t.stackId, 'web'), id: record.id }] });
+      expect(late.body).to.deep.include({ detected: 0, closed: [record.id] });
     });
   });
 

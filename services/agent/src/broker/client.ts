@@ -1,4 +1,4 @@
-import type { AgentGrants } from '@brokkr/contracts';
+import type { AgentGrants, DriftReportBatch } from '@brokkr/contracts';
 import { BrokerError, BrokerHttp } from './http.ts';
 import type { AgentEventBody, AgentEventRecord, AgentRecord, AuthPayload, DeploymentObject, HealthRecord, HeartbeatBody } from './types.ts';
 
@@ -74,6 +74,11 @@ export class BrokerClient {
       if (err instanceof BrokerError && err.status === 404 && err.code !== 'agent_not_found') return undefined;
       throw err;
     }
+  }
+
+  /** Drift found in the cluster (not a Brokkr endpoint: Brokkr's hub answers 404). */
+  async reportDrift(agentId: string, batch: DriftReportBatch): Promise<{ closed?: string[] }> {
+    return (await this.http.call<{ closed?: string[] }>('POST', `/api/v1/agents/${agentId}/drift`, { body: batch })).body ?? {};
   }
 
   async postEvent(agentId: string, body: AgentEventBody): Promise<void> {

@@ -1,4 +1,4 @@
-import type { AgentGrants, Grant } from '@brokkr/contracts';
+import { DEFAULT_DRIFT_POLICY, type AgentGrants, type EffectiveDriftPolicy, type Grant } from '@brokkr/contracts';
 import { grantsDigest, placementRefusal, placementScopeOf, resolveGrant, type Placement, type PlacementScope } from '@brokkr/grants';
 import type { Logger } from '@brokkr/logger';
 
@@ -106,6 +106,15 @@ export class GrantBook {
   /** The grant of the stack's generator, when known. */
   grantFor(stackId: string): Grant | undefined {
     return this.scopeFor(stackId)?.grant;
+  }
+
+  /**
+   * The stack's drift policy for this agent (its cluster group's override folded in by the hub);
+   * the default (correct, owned fields, nothing ignored) when the hub names none, or has no grants.
+   */
+  driftPolicyFor(stackId: string): EffectiveDriftPolicy {
+    const id = stackId.toLowerCase();
+    return this.grants?.stacks.find((s) => s.stack_id === id)?.drift ?? DEFAULT_DRIFT_POLICY;
   }
 
   private generatorOf(stackId: string): string | undefined {

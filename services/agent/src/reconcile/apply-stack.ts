@@ -49,6 +49,7 @@ async function runPhase(ctx: ApplyContext, planned: PlannedObject[], mode: Mode,
     if (dryRun || !applied) return;
     ctx.metrics.applies.inc({ kind: p.object.kind });
     applied.uids.add(live.metadata.uid);
+    p.live = live;
     if (p.existed && live.metadata.resourceVersion !== p.previousVersion) applied.changed.push(p.object.kind);
     p.existed = true;
   });

@@ -1,6 +1,6 @@
 import { defaultNamespaceFor, placementRefusal, type PlacementScope } from '@brokkr/grants';
 import type { Discovery, ApiResource } from '../kube/discovery.ts';
-import type { KubeObjects, ObjectMeta } from '../kube/objects.ts';
+import type { KubeObjects, LiveResource, ObjectMeta } from '../kube/objects.ts';
 import { ADOPTED_ANNOTATION } from '../manifest/keys.ts';
 import type { KubeObject } from '../manifest/parse.ts';
 import { stamp, type StampContext, type StampPlacement } from '../manifest/stamp.ts';
@@ -20,6 +20,8 @@ export interface PlannedObject {
   /** It carries (or will carry) our owner label; false for someone else's object of the same name. */
   owned: boolean;
   previousVersion: string | undefined;
+  /** What the apply returned (set once applied). */
+  live?: LiveResource;
 }
 
 export interface PlanContext {

@@ -6,6 +6,7 @@ import type { KubeObjects } from '../kube/objects.ts';
 import type { AgentMetrics } from '../metrics.ts';
 import { backoffDelay } from '../util/async.ts';
 import { applyStack } from './apply-stack.ts';
+import type { DriftHooks } from './drift-hooks.ts';
 import { eventMessage } from './errors.ts';
 import type { EventReporter } from './event-reporter.ts';
 import { takeInventory, type Inventory, type LiveObject } from './inventory.ts';
@@ -32,7 +33,12 @@ export interface ReconcilerDeps extends Timing {
    * INACTIVE gets an empty state, which must not read as "delete everything".
    */
   confirmActive(): Promise<boolean>;
+  /** Drift detection, when it runs (BROKKR__AGENT__DRIFT_ENABLED): told what each stack holds and when a stack is written. */
+  drift?: DriftHooks | undefined;
 }
+
+/** Without drift detection, a write needs no exclusion. */
+const NO_DRIFT: DriftHooks = { exclusive: (_stack, fn) => fn(), applied: () => undefined, forget: () => undefined };
 
 /**
  * Desired state (the broker's full target state) against actual state (what the cluster holds
@@ -42,11 +48,13 @@ export interface ReconcilerDeps extends Timing {
  */
 export class Reconciler {
   private readonly memory: StackMemory;
+  private readonly drift: DriftHooks;
   private vanishedCheckAt = 0;
   private vanishedFailures = 0;
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.memory = new StackMemory(deps);
+    this.drift = deps.drift ?? NO_DRIFT;
   }
 
   /** When the next pass has something to do (0 = now). */
@@ -112,9 +120,12 @@ export class Reconciler {
     const eventType = live.some((o) => o.checksum !== d.yaml_checksum) ? 'UPDATED' : 'APPLIED';
     const log = this.deps.logger.child({ stack: d.stack_id, deploymentObject: d.id });
     try {
-      const applied = await applyStack({ ...this.deps, inventory }, d);
-      const stale = keepSharedNamespaces(staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces), inventory, d.stack_id);
-      const pruned = await deleteObjects(this.deps, stale, this.releaser(d.stack_id));
+      const { applied, pruned } = await this.drift.exclusive(d.stack_id, async () => {
+        const applied = await applyStack({ ...this.deps, inventory }, d);
+        this.drift.applied(d, applied.planned);
+        const stale = keepSharedNamespaces(staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces), inventory, d.stack_id);
+        return { applied, pruned: await deleteObjects(this.deps, stale, this.releaser(d.stack_id)) };
+      });
       this.memory.succeeded(d);
       if (resync) for (const kind of applied.changed) this.deps.metrics.driftCorrections.inc({ kind });
       if (!resync || applied.changed.length || pruned) {
@@ -123,6 +134,7 @@ export class Reconciler {
       this.deps.events.report(d.id, eventType, 'SUCCESS');
       return true;
     } catch (err) {
+      this.drift.forget(d.stack_id, false);
       const message = eventMessage(err);
       const { retryInMs, repeated } = this.memory.failed(d, message);
       log[repeated ? 'debug' : 'warn']({ err: message, retryInMs }, 'deployment object failed');
@@ -134,7 +146,8 @@ export class Reconciler {
   private async deleteMarked(d: DeploymentObject, inventory: Inventory): Promise<boolean> {
     const live = keepSharedNamespaces(removable(inventory.byStack.get(d.stack_id) ?? []), inventory, d.stack_id);
     try {
-      const deleted = await deleteObjects(this.deps, live, this.releaser(d.stack_id));
+      this.drift.forget(d.stack_id, true);
+      const deleted = await this.drift.exclusive(d.stack_id, () => deleteObjects(this.deps, live, this.releaser(d.stack_id)));
       if (deleted) this.deps.logger.info({ stack: d.stack_id, deleted }, 'stack deleted (deletion marker)');
       this.memory.succeeded(d);
       this.deps.events.report(d.id, 'DELETED', 'SUCCESS');
@@ -163,7 +176,8 @@ export class Reconciler {
     for (const { stack, live } of vanished) {
       const ids = [...new Set(live.flatMap((o) => (o.objectId ? [o.objectId] : [])))];
       try {
-        const deleted = await deleteObjects(this.deps, live, this.releaser(stack));
+        this.drift.forget(stack, true);
+        const deleted = await this.drift.exclusive(stack, () => deleteObjects(this.deps, live, this.releaser(stack)));
         this.deps.logger.info({ stack, deleted }, 'stack no longer targeted: its objects were deleted');
         for (const id of ids) this.deps.events.report(id, 'DELETED', 'SUCCESS');
       } catch (err) {

@@ -14,6 +14,11 @@ interface StackState {
 
 export interface Timing {
   resyncIntervalMs: number;
+  /**
+   * false: a stack applied successfully is not applied again until it changes (drift detection
+   * checks it instead, by its policy); true: every resync interval, as before drift detection.
+   */
+  resyncStacks?: boolean;
   backoff: { baseMs: number; maxMs: number };
 }
 
@@ -35,7 +40,8 @@ export class StackMemory {
   dueAt(d: DeploymentObject): number {
     const s = this.current(d);
     if (!s) return 0;
-    return s.ok ? s.at + this.timing.resyncIntervalMs : s.retryAt;
+    if (!s.ok) return s.retryAt;
+    return this.timing.resyncStacks === false ? Infinity : s.at + this.timing.resyncIntervalMs;
   }
 
   isDue(d: DeploymentObject, now: number): boolean {

@@ -1,6 +1,7 @@
 import type { TargetStatePatch } from '@brokkr/contracts';
 import type { HintType, AgentChannel } from '../agent-channel/channel.ts';
 import { createDiagnosticsLoop } from '../diagnostics/start.ts';
+import { createDrift, type Drift } from '../drift/start.ts';
 import type { DiagnosticsLoop } from '../diagnostics/loop.ts';
 import { HealthMonitor } from '../health/monitor.ts';
 import { createPreviewLoop } from '../previews/start.ts';
@@ -26,6 +27,8 @@ export interface AgentLoops {
   workOrders: WorkOrderLoop | undefined;
   diagnostics: DiagnosticsLoop | undefined;
   previews: PreviewLoop;
+  /** Drift detection (BROKKR__AGENT__DRIFT_ENABLED). */
+  drift: Drift | undefined;
 }
 
 /** Builds the loops (not started) and wires what wakes them: status changes and the channel's hints. */
@@ -34,7 +37,8 @@ export function createLoops(c: AgentClients): AgentLoops {
   const isActive = () => heartbeat.active;
   const wiring = { settings: c.settings, agentId: c.agent.id, registry: c.metrics.registry, logger: c.log, isActive };
   const health = c.settings.health.enabled ? createHealthMonitor(c, isActive) : undefined;
-  const reconciler = createReconciler(c, heartbeat);
+  const drift = c.settings.drift.enabled ? createAgentDrift(c, isActive) : undefined;
+  const reconciler = createReconciler(c, heartbeat, drift);
   const reconcileLoop = new ReconcileLoop({ reconciler, events: c.events, health, logger: c.log, backoff: c.settings.backoff, isActive });
   const loops: AgentLoops = {
     heartbeat,
@@ -47,6 +51,7 @@ export function createLoops(c: AgentClients): AgentLoops {
       ? createDiagnosticsLoop({ ...wiring, kube: c.kube, objects: c.objects, discovery: c.discovery })
       : undefined,
     previews: createPreviewLoop({ ...wiring, objects: c.objects, discovery: c.discovery, grants: c.grants }),
+    drift,
   };
   heartbeat.onStatusChange(() => wakeOnStatusChange(loops));
   wakeOnHints(c.channel, loops);
@@ -55,8 +60,8 @@ export function createLoops(c: AgentClients): AgentLoops {
 
 /** Starts every loop; each promise settles once `signal` aborts and the loop has finished. */
 export function runLoops(loops: AgentLoops, signal: AbortSignal): Promise<void>[] {
-  const { heartbeat, watcher, reconcileLoop, health, webhooks, workOrders, diagnostics, previews } = loops;
-  const running = [heartbeat, watcher, reconcileLoop, health, webhooks, workOrders, diagnostics, previews];
+  const { heartbeat, watcher, reconcileLoop, health, webhooks, workOrders, diagnostics, previews, drift } = loops;
+  const running = [heartbeat, watcher, reconcileLoop, health, webhooks, workOrders, diagnostics, previews, drift];
   return running.flatMap((loop) => (loop ? [loop.run(signal)] : []));
 }
 
@@ -91,7 +96,26 @@ function createHeartbeat(c: AgentClients): Heartbeat {
   return new Heartbeat({ ...deps, afterBeat: () => c.events.flush() }, c.agent);
 }
 
-function createReconciler(c: AgentClients, heartbeat: Heartbeat): Reconciler {
+/** Drift detection: its sweep takes the resync interval (stacks are then no longer re-applied blindly). */
+function createAgentDrift(c: AgentClients, isActive: () => boolean): Drift {
+  const { settings } = c;
+  return createDrift({
+    kube: c.kube,
+    objects: c.objects,
+    broker: c.broker,
+    metrics: c.metrics,
+    logger: c.log,
+    agentId: c.agent.id,
+    watchNamespace: settings.watchNamespace,
+    concurrency: settings.concurrency,
+    debounceMs: settings.drift.debounceMs,
+    sweepIntervalMs: settings.resyncIntervalMs,
+    policies: c.grants,
+    isActive,
+  });
+}
+
+function createReconciler(c: AgentClients, heartbeat: Heartbeat, drift: Drift | undefined): Reconciler {
   const { settings } = c;
   return new Reconciler({
     objects: c.objects,
@@ -107,6 +131,8 @@ function createReconciler(c: AgentClients, heartbeat: Heartbeat): Reconciler {
     grants: c.grants,
     tenantPodSecurity: settings.tenantPodSecurity,
     resyncIntervalMs: settings.resyncIntervalMs,
+    resyncStacks: drift === undefined,
+    drift: drift?.hooks,
     backoff: settings.backoff,
     confirmActive: () =>
       heartbeat.refresh().then(

@@ -71,6 +71,15 @@ export const agentConfigSchema = z.object({
    * are always refused, whatever the grants (docs/security.md, "Tenants confined in shared clusters").
    */
   BROKKR__AGENT__ADOPTION_ENABLED: bool(true),
+  /**
+   * Drift detection: the agent watches what it applied, checks it by a server-side dry run, reports
+   * what changed behind its back and corrects it or only reports it, by each stack's drift policy;
+   * the resync interval becomes the period of its full sweep. false = re-apply every stack each
+   * resync interval without looking (the behaviour before drift detection).
+   */
+  BROKKR__AGENT__DRIFT_ENABLED: bool(true),
+  /** A watched object is checked once it has been quiet this long after a change. */
+  BROKKR__AGENT__DRIFT_DEBOUNCE_MS: int(1000, 0, 60_000),
   /** On-demand diagnostics (pod statuses, events, log tails); false = this agent claims none. */
   BROKKR__AGENT__DIAGNOSTICS_ENABLED: bool(true),
   /** Log tail per container: at most this many last lines (Brokkr: 100) … */

@@ -7,6 +7,8 @@ export interface ReportCounts {
   detected: number;
   corrected: number;
   resolved: number;
+  /** Episodes reported open whose record the hub already closed (an operator accepted it): the agent ends them. */
+  closed: string[];
 }
 
 /** The event every outcome carries: the record and what it is about, never a value. */
@@ -34,10 +36,14 @@ export async function storeReports(
   agentId: string,
   batch: { reports: ReportInput[]; sweep?: DriftReportBatch['sweep'] },
 ): Promise<ReportCounts> {
-  const counts: ReportCounts = { accepted: batch.reports.length, detected: 0, corrected: 0, resolved: 0 };
+  const counts: ReportCounts = { accepted: batch.reports.length, detected: 0, corrected: 0, resolved: 0, closed: [] };
   for (const report of batch.reports) {
     const outcome = await recordReport(tx.client, agentId, report);
-    if (!outcome) continue;
+    if (!outcome) {
+      // No open record of the object, and the episode's id taken: its record was closed meanwhile.
+      if (report.state === 'open') counts.closed.push(report.id);
+      continue;
+    }
     if (outcome.inserted) {
       counts.detected++;
       tx.emit('drift.detected', eventData({ ...outcome, state: 'open' }));

@@ -53,6 +53,9 @@ export const driftReportAnswerSchema = z
     detected: z.number().int(),
     corrected: z.number().int(),
     resolved: z.number().int(),
+    closed: z
+      .array(uuid())
+      .meta({ description: 'Episodes reported open whose record is closed already (accepted by an operator): the agent ends them' }),
   })
   .meta({ id: 'DriftReportAnswer' });
 

@@ -21,6 +21,14 @@ export interface GuardOptions {
   onOutput?: (line: string) => void;
   /** More environment for the server (e.g. the passwords its configuration refers to). */
   env?: Record<string, string>;
+  /** The signal that asks the server to stop (default SIGINT; SIGKILL follows 10 s later). */
+  stopSignal?: 'SIGINT' | 'SIGTERM';
+}
+
+/** The guard's environment, which the server inherits: ours, the server's own, and the stop signal. */
+function guardEnv(options: GuardOptions): NodeJS.ProcessEnv {
+  const signal = options.stopSignal ? { BROKKR_GUARD_STOP_SIGNAL: options.stopSignal.replace(/^SIG/, '') } : {};
+  return { ...process.env, ...options.env, ...signal };
 }
 
 /**
@@ -36,7 +44,7 @@ export function startGuarded(options: GuardOptions): GuardedProcess {
   const child = spawn(
     'bash',
     [path.join(scriptsDir, 'lib', 'guard.sh'), String(process.pid), options.dir ?? '-', ...server, ...options.args],
-    { detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) },
+    { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: guardEnv(options) },
   );
   const forward = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) if (line.trim()) options.onOutput?.(line);

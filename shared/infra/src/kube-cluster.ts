@@ -92,20 +92,30 @@ function controlPlane(
   log?: (line: string) => void,
 ): GuardedProcess[] {
   const kubeconfig = `--kubeconfig=${api.kubeconfigPath}`;
-  const start = (name: string, args: string[]) =>
-    startGuarded({ command: path.join(bin, name), args, ...(log ? { onOutput: (line) => log(`[${name}] ${line}`) } : {}) });
+  const start = (name: string, args: string[], stopSignal?: 'SIGTERM') =>
+    startGuarded({
+      command: path.join(bin, name),
+      args,
+      ...(stopSignal ? { stopSignal } : {}),
+      ...(log ? { onOutput: (line) => log(`[${name}] ${line}`) } : {}),
+    });
   return [
-    start('kube-controller-manager', [
-      kubeconfig,
-      '--leader-elect=false',
-      '--secure-port=0',
-      `--service-account-private-key-file=${path.join(api.dir, 'sa.key')}`,
-      `--root-ca-file=${path.join(api.dir, 'ca.crt')}`,
-      '--use-service-account-credentials=false',
-      // The node-lifecycle controller stays on: it lifts the not-ready taint every new Node starts with.
-      '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-route',
-      '--v=0',
-    ]),
+    // It does not stop on SIGINT (the guard's default): SIGTERM, or every cluster's stop waits 10 s for the SIGKILL.
+    start(
+      'kube-controller-manager',
+      [
+        kubeconfig,
+        '--leader-elect=false',
+        '--secure-port=0',
+        `--service-account-private-key-file=${path.join(api.dir, 'sa.key')}`,
+        `--root-ca-file=${path.join(api.dir, 'ca.crt')}`,
+        '--use-service-account-credentials=false',
+        // The node-lifecycle controller stays on: it lifts the not-ready taint every new Node starts with.
+        '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-route',
+        '--v=0',
+      ],
+      'SIGTERM',
+    ),
     // No authentication/authorization kubeconfigs: with --secure-port=0 they stall the scheduler.
     start('kube-scheduler', [kubeconfig, '--leader-elect=false', '--secure-port=0', '--v=0']),
     start('kwok', [

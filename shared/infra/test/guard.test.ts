@@ -3,7 +3,7 @@ import { spawn, execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startNats, startPostgres } from '../src/index.ts';
+import { startGuarded, startNats, startPostgres } from '../src/index.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -53,5 +53,28 @@ describe('throwaway servers', () => {
     starter.kill('SIGKILL');
     await until(() => !running(Number(natsPort)) && !running(Number(pgPort)), 'the servers to stop');
     await until(() => !existsSync(natsDir ?? '') && !existsSync(pgDir ?? ''), 'the directories to go');
+  });
+
+  it('are asked to stop with SIGINT, or with the signal they were given (kube-controller-manager stops on SIGTERM only)', async () => {
+    // A server that says which signal reached it, then exits.
+    const server = [
+      "for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => { console.log('got ' + s); process.exit(0); });",
+      "console.log('ready'); setInterval(() => {}, 1000);",
+    ].join(' ');
+    for (const [stopSignal, expected] of [
+      [undefined, 'got SIGINT'],
+      ['SIGTERM', 'got SIGTERM'],
+    ] as const) {
+      const lines: string[] = [];
+      const guarded = startGuarded({
+        command: process.execPath,
+        args: ['-e', server],
+        onOutput: (line) => lines.push(line),
+        ...(stopSignal ? { stopSignal } : {}),
+      });
+      await until(() => lines.includes('ready'), 'the server to start');
+      await guarded.stop();
+      expect(lines).to.deep.equal(['ready', expected]);
+    }
   });
 });

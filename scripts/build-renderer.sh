@@ -9,8 +9,10 @@
 # for the current sources takes milliseconds. The hash is also compiled into `brokkr-render
 # --version`, which the hub keys cached renders by.
 #
-# Measured on 2 cores: cold (empty Go module and build caches) ~3 min, most of it downloading and
-# compiling Kubernetes' client packages; after a source edit with warm caches ~15 s; cached: ~20 ms.
+# Measured on 2 cores: cold (empty Go module and build caches) ~225 s of CPU, 6.9 min of wall time
+# while other tests kept the machine at load 11 (module downloads included; most of it compiling
+# Kubernetes' client packages, which helm's build in build-ops-tools.sh shares); after a source edit
+# with warm caches 4 s idle, up to 18 s under load; a run that finds the binary: ~60 ms.
 #
 #   scripts/build-renderer.sh        # progress on stderr, the path on stdout
 set -euo pipefail

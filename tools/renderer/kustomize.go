@@ -107,10 +107,7 @@ func checkLocal(t *tree, dir string, seen map[string]bool) error {
 	seen[dir] = true
 	file, data := kustomizationIn(t, dir)
 	if file == "" {
-		if dir == "." || len(seen) == 1 {
-			return invalid(fmt.Sprintf("no kustomization.yaml, kustomization.yml or Kustomization in %s", dir))
-		}
-		return invalid(fmt.Sprintf("%s is a directory without a kustomization file", dir))
+		return invalid(fmt.Sprintf("no kustomization.yaml, kustomization.yml or Kustomization in %s", dir))
 	}
 	var k types.Kustomization
 	if err := yaml.Unmarshal(data, &k); err != nil {

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 )
 
 // maxJobBytes bounds what is read from stdin: the caller caps the archive before it sends it;
@@ -61,7 +60,6 @@ func run(job *Job) (result Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			result = failure(reasonInvalid, fmt.Sprintf("the render failed: %v", r))
-			debug.FreeOSMemory()
 		}
 	}()
 	switch job.Kind {

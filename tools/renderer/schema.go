@@ -17,12 +17,24 @@ import (
 // hub fetch a URL. urn: references stay permissive, as in Helm.
 func validateSchemas(ch *chart.Chart, values common.Values) error {
 	var problems strings.Builder
+	if err := collectProblems(ch, values, &problems); err != nil {
+		return err
+	}
+	if problems.Len() > 0 {
+		return invalid("values don't meet the specifications of the schema(s) in the following chart(s):\n" + problems.String())
+	}
+	return nil
+}
+
+// collectProblems writes each chart's validation errors, as Helm lists them; it returns an error
+// only for a schema that cannot be used at all (a refused $ref).
+func collectProblems(ch *chart.Chart, values common.Values, problems *strings.Builder) error {
 	if ch.Schema != nil {
 		if err := validateOne(values, ch.Schema); err != nil {
 			if _, refused := err.(*renderError); refused {
 				return err
 			}
-			fmt.Fprintf(&problems, "%s:\n%s\n", ch.Name(), err)
+			fmt.Fprintf(problems, "%s:\n%s\n", ch.Name(), err)
 		}
 	}
 	for _, sub := range ch.Dependencies() {
@@ -32,18 +44,12 @@ func validateSchemas(ch *chart.Chart, values common.Values) error {
 		}
 		subValues, ok := raw.(map[string]any)
 		if !ok {
-			fmt.Fprintf(&problems, "%s:\ninvalid type for values: expected object (map), got %T\n", sub.Name(), raw)
+			fmt.Fprintf(problems, "%s:\ninvalid type for values: expected object (map), got %T\n", sub.Name(), raw)
 			continue
 		}
-		if err := validateSchemas(sub, subValues); err != nil {
-			if _, refused := err.(*renderError); refused && problems.Len() == 0 {
-				return err
-			}
-			problems.WriteString(err.Error())
+		if err := collectProblems(sub, subValues, problems); err != nil {
+			return err
 		}
-	}
-	if problems.Len() > 0 {
-		return invalid("values don't meet the specifications of the schema(s) in the following chart(s):\n" + problems.String())
 	}
 	return nil
 }

@@ -145,13 +145,19 @@ describe('@brokkr/render: hostile charts and overlays', function () {
   });
 
   describe('bombs: the render stops at a limit and the next render is served as usual', () => {
-    it('a gzip bomb (a file that unpacks past the per-file cap), too many entries, an archive over its size', async () => {
+    it('a gzip bomb (a file that unpacks past the per-file cap, files that unpack past the total), too many entries, an archive over its size', async () => {
       const bomb = chartArchive('evil', { 'templates/cm.yaml': CM('  a: "1"'), 'files/zeros': '\0'.repeat(6 * 1024 * 1024) });
       expect(bomb.length).to.be.lessThan(64 * 1024);
       expectFailure(
         await renderer.render('t', { kind: 'helm', archive: bomb }),
         'limit',
         /files\/zeros is \d+ bytes, more than the limit of 5242880 per file/,
+      );
+      const wide = tarGz(Array.from({ length: 11 }, (_, i) => ({ name: `evil/files/zeros-${i}`, data: Buffer.alloc(5_000_000) })));
+      expectFailure(
+        await renderer.render('t', { kind: 'helm', archive: wide }),
+        'limit',
+        'the archive unpacks to more than 52428800 bytes',
       );
       const many = tarGz(Array.from({ length: 5_001 }, (_, i) => ({ name: `d/f${i}`, data: '' })));
       expectFailure(await renderer.render('t', { kind: 'kustomize', archive: many }), 'limit', 'more than 5000 entries');

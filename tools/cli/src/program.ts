@@ -4,6 +4,7 @@ import { registerAgents } from './commands/agents.ts';
 import { registerApply } from './commands/apply.ts';
 import { registerDescribe } from './commands/describe.ts';
 import { registerDiff } from './commands/diff.ts';
+import { registerDrift } from './commands/drift.ts';
 import { registerGet } from './commands/get.ts';
 import { registerPaks } from './commands/paks.ts';
 import { registerRollout } from './commands/rollout.ts';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
     .addHelpText('after', HELP_FOOTER);
   registerApply(program);
   registerDiff(program);
+  registerDrift(program);
   registerGet(program);
   registerDescribe(program);
   registerAgents(program);

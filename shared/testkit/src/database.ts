@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { testPostgres, withDatabase } from './postgres-server.ts';
-import { usingInfrastructure } from './tier.ts';
+import { timedStop, usingInfrastructure } from './tier.ts';
 
 export { withDatabase };
 
@@ -57,7 +57,7 @@ async function cloneTemplate(): Promise<TestDatabase> {
   return {
     name,
     url: withDatabase(url, name),
-    drop: () => dropDatabase(name),
+    drop: timedStop('database', () => dropDatabase(name)),
   };
 }
 
@@ -73,6 +73,6 @@ async function createEmpty(): Promise<TestDatabase> {
   return {
     name,
     url: withDatabase(url, name),
-    drop: () => dropDatabase(name),
+    drop: timedStop('database', () => dropDatabase(name)),
   };
 }

@@ -16,7 +16,7 @@ import {
   type KubeClusterHandle,
   type KubeUser,
 } from '@brokkr/infra';
-import { usingInfrastructure } from './tier.ts';
+import { timedStop, usingInfrastructure } from './tier.ts';
 
 export type TestKubeUser = KubeUser;
 
@@ -59,14 +59,16 @@ export function kubeAssetsAvailable(): boolean {
 export function startKubeApiServer(options: StartKubeApiServerOptions = {}): Promise<KubeApiServer> {
   return usingInfrastructure('kube-apiserver', async () => {
     await findKubeAssets();
-    return withKubeConfig(await startInfraKubeApiServer(options));
+    const handle = await startInfraKubeApiServer(options);
+    return withKubeConfig({ ...handle, stop: timedStop('kube-apiserver', handle.stop) });
   });
 }
 
 export function startKubeCluster(options: StartKubeClusterOptions = {}): Promise<KubeCluster> {
   return usingInfrastructure('kube cluster (KWOK)', async () => {
     await findKubeAssets();
-    const handle: KubeClusterHandle = await startInfraKubeCluster(options);
+    const started: KubeClusterHandle = await startInfraKubeCluster(options);
+    const handle = { ...started, stop: timedStop('kube cluster (KWOK)', started.stop) };
     return { ...withKubeConfig(handle), nodeNames: handle.nodeNames, podLogFile: handle.podLogFile, appendPodLog: handle.appendPodLog };
   });
 }

@@ -9,7 +9,7 @@ import {
   type HubNatsUser,
   type NatsUser,
 } from '@brokkr/bus';
-import { usingInfrastructure } from './tier.ts';
+import { timedStop, usingInfrastructure } from './tier.ts';
 
 /**
  * The tests' own user: every subject, both ways. Only test servers know it (the configurations
@@ -51,7 +51,7 @@ export async function startTestNats(
   );
   // Kept after stop: a test may stop the server and start a service against it before it restarts.
   servers.set(handle.url, passwords);
-  return { ...handle, passwords };
+  return { ...handle, stop: timedStop('nats-server', handle.stop), passwords };
 }
 
 function passwordOf(nats: string | NatsHandle, user: TestNatsUser): string {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
 import { credentialsForSpawn } from './nats.ts';
-import { usingInfrastructure } from './tier.ts';
+import { timedStop, usingInfrastructure } from './tier.ts';
 
 export interface RunningService {
   child: ChildProcess;
@@ -36,9 +36,11 @@ export interface SpawnServiceOptions {
  * Runs a service's real main (from source, through tsx) as a child process, the way an operator
  * would run it, so black-box tests see its HTTP surface, its logs and its exit code.
  */
-export function spawnService(options: SpawnServiceOptions): Promise<RunningService> {
+export async function spawnService(options: SpawnServiceOptions): Promise<RunningService> {
   const what = options.service ? `service ${options.service}` : `process ${path.basename(options.entry ?? '')}`;
-  return usingInfrastructure(what, () => spawnMain(options));
+  const service = await usingInfrastructure(what, () => spawnMain(options));
+  service.stop = timedStop(what, service.stop);
+  return service;
 }
 
 async function spawnMain(options: SpawnServiceOptions): Promise<RunningService> {

@@ -57,17 +57,27 @@ export function needsInfrastructure(what: string): void {
   record(what, 0);
 }
 
-/** Starts infrastructure (refused in the fast tier) and records what it was and how long it took. */
-export async function usingInfrastructure<T>(what: string, start: () => Promise<T>): Promise<T> {
-  refuseInFastTier(what);
+/** Runs `fn` and records it under `what` against the file that was running when it began. */
+async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
   const file = currentFile;
   const t0 = performance.now();
   try {
-    return await start();
+    return await fn();
   } finally {
-    const saved = currentFile;
+    const running = currentFile;
     currentFile = file;
     record(what, performance.now() - t0);
-    currentFile = saved;
+    currentFile = running;
   }
+}
+
+/** Starts infrastructure (refused in the fast tier) and records what it was and how long it took. */
+export function usingInfrastructure<T>(what: string, start: () => Promise<T>): Promise<T> {
+  refuseInFastTier(what);
+  return timed(what, start);
+}
+
+/** Wraps a handle's stop so that the run records what stopping it took, as `<what>: stop`. */
+export function timedStop<A extends unknown[], T>(what: string, stop: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+  return (...args: A) => timed(`${what}: stop`, () => stop(...args));
 }

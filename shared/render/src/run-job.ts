@@ -40,7 +40,8 @@ function asResult(stdout: string): RenderResult {
   }
   const r = (typeof reply === 'object' && reply !== null ? reply : {}) as Record<string, unknown>;
   if (r.ok === true && typeof r.yaml === 'string') return { ok: true, yaml: r.yaml };
-  if (r.ok === true) return { ok: true, yaml: '' };
+  // An empty render: the result omits the empty string.
+  if (r.ok === true && r.yaml === undefined) return { ok: true, yaml: '' };
   if (r.ok === false && typeof r.error === 'string' && REASONS.has(r.reason as RenderFailureReason))
     return failed(r.reason as RenderFailureReason, r.error);
   return failed('invalid', 'the renderer sent an unreadable reply');
@@ -85,7 +86,7 @@ async function spawnOnce(sandbox: Sandbox, binary: string, input: string, limits
 }
 
 function collect(child: ReturnType<typeof spawn>, input: string, limits: RenderLimits): Promise<Outcome> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = '';
@@ -114,16 +115,22 @@ function collect(child: ReturnType<typeof spawn>, input: string, limits: RenderL
       clearTimeout(timer);
       resolve({ code, signal, stdout: Buffer.concat(out).toString(), stderr, ...outcome });
     };
-    child.on('error', (err) => ((stderr += err.message), done(null, null)));
+    // Not started at all (no such binary): the hub's fault, not the job's.
+    child.on('error', (err) => (clearTimeout(timer), reject(new Error(`the renderer could not be started: ${err.message}`))));
     child.on('close', done);
   });
 }
 
-/** Renders one job in a fresh sandboxed process; every failure is a result, never a rejection. */
+/**
+ * Renders one job in a fresh sandboxed process. Whatever the job holds, the answer is a result;
+ * it rejects only when the renderer cannot be started at all (the binary or a sandbox tool is
+ * missing: exit 126/127 from the exec chain).
+ */
 export async function runJob(sandbox: Sandbox, binary: string, job: RenderJob, limits: RenderLimits): Promise<RenderResult> {
   if (job.archive.length > limits.archiveBytes)
     return failed('limit', `the archive is ${job.archive.length} bytes, more than the limit of ${limits.archiveBytes}`);
   const o = await spawnOnce(sandbox, binary, wireJob(job, limits), limits);
+  if (o.code === 126 || o.code === 127) throw new Error(`the renderer could not be started: ${o.stderr.trim().split('\n')[0]}`);
   if (o.timedOut) return failed('timeout', `the render took longer than ${limits.timeoutMs} ms`);
   if (o.overflow) return failed('limit', `the rendered output is larger than ${limits.outputBytes} bytes`);
   if (o.code === 0 && o.stdout.length > 0) return asResult(o.stdout);

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_LIMITS, type RenderResult, type Renderer } from '../src/index.ts';
+import { createRenderer, DEFAULT_LIMITS, type RenderResult, type Renderer } from '../src/index.ts';
 import { runJob } from '../src/run-job.ts';
 import { probeSandbox, type Sandbox } from '../src/sandbox.ts';
 import { chartArchive } from './fixtures/archive.ts';
@@ -72,6 +72,25 @@ describe('@brokkr/render: the sandbox around each renderer process', function ()
       local.server.close();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('@brokkr/render: a renderer that cannot start', function () {
+  it('rejects rather than blaming the job: a missing binary, in the sandbox or not, and createRenderer over it', async () => {
+    const sandbox = await probeSandbox();
+    const job = { kind: 'helm' as const, archive: Buffer.alloc(0) };
+    for (const s of [sandbox, { isolation: sandbox.isolation, command: (file: string) => ({ file, args: [] }) }]) {
+      const outcome = await runJob(s, '/nonexistent/brokkr-render', job, DEFAULT_LIMITS).then(
+        (result) => `resolved ${JSON.stringify(result)}`,
+        (err: Error) => err.message,
+      );
+      expect(outcome).to.match(/^the renderer could not be started: /);
+    }
+    const created = await createRenderer({ binary: '/nonexistent/brokkr-render', log: () => undefined }).then(
+      () => 'created',
+      (err: Error) => err.message,
+    );
+    expect(created).to.match(/ENOENT/);
   });
 });
 

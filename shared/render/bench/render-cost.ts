@@ -83,7 +83,7 @@ async function measure(label: string, once: () => Promise<unknown>): Promise<voi
 }
 
 async function mustRender(sandbox: Sandbox, binary: string, job: RenderJob): Promise<void> {
-  const result = await runJob(sandbox, binary, job, DEFAULT_LIMITS);
+  const result = await runJob({ sandbox, binary, limits: DEFAULT_LIMITS }, job);
   if (!result.ok) throw new Error(`render failed: ${result.error}`);
 }
 

@@ -32,6 +32,7 @@ class SandboxedRenderer implements Renderer {
   private readonly queue: FairQueue<Pending>;
   private readonly atWork = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
+  private readonly stop = new AbortController();
   private working = 0;
   private closed = false;
 
@@ -60,6 +61,8 @@ class SandboxedRenderer implements Renderer {
   async close(): Promise<void> {
     this.closed = true;
     for (const pending of this.queue.drain()) pending.reject(new Error('the renderer is closed'));
+    // What is at work is killed: its callers get the same rejection.
+    this.stop.abort();
     await Promise.all(this.running);
   }
 
@@ -74,7 +77,8 @@ class SandboxedRenderer implements Renderer {
   private start(tenant: string, pending: Pending): void {
     this.working++;
     this.atWork.set(tenant, (this.atWork.get(tenant) ?? 0) + 1);
-    const run = runJob(this.sandbox, this.binary, pending.job, this.settings.limits)
+    const launch = { sandbox: this.sandbox, binary: this.binary, limits: this.settings.limits, stop: this.stop.signal };
+    const run = runJob(launch, pending.job)
       .then(pending.resolve, pending.reject)
       .finally(() => {
         this.running.delete(run);

@@ -64,6 +64,15 @@ interface Outcome {
   stderr: string;
   timedOut: boolean;
   overflow: boolean;
+  stopped: boolean;
+}
+
+/** How a job's process is started: the binary, the sandbox around it, its limits; `stop` kills it (the renderer is closing). */
+export interface Launch {
+  sandbox: Sandbox;
+  binary: string;
+  limits: RenderLimits;
+  stop?: AbortSignal;
 }
 
 /** The reply is JSON: escaping can make it up to six times the YAML it carries. */
@@ -74,23 +83,23 @@ const replyCap = (limits: RenderLimits) => limits.outputBytes * 6 + 1024 * 1024;
  * empty environment, walled in by the sandbox's command line; kills its whole process group at the
  * deadline or when it writes more than its reply may hold.
  */
-async function spawnOnce(sandbox: Sandbox, binary: string, input: string, limits: RenderLimits): Promise<Outcome> {
+async function spawnOnce(launch: Launch, input: string): Promise<Outcome> {
   const cwd = await mkdtemp(path.join(os.tmpdir(), 'brokkr-render-'));
   try {
-    const { file, args } = sandbox.command(binary, limits);
+    const { file, args } = launch.sandbox.command(launch.binary, launch.limits);
     const child = spawn(file, args, { cwd, env: {}, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-    return await collect(child, input, limits);
+    return await collect(child, input, launch);
   } finally {
     await rm(cwd, { recursive: true, force: true });
   }
 }
 
-function collect(child: ReturnType<typeof spawn>, input: string, limits: RenderLimits): Promise<Outcome> {
+function collect(child: ReturnType<typeof spawn>, input: string, { limits, stop }: Launch): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = '';
-    const outcome = { timedOut: false, overflow: false };
+    const outcome = { timedOut: false, overflow: false, stopped: false };
     const killGroup = () => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
@@ -99,6 +108,10 @@ function collect(child: ReturnType<typeof spawn>, input: string, limits: RenderL
       }
     };
     const timer = setTimeout(() => ((outcome.timedOut = true), killGroup()), limits.timeoutMs);
+    const onStop = () => ((outcome.stopped = true), killGroup());
+    // Closed while the process was being started: the event has passed.
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop);
     child.stdout!.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
       if (outBytes > replyCap(limits)) return ((outcome.overflow = true), killGroup());
@@ -113,10 +126,15 @@ function collect(child: ReturnType<typeof spawn>, input: string, limits: RenderL
     child.stdin!.end(input);
     const done = (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
       resolve({ code, signal, stdout: Buffer.concat(out).toString(), stderr, ...outcome });
     };
     // Not started at all (no such binary): the hub's fault, not the job's.
-    child.on('error', (err) => (clearTimeout(timer), reject(new Error(`the renderer could not be started: ${err.message}`))));
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
+      reject(new Error(`the renderer could not be started: ${err.message}`));
+    });
     child.on('close', done);
   });
 }
@@ -124,12 +142,14 @@ function collect(child: ReturnType<typeof spawn>, input: string, limits: RenderL
 /**
  * Renders one job in a fresh sandboxed process. Whatever the job holds, the answer is a result;
  * it rejects only when the renderer cannot be started at all (the binary or a sandbox tool is
- * missing: exit 126/127 from the exec chain).
+ * missing: exit 126/127 from the exec chain) or is closed meanwhile.
  */
-export async function runJob(sandbox: Sandbox, binary: string, job: RenderJob, limits: RenderLimits): Promise<RenderResult> {
+export async function runJob(launch: Launch, job: RenderJob): Promise<RenderResult> {
+  const { limits } = launch;
   if (job.archive.length > limits.archiveBytes)
     return failed('limit', `the archive is ${job.archive.length} bytes, more than the limit of ${limits.archiveBytes}`);
-  const o = await spawnOnce(sandbox, binary, wireJob(job, limits), limits);
+  const o = await spawnOnce(launch, wireJob(job, limits));
+  if (o.stopped) throw new Error('the renderer is closed');
   if (o.code === 126 || o.code === 127) throw new Error(`the renderer could not be started: ${o.stderr.trim().split('\n')[0]}`);
   if (o.timedOut) return failed('timeout', `the render took longer than ${limits.timeoutMs} ms`);
   if (o.overflow) return failed('limit', `the rendered output is larger than ${limits.outputBytes} bytes`);

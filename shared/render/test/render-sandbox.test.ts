@@ -60,12 +60,14 @@ describe('@brokkr/render: the sandbox around each renderer process', function ()
     const probeFile = path.join(dir, 'written');
     await writeFile(spy, spyScript(local.port, probeFile), { mode: 0o755 });
     try {
-      const inside = report(await runJob(sandbox, spy, { kind: 'helm', archive: Buffer.alloc(0) }, DEFAULT_LIMITS));
+      const inside = report(await runJob({ sandbox, binary: spy, limits: DEFAULT_LIMITS }, { kind: 'helm', archive: Buffer.alloc(0) }));
       expect(inside).to.equal('uid=65534 cwd-entries=0 env=0 write=refused net=refused');
       expect(local.connections()).to.equal(0);
 
       const bare: Sandbox = { isolation: sandbox.isolation, command: (binary) => ({ file: binary, args: [] }) };
-      const outside = report(await runJob(bare, spy, { kind: 'helm', archive: Buffer.alloc(0) }, DEFAULT_LIMITS));
+      const outside = report(
+        await runJob({ sandbox: bare, binary: spy, limits: DEFAULT_LIMITS }, { kind: 'helm', archive: Buffer.alloc(0) }),
+      );
       expect(outside).to.equal('uid=0 cwd-entries=0 env=0 write=wrote net=connected');
       expect(local.connections()).to.equal(1);
     } finally {
@@ -75,12 +77,32 @@ describe('@brokkr/render: the sandbox around each renderer process', function ()
   });
 });
 
-describe('@brokkr/render: a renderer that cannot start', function () {
+describe('@brokkr/render: a renderer that cannot start or is closed', function () {
+  this.timeout(120_000);
+
+  it('close() kills the render at work and refuses what waits: both callers get "the renderer is closed"', async () => {
+    const renderer = await testRenderer({ concurrency: 1, limits: { cpuSeconds: 60, timeoutMs: 90_000 } });
+    const spin = {
+      kind: 'helm' as const,
+      archive: chartArchive('spin', { 'templates/x.yaml': '{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}' }),
+    };
+    const outcome = (p: Promise<RenderResult>) =>
+      p.then(
+        (r) => `resolved ${JSON.stringify(r)}`,
+        (err: Error) => err.message,
+      );
+    const atWork = outcome(renderer.render('t', spin));
+    const waiting = outcome(renderer.render('t', spin));
+    await renderer.close();
+    expect(await atWork).to.equal('the renderer is closed');
+    expect(await waiting).to.equal('the renderer is closed');
+  });
+
   it('rejects rather than blaming the job: a missing binary, in the sandbox or not, and createRenderer over it', async () => {
     const sandbox = await probeSandbox();
     const job = { kind: 'helm' as const, archive: Buffer.alloc(0) };
     for (const s of [sandbox, { isolation: sandbox.isolation, command: (file: string) => ({ file, args: [] }) }]) {
-      const outcome = await runJob(s, '/nonexistent/brokkr-render', job, DEFAULT_LIMITS).then(
+      const outcome = await runJob({ sandbox: s, binary: '/nonexistent/brokkr-render', limits: DEFAULT_LIMITS }, job).then(
         (result) => `resolved ${JSON.stringify(result)}`,
         (err: Error) => err.message,
       );

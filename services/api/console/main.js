@@ -6,6 +6,7 @@ import { session } from './lib/session.js';
 import { AgentPage } from './pages/agent.js';
 import { AuditPage } from './pages/audit.js';
 import { DeploymentObjectPage } from './pages/deployment-object.js';
+import { DriftPage } from './pages/drift.js';
 import { FleetPage } from './pages/fleet.js';
 import { PreviewPage } from './pages/preview.js';
 import { RolloutPage } from './pages/rollout.js';
@@ -21,6 +22,7 @@ const NAV = [
   ['fleet', 'Fleet'],
   ['stacks', 'Stacks'],
   ['rollouts', 'Rollouts'],
+  ['drift', 'Drift'],
   ['templates', 'Templates'],
   ['webhooks', 'Webhooks'],
   ['audit', 'Audit log'],
@@ -37,6 +39,8 @@ function page([section, id]) {
       return id ? html`<${StackPage} key=${id} id=${id} />` : html`<${StacksPage} />`;
     case 'rollouts':
       return id ? html`<${RolloutPage} key=${id} id=${id} />` : html`<${RolloutsPage} />`;
+    case 'drift':
+      return html`<${DriftPage} />`;
     case 'previews':
       return html`<${PreviewPage} key=${id} id=${id} />`;
     case 'templates':

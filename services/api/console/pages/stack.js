@@ -4,6 +4,7 @@ import { html, useMemo, useState } from '../lib/html.js';
 import { link } from '../lib/router.js';
 import { Badge, HealthCounts, Loaded, Pager } from '../lib/ui.js';
 import { useApi, useNow } from '../lib/use-api.js';
+import { StackDrift } from './drift-view.js';
 import { Expiry, StackRollouts } from './stack-rollouts.js';
 
 const LIMIT = 50;
@@ -34,6 +35,7 @@ export function StackPage({ id }) {
           <dd><${Expiry} stackId=${stack.id} /></dd>
         </dl>
         <${StackRollouts} stackId=${stack.id} />
+        <${StackDrift} stackId=${stack.id} />
         <h2>Deployment objects (${total})</h2>
         <table data-testid="objects-table">
           <thead>

@@ -9,10 +9,11 @@
 # for the current sources takes milliseconds. The hash is also compiled into `brokkr-render
 # --version`, which the hub keys cached renders by.
 #
-# Measured on 2 cores: cold (empty Go module and build caches) ~225 s of CPU, 6.9 min of wall time
-# while other tests kept the machine at load 11 (module downloads included; most of it compiling
-# Kubernetes' client packages, which helm's build in build-ops-tools.sh shares); after a source edit
-# with warm caches 4 s idle, up to 18 s under load; a run that finds the binary: ~60 ms.
+# Measured on 2 cores: cold (empty Go module and build caches; 243 MB of modules downloaded, 602 MB
+# of build cache) 243 s of CPU — 11.4 min of wall time while other work kept the machine at load
+# 12-17, so about 2-3 min on an idle one; most of it compiles Kubernetes' client packages, which
+# helm's build in build-ops-tools.sh shares. After a source edit with warm caches: 4 s idle, up to
+# 18 s under load. A run that finds the binary: ~60 ms.
 #
 #   scripts/build-renderer.sh        # progress on stderr, the path on stdout
 set -euo pipefail

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '@brokkr/infra';
 import { credentialsForSpawn } from './nats.ts';
+import { serviceMainArgs } from './service-entry.ts';
 import { timedStop, usingInfrastructure } from './tier.ts';
 
 export interface RunningService {
@@ -17,7 +18,7 @@ export interface RunningService {
 }
 
 export interface SpawnServiceOptions {
-  /** Folder name under services/ (runs its src/main.ts)... */
+  /** Folder name under services/ (runs its main: service-entry.ts says which, its build or its source)... */
   service?: string;
   /** ...or any entry script, e.g. a test fixture. */
   entry?: string;
@@ -33,8 +34,9 @@ export interface SpawnServiceOptions {
 }
 
 /**
- * Runs a service's real main (from source, through tsx) as a child process, the way an operator
- * would run it, so black-box tests see its HTTP surface, its logs and its exit code.
+ * Runs a service's real main (its build when current, else its source through tsx) as a child
+ * process, the way an operator would run it, so black-box tests see its HTTP surface, its logs and
+ * its exit code.
  */
 export async function spawnService(options: SpawnServiceOptions): Promise<RunningService> {
   const what = options.service ? `service ${options.service}` : `process ${path.basename(options.entry ?? '')}`;
@@ -44,8 +46,10 @@ export async function spawnService(options: SpawnServiceOptions): Promise<Runnin
 }
 
 async function spawnMain(options: SpawnServiceOptions): Promise<RunningService> {
-  const main = options.entry ?? path.join(repoRoot, 'services', options.service ?? '', 'src', 'main.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', main], {
+  const args = options.entry
+    ? ['--import', 'tsx', '--conditions=development', options.entry]
+    : await serviceMainArgs(options.service ?? '');
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -75,14 +75,27 @@ export async function findDrift(db: Queryable, id: string, lock = false): Promis
   return rows[0];
 }
 
-/** The group key (and the ids it stands for) of each grouping, over `r` and the unnested `x(path, manager)`. */
-const GROUP_KEYS: Record<DriftGrouping, { key: string; stack: string; agent: string }> = {
-  field: { key: 'x.path', stack: 'NULL::uuid', agent: 'NULL::uuid' },
-  manager: { key: "coalesce(x.manager, '')", stack: 'NULL::uuid', agent: 'NULL::uuid' },
-  agent: { key: 'r.agent_id::text', stack: 'NULL::uuid', agent: 'r.agent_id' },
-  stack: { key: 'r.stack_id::text', stack: 'r.stack_id', agent: 'NULL::uuid' },
-  kind: { key: 'r.kind', stack: 'NULL::uuid', agent: 'NULL::uuid' },
-  stack_agent: { key: "r.stack_id::text || '/' || r.agent_id::text", stack: 'r.stack_id', agent: 'r.agent_id' },
+const PATHS = `CASE WHEN r.missing OR cardinality(r.paths) = 0 THEN ARRAY[''] ELSE r.paths END`;
+const MANAGERS = `CASE WHEN r.missing OR cardinality(r.paths) = 0 THEN ARRAY[NULL]::text[] ELSE r.managers END`;
+/** A record's distinct managers, `first` on one of them; a lateral subquery, so the planner memoizes it per distinct array. */
+const DISTINCT_MANAGERS = `(SELECT d.m AS manager, row_number() OVER () = 1 AS first FROM (SELECT DISTINCT m FROM unnest(${MANAGERS}) m) d) x`;
+
+/**
+ * How each grouping unnests a record: into its (path, manager) fields for `field` (a record holds
+ * a path once), else into its distinct managers; `counted` marks the one row per record that
+ * counts it where a record is the unit (the others only say who wrote what).
+ */
+const GROUPINGS: Record<DriftGrouping, { key: string; unnest: string; counted: string }> = {
+  field: { key: 'x.path', unnest: `unnest(${PATHS}, ${MANAGERS}) x(path, manager)`, counted: 'true' },
+  manager: { key: "coalesce(x.manager, '')", unnest: DISTINCT_MANAGERS, counted: 'true' },
+  agent: { key: 'r.agent_id::text', unnest: DISTINCT_MANAGERS, counted: 'x.first' },
+  stack: { key: 'r.stack_id::text', unnest: DISTINCT_MANAGERS, counted: 'x.first' },
+  kind: { key: 'r.kind', unnest: DISTINCT_MANAGERS, counted: 'x.first' },
+  stack_agent: {
+    key: "r.stack_id::text || '/' || r.agent_id::text",
+    unnest: DISTINCT_MANAGERS,
+    counted: 'x.first',
+  },
 };
 
 export interface GroupRow {
@@ -96,55 +109,113 @@ export interface GroupRow {
   managers: { manager: string | null; records: number }[];
 }
 
+/** One row of the grouping sets: the key alone (its records), or the key with one agent, one stack or one manager. */
+interface SetRow {
+  key: string;
+  agent_id: string | null;
+  stack_id: string | null;
+  manager: string | null;
+  by_agent: boolean;
+  by_stack: boolean;
+  by_manager: boolean;
+  records: number;
+  fields: number;
+}
+
+/**
+ * One scan of the matching records, unnested and hash-aggregated by four grouping sets at once —
+ * the key; the key and agent; the key and stack; the key and manager — of which only the `limit`
+ * largest keys come back. Distinct agents and stacks are the rows of their sets, so no count
+ * DISTINCT sorts anything (docs/perf/2026-11-28-drift-records.md).
+ */
+function groupSql(by: DriftGrouping, condition: string, limitParam: string): string {
+  const g = GROUPINGS[by];
+  return `
+WITH sets AS (
+  SELECT ${g.key} AS key, r.agent_id, r.stack_id, x.manager,
+         GROUPING(r.agent_id) = 0 AS by_agent, GROUPING(r.stack_id) = 0 AS by_stack, GROUPING(x.manager) = 0 AS by_manager,
+         (count(*) FILTER (WHERE ${g.counted}))::int AS records, count(*)::int AS fields
+    FROM drift_records r JOIN stacks s ON s.id = r.stack_id
+   CROSS JOIN LATERAL ${g.unnest}
+   WHERE ${condition}
+   GROUP BY GROUPING SETS ((${g.key}), (${g.key}, r.agent_id), (${g.key}, r.stack_id), (${g.key}, x.manager))
+), top AS (
+  SELECT key FROM sets WHERE NOT (by_agent OR by_stack OR by_manager) ORDER BY records DESC, key LIMIT ${limitParam}
+)
+SELECT sets.* FROM sets JOIN top USING (key)`;
+}
+
+/** The groups from their set rows, largest first, each with its five most frequent managers. */
+function assemble(rows: readonly SetRow[]): GroupRow[] {
+  const groups = new Map<string, GroupRow>();
+  const group = (key: string) => {
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { key, label: null, stack_id: null, agent_id: null, records: 0, agents: 0, stacks: 0, managers: [] }));
+    return g;
+  };
+  for (const row of rows) {
+    const g = group(row.key);
+    if (row.by_agent) g.agents++;
+    else if (row.by_stack) g.stacks++;
+    else if (row.by_manager) g.managers.push({ manager: row.manager, records: row.fields });
+    else g.records = row.records;
+  }
+  for (const g of groups.values()) {
+    g.managers.sort((a, b) => b.records - a.records || String(a.manager).localeCompare(String(b.manager)));
+    g.managers = g.managers.slice(0, 5);
+  }
+  return [...groups.values()].sort((a, b) => b.records - a.records || a.key.localeCompare(b.key));
+}
+
+/** The ids a key stands for: an agent, a stack, or both. */
+function idsOf(by: DriftGrouping, g: GroupRow): void {
+  if (by === 'agent') g.agent_id = g.key;
+  if (by === 'stack') g.stack_id = g.key;
+  if (by === 'stack_agent') [g.stack_id, g.agent_id] = g.key.split('/') as [string, string];
+}
+
+const present = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
+
+/** The names to show for the ids: an agent with its cluster, a stack, or "stack @ agent". */
+async function name(db: Queryable, by: DriftGrouping, groups: GroupRow[]): Promise<GroupRow[]> {
+  for (const g of groups) idsOf(by, g);
+  const agentIds = present(groups.map((g) => g.agent_id));
+  const stackIds = present(groups.map((g) => g.stack_id));
+  if (!agentIds.length && !stackIds.length) return groups;
+  const { rows } = await db.query<{ id: string; name: string; kind: 'agent' | 'stack' }>(
+    `SELECT id::text, name || ' (' || cluster_name || ')' AS name, 'agent' AS kind FROM agents WHERE id = ANY($1::uuid[])
+     UNION ALL SELECT id::text, name, 'stack' FROM stacks WHERE id = ANY($2::uuid[])`,
+    [agentIds, stackIds],
+  );
+  const names = new Map(rows.map((r) => [`${r.kind}:${r.id}`, r.name]));
+  for (const g of groups) {
+    const agent = names.get(`agent:${g.agent_id}`) ?? g.agent_id;
+    const stack = names.get(`stack:${g.stack_id}`) ?? g.stack_id;
+    g.label = by === 'stack_agent' ? `${stack} @ ${agent}` : (agent ?? stack);
+  }
+  return groups;
+}
+
 /**
  * Records grouped by field, manager, agent, stack, kind or stack × agent, largest first, each
- * with its most frequent managers. A deleted object counts under the path '' (the whole
- * document, in RFC 6901). Every record is unnested into (path, manager) pairs once; the counts
- * are distinct records, agents and stacks.
+ * with its distinct agents and stacks and its most frequent managers. A deleted object counts
+ * under the path '' (the whole document, in RFC 6901).
  */
 export async function groupDrift(db: Queryable, filter: DriftFilter, by: DriftGrouping, limit: number): Promise<GroupRow[]> {
   const values: unknown[] = [];
   const condition = where(filter, values);
   values.push(limit);
-  const g = GROUP_KEYS[by];
-  const { rows } = await db.query<GroupRow>(
-    `WITH pairs AS MATERIALIZED (
-       SELECT r.id, r.agent_id, r.stack_id, ${g.key} AS key, ${g.stack} AS g_stack, ${g.agent} AS g_agent, x.manager
-         FROM drift_records r JOIN stacks s ON s.id = r.stack_id
-        CROSS JOIN LATERAL unnest(CASE WHEN r.missing OR cardinality(r.paths) = 0 THEN ARRAY[''] ELSE r.paths END,
-                                  CASE WHEN r.missing OR cardinality(r.paths) = 0 THEN ARRAY[NULL]::text[] ELSE r.managers END) AS x(path, manager)
-        WHERE ${condition}
-     ), groups AS (
-       SELECT key, min(g_stack::text)::uuid AS stack_id, min(g_agent::text)::uuid AS agent_id, count(DISTINCT id)::int AS records,
-              count(DISTINCT agent_id)::int AS agents, count(DISTINCT stack_id)::int AS stacks
-         FROM pairs GROUP BY key ORDER BY records DESC, key LIMIT $${values.length}
-     ), managers AS (
-       SELECT p.key, p.manager, count(DISTINCT p.id)::int AS records,
-              row_number() OVER (PARTITION BY p.key ORDER BY count(DISTINCT p.id) DESC, p.manager) AS rank
-         FROM pairs p JOIN groups g ON g.key = p.key GROUP BY p.key, p.manager
-     )
-     SELECT g.key, g.stack_id, g.agent_id, g.records, g.agents, g.stacks,
-            CASE WHEN g.agent_id IS NOT NULL AND g.stack_id IS NOT NULL THEN st.name || ' @ ' || a.name
-                 WHEN g.agent_id IS NOT NULL THEN a.name || ' (' || a.cluster_name || ')'
-                 WHEN g.stack_id IS NOT NULL THEN st.name END AS label,
-            coalesce((SELECT jsonb_agg(jsonb_build_object('manager', m.manager, 'records', m.records) ORDER BY m.rank)
-                        FROM managers m WHERE m.key = g.key AND m.rank <= 5), '[]') AS managers
-       FROM groups g
-       LEFT JOIN agents a ON a.id = g.agent_id
-       LEFT JOIN stacks st ON st.id = g.stack_id
-      ORDER BY g.records DESC, g.key`,
-    values,
-  );
-  return rows;
+  const { rows } = await db.query<SetRow>(groupSql(by, condition, `$${values.length}`), values);
+  return name(db, by, assemble(rows));
 }
 
-/** Records and distinct agents matching the filter. */
+/** Records and distinct agents matching the filter (hash-aggregated per agent first: no count DISTINCT). */
 export async function countDrift(db: Queryable, filter: DriftFilter): Promise<{ records: number; agents: number }> {
   const values: unknown[] = [];
   const condition = where(filter, values);
   const { rows } = await db.query<{ records: number; agents: number }>(
-    `SELECT count(*)::int AS records, count(DISTINCT r.agent_id)::int AS agents
-       FROM drift_records r JOIN stacks s ON s.id = r.stack_id WHERE ${condition}`,
+    `SELECT coalesce(sum(n), 0)::int AS records, count(*)::int AS agents
+       FROM (SELECT r.agent_id, count(*) AS n FROM drift_records r JOIN stacks s ON s.id = r.stack_id WHERE ${condition} GROUP BY r.agent_id) x`,
     values,
   );
   return rows[0]!;

@@ -17,6 +17,7 @@ import { Waiters, waitersGauge } from './delivery/waiters.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
 import { createTransact } from './events/transact.ts';
 import { createFeeds } from './feeds/feeds.ts';
+import type { RenderDeps } from './rendering/render.ts';
 import { StreamQuota } from './limits/stream-quota.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
@@ -36,6 +37,8 @@ export interface ContextDeps {
   replicas: Replicas;
   /** Marks this replica's own notices and its presence. */
   origin: string;
+  /** The renderer and the source store (start.ts), when the renderer is installed. */
+  rendering?: RenderDeps | undefined;
   shutdownSignal: AbortSignal;
 }
 
@@ -93,6 +96,7 @@ export function createContext(deps: ContextDeps): ApiContext {
     shutdownSignal: deps.shutdownSignal,
     yaml: createYamlValidator(),
     webhookKey: deps.webhookKey,
+    rendering: deps.rendering ?? { engine: undefined, loadBlob: async () => undefined },
     ...delivered,
     streams: new StreamQuota(settings.limits.streamsPerPak),
     configReloader: createConfigReloader(),

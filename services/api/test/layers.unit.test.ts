@@ -28,7 +28,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['domain', 'compat'],
   ['delivery'],
   ['events'],
-  ['feeds'],
+  ['feeds', 'rendering'],
   ['context.ts'],
   ['http'],
   ['resources'],

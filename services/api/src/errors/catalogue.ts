@@ -27,3 +27,10 @@ export const generatorNotAssociated = errorKind(403, 'generator_not_associated',
 
 // What a deployment object must be, however it is made (uploaded, or rendered from a template).
 export const invalidDeploymentObject = errorKind(400, 'invalid_deployment_object', 'Invalid deployment object');
+
+// Per-cluster content: a write rendered with a stack's override layers that changed meanwhile (it retried, and they changed again).
+export const stackLayersChanged = errorKind(
+  409,
+  'stack_layers_changed',
+  "The stack's override layers or its newest object kept changing while this write was rendered; nothing was stored, try again",
+);

@@ -22,6 +22,7 @@ import { registrationRequestRoutes } from './generators/registration-request-rou
 import { generatorRegistrationRoutes } from './generators/registration-routes.ts';
 import { generatorRoutes } from './generators/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { overrideRoutes } from './overrides/routes.ts';
 import { pakRoutes } from './paks/routes.ts';
 import { previewAgentRoutes } from './previews/agent-routes.ts';
 import { previewRoutes } from './previews/routes.ts';
@@ -60,6 +61,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...grantRoutes,
   ...registrationRequestRoutes,
   ...pakRoutes,
+  ...overrideRoutes,
   ...auditLogRoutes,
   ...adminConfigRoutes,
   ...liveAdminRoutes,

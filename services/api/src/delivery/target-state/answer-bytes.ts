@@ -25,7 +25,7 @@ export class AnswerBytes {
 
   /** The answer's body, exactly what JSON.stringify(rows) would give. */
   answer(rows: readonly DeploymentObjectRow[]): Buffer {
-    const key = rows.map((row) => `${row.id}:${row.deleted_at?.getTime() ?? ''}`).join(',');
+    const key = rows.map((row) => `${row.id}:${row.yaml_checksum}:${row.deleted_at?.getTime() ?? ''}`).join(',');
     let bytes = this.answers.get(key);
     if (bytes) return bytes;
     bytes = Buffer.from(`[${rows.map((row) => this.rowJson(row)).join(',')}]`);

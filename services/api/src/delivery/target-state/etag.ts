@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 
-/** Strong ETag over what identifies the answer: the mode, the agent's grants and each object's id and sequence id. */
+/**
+ * Strong ETag over what identifies the answer: the mode, the agent's grants and each object's id,
+ * sequence id and checksum (an agent's render of the same object may change: an override layer).
+ */
 export function targetStateEtag(rows: readonly DeploymentObjectRow[], full: boolean, grants: string): string {
   const hash = createHash('sha256').update(`${full ? 'full' : 'incremental'}:${grants}`);
-  for (const row of rows) hash.update(`\n${row.id}:${row.sequence_id}`);
+  for (const row of rows) hash.update(`\n${row.id}:${row.sequence_id}:${row.yaml_checksum}`);
   return `"ts-${hash.digest('base64url').slice(0, 32)}"`;
 }
 

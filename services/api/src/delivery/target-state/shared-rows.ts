@@ -17,7 +17,8 @@ export class SharedRows {
   constructor(private readonly max: number = MAX_SHARED_ROWS) {}
 
   share(row: DeploymentObjectRow): DeploymentObjectRow {
-    const key = `${row.id}:${row.deleted_at?.getTime() ?? ''}`;
+    // The checksum too: agents get their own render of an object (migration 0023).
+    const key = `${row.id}:${row.yaml_checksum}:${row.deleted_at?.getTime() ?? ''}`;
     const known = this.rows.get(key);
     if (known) return known;
     if (this.rows.size >= this.max) this.rows.delete(this.rows.keys().next().value!);

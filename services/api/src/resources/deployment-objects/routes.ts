@@ -16,7 +16,7 @@ import {
   yamlResponseContent,
 } from '../../http/deployment-object-schemas.ts';
 import { findDeploymentObject, listStackDeploymentObjects } from './sql/queries.ts';
-import { storeDeploymentObject } from './store.ts';
+import { storeDeploymentObject, storeDepsOf } from './store.ts';
 
 const tags = ['deployment-objects'];
 export const deploymentObjectRoutes: AnyRoute[] = [
@@ -67,7 +67,7 @@ export const deploymentObjectRoutes: AnyRoute[] = [
         throw invalidDeploymentObject.with(`Invalid deployment object: ${parsed.reason}`, parsed.details);
       }
       // One statement: access check, row, outbox row and wake list (store.ts).
-      const created = await storeDeploymentObject((write) => writeOnce(ctx, write), {
+      const created = await storeDeploymentObject(storeDepsOf(ctx, (write) => writeOnce(ctx, write)), {
         stackId: params.id,
         ...parsed.input,
         caller: identity,

@@ -1,20 +1,17 @@
-import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
-import type { WriteScope } from '../../events/transact.ts';
 import type { Identity } from '../../auth/identity.ts';
-import { yamlChecksum } from '../../yaml/index.ts';
 import { raising } from '../../errors/api-error.ts';
-import { stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
+import { stackLayersChanged, stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
-import { grantRefused, placementRefusals, refusalDetails, submittedObjects } from './placement-check.ts';
-import {
-  DEPLOYMENT_CREATED_KEYS,
-  insertDeploymentObject,
-  type InsertOutcome,
-  type NewDeploymentObject,
-} from './sql/create-deployment-object.ts';
+import { grantRefused, placementRefusals, refuseMisplaced, submittedObjects } from '../../domain/placement-check.ts';
+import { renderFailed, rendererUnavailable } from '../../rendering/refusals.ts';
+import { storeRendered, type RenderedObject, type StoreDeps } from './rendered.ts';
+import { insertOnce, newRow } from './object-row.ts';
+import type { InsertOutcome } from './sql/create-deployment-object.ts';
 
-// Matches no generator: a caller who is neither admin nor a generator owns no stack.
-const NO_GENERATOR = '00000000-0000-0000-0000-000000000000';
+import type { WriteRunner } from './object-row.ts';
+import type { ApiContext } from '../../context.ts';
+
+export type { WriteRunner } from './object-row.ts';
 
 export interface ValidatedDeploymentObject {
   stackId: string;
@@ -42,21 +39,16 @@ export interface ValidatedDeploymentObject {
  * enforce the same rule before every apply; this check makes the refusal fail at submit.
  */
 export const storeDeploymentObject = raising(
-  async (write: WriteRunner, object: ValidatedDeploymentObject): Promise<DeploymentObjectRow> => {
-    const caller = object.caller;
-    const row: NewDeploymentObject = {
-      stackId: object.stackId,
-      yamlContent: object.yamlContent,
-      yamlChecksum: yamlChecksum(object.yamlContent),
-      isDeletionMarker: object.isDeletionMarker,
-      ownerGeneratorId: caller && !caller.admin ? (caller.generator ?? NO_GENERATOR) : null,
-      grantsChecked: false,
-    };
-    let outcome = await write((w) => insertOnce(w, row));
-    if (!outcome.inserted && outcome.stackOwned && outcome.confined.length) {
+  async (deps: StoreDeps, object: ValidatedDeploymentObject | RenderedObject): Promise<DeploymentObjectRow> => {
+    if ('source' in object) return storeRendered(deps, object);
+    const row = newRow(object);
+    let outcome = await deps.write((w) => insertOnce(w, row));
+    if (!outcome.inserted && outcome.stackOwned && outcome.confined.length && !outcome.layered) {
       checkPlacements(outcome, object.yamlContent);
-      outcome = await write((w) => insertOnce(w, { ...row, grantsChecked: true }));
+      outcome = await deps.write((w) => insertOnce(w, { ...row, grantsChecked: true }));
     }
+    // The stack has override layers: each agent gets its own render of this YAML.
+    if (!outcome.inserted && outcome.stackOwned && outcome.layered) return storeRendered(deps, { ...object, source: { kind: 'yaml' } });
     // Nothing written: no live stack (404), or the caller does not own it (403), as fetchOwnedStack.
     if (!outcome.inserted) throw outcome.stackFound ? stackNotOwned() : stackNotFound();
     return outcome.row;
@@ -64,30 +56,21 @@ export const storeDeploymentObject = raising(
   stackNotFound,
   stackNotOwned,
   grantRefused,
+  renderFailed,
+  rendererUnavailable,
+  stackLayersChanged,
 );
 
-/**
- * Runs one write: writeOnce (its one statement on the pool) for the plain POST, or the caller's
- * transaction. The confined path calls it twice, each call one statement.
- */
-export type WriteRunner = <T>(fn: (w: WriteScope) => Promise<T>) => Promise<T>;
-
-/** The statement, and what it entails when it inserted: its outbox row and the agents to wake. */
-async function insertOnce(w: WriteScope, row: NewDeploymentObject): Promise<InsertOutcome> {
-  const event = statementEvent('deployment.created');
-  const outcome = await insertDeploymentObject(w.db, row, event);
-  if (outcome.inserted) {
-    w.inserted(statementOutboxRow(event, outcome.eventData, DEPLOYMENT_CREATED_KEYS));
-    // The reason: only this stack got a newer object (the delivery patches answers with it).
-    w.notifyAgents(outcome.wakeAgentIds, { stack_id: outcome.row.stack_id, sequence_id: outcome.row.sequence_id });
-  }
-  return outcome;
+function checkPlacements(outcome: Extract<InsertOutcome, { inserted: false }>, content: string): void {
+  const objects = submittedObjects(content);
+  refuseMisplaced(placementRefusals(outcome.confined, () => objects));
 }
 
-function checkPlacements(outcome: Extract<InsertOutcome, { inserted: false }>, content: string): void {
-  const refusals = placementRefusals(outcome.confined, submittedObjects(content));
-  const first = refusals[0];
-  if (!first) return;
-  const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more refusal(s) in details)` : '';
-  throw grantRefused.with(`Agent "${first.agent_name}" would refuse ${first.object}: it ${first.reason}${more}`, refusalDetails(refusals));
+/** What storing an object needs from the api process: `write` runs one statement (writeOnce, or the caller's transaction). */
+export function storeDepsOf(
+  ctx: Pick<ApiContext, 'db' | 'transact' | 'rendering'>,
+  write: WriteRunner,
+  transact: WriteRunner = (fn) => ctx.transact(fn),
+): StoreDeps {
+  return { write, transact, db: ctx.db.pool, rendering: ctx.rendering };
 }

@@ -2,7 +2,7 @@ import { deploymentObjectSchema, templateInstantiationSchema } from '@brokkr/con
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
-import { storeDeploymentObject } from '../deployment-objects/store.ts';
+import { storeDeploymentObject, storeDepsOf, type WriteRunner } from '../deployment-objects/store.ts';
 import { fetchReadableTemplate } from './access.ts';
 import { instantiateErrors, renderForStack, requireStackMatch } from './instantiate.ts';
 import { insertRenderedObject } from './sql/record-rendered-object.ts';
@@ -45,7 +45,8 @@ export const deploymentObjectFromTemplateRoutes: AnyRoute[] = [
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
         await fetchReadableTemplate(tx.client, identity, template.id, 'share');
         await requireStackMatch(tx.client, template, params.id);
-        const row = await storeDeploymentObject((write) => write(tx), { stackId: params.id, yamlContent, isDeletionMarker: false });
+        const inTx: WriteRunner = (write) => write(tx);
+        const row = await storeDeploymentObject(storeDepsOf(ctx, inTx, inTx), { stackId: params.id, yamlContent, isDeletionMarker: false });
         await insertRenderedObject(tx.client, {
           deploymentObjectId: row.id,
           templateId: template.id,

@@ -40,6 +40,12 @@ const HELD_BASELINE = `
  *     keeps it in the state, so the agent retries it.
  * The probe uses agent_events (agent_id, deployment_object_id) WHERE deleted_at IS NULL.
  *
+ * Per-cluster content (migration 0023): an object rendered per agent (rendered_objects) is served
+ * with this agent's render (agent_renders → renders), its YAML and checksum; without one (the agent
+ * was targeted after the object was rendered, until rendering's sweep makes it) or when its render
+ * failed, it is not served to this agent at all — never someone else's render, never a partial one.
+ * Every other object is served as stored.
+ *
  * $1 = agent id, $2 = true for mode=full.
  */
 export const TARGET_STATE_SQL = `
@@ -68,14 +74,19 @@ served AS (
     LEFT JOIN LATERAL (${HELD_BASELINE}) h ON true
 )
 SELECT o.id, o.created_at, o.updated_at, o.deleted_at, o.sequence_id, o.stack_id,
-       o.yaml_content, o.yaml_checksum, o.submitted_at, o.is_deletion_marker
+       coalesce(r.yaml_content, o.yaml_content) AS yaml_content, coalesce(r.yaml_checksum, o.yaml_checksum) AS yaml_checksum,
+       o.submitted_at, o.is_deletion_marker
   FROM served l
   JOIN deployment_objects o ON o.id = l.id
+  LEFT JOIN rendered_objects ro ON ro.deployment_object_id = o.id
+  LEFT JOIN agent_renders ar ON ro.deployment_object_id IS NOT NULL AND ar.agent_id = $1 AND ar.deployment_object_id = o.id
+  LEFT JOIN renders r ON r.key = ar.render_key
  WHERE NOT EXISTS (
    SELECT 1 FROM agent_events e
     WHERE e.agent_id = $1 AND e.deployment_object_id = l.id AND e.deleted_at IS NULL
       AND (l.stack_deleted OR (NOT $2::boolean AND NOT l.held AND upper(e.status) = 'SUCCESS'))
  )
+   AND (ro.deployment_object_id IS NULL OR r.key IS NOT NULL)
  ORDER BY o.sequence_id DESC`;
 
 // Prepared: planning this statement costs several times more than running it.

@@ -1,8 +1,10 @@
 import { prepared, type Queryable } from '@brokkr/db';
-import type { GrantInput } from '@brokkr/contracts';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
 import { agentsForOneStackSql, distinctSorted } from '../../../domain/agents-for-stacks.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
+import { CONFINED_AGENTS_SELECT, type ConfinedAgent } from '../../../domain/confined-agents.ts';
+
+export type { ConfinedAgent } from '../../../domain/confined-agents.ts';
 
 export interface NewDeploymentObject {
   stackId: string;
@@ -16,17 +18,19 @@ export interface NewDeploymentObject {
    * insert it whatever they are. False: insert only if no agent of the stack is confined.
    */
   grantsChecked: boolean;
-}
-
-/** An agent of the stack whose grant for the stack's generator does not reach the whole cluster. */
-export interface ConfinedAgent {
-  agent_id: string;
-  agent_name: string;
-  generator_id: string;
-  generator_name: string;
-  grant: GrantInput | null;
-  /** The agent's other tenants: a namespace policy goes only where none of them is granted. */
-  others: { generator_id: string; generator_name: string; grant: GrantInput | null }[];
+  /**
+   * What a chart- or overlay-backed object renders from (its pinned source and values), stored with
+   * it; null for plain YAML.
+   */
+  source: { spec: Record<string, unknown>; values: Record<string, unknown> | null } | null;
+  /**
+   * The agents' renders were prepared (rendering/prepare.ts) and are stored with the object: insert
+   * it even when the stack has override layers. False: insert nothing while the stack has one, and
+   * say so (`layered`): the caller renders first.
+   */
+  rendered: boolean;
+  /** The stack's layers_revision the renders were made with; null when not rendered. */
+  layersRevision: number | null;
 }
 
 /** The `deployment.created` payload's data, in Brokkr's key order. */
@@ -57,6 +61,11 @@ const I_COLUMNS = RETURNED_COLUMNS.map((c) => `ins.${c}`).join(', ');
 // tuple, and the FK check then finds our stronger lock and writes nothing (pg_stat_statements,
 // ADR 0027: 0 WAL records for the FK check with FOR SHARE, 1 without).
 //
+// `layered`: the stack has override layers, so each agent's YAML is its own render; unless the
+// caller rendered them ($10), nothing is inserted and the caller goes the rendering way. A caller
+// that rendered with the layers of revision $11 inserts only if they are still the stack's
+// (`layers_changed` otherwise: it renders again). Both read the locked stack row (migration 0023).
+//
 // `confined` are the stack's agents whose grant does not reach the whole cluster (the partial
 // index on restricted registrations finds the few there are; migration 0021): unless the caller
 // checked the object against them already ($7), nothing is inserted while there is one, and they
@@ -64,28 +73,24 @@ const I_COLUMNS = RETURNED_COLUMNS.map((c) => `ins.${c}`).join(', ');
 const insertStatement = prepared(
   'brokkr_deployment_object_create',
   `WITH stack AS (
-     SELECT id, generator_id FROM stacks WHERE id = $1 AND deleted_at IS NULL FOR SHARE
+     SELECT id, generator_id, has_layers, layers_revision FROM stacks WHERE id = $1 AND deleted_at IS NULL FOR SHARE
    ),
    wake AS (${agentsForOneStackSql('$1::uuid')}),
    confined AS (
-     SELECT r.agent_id, ag.name AS agent_name, g.id AS generator_id, g.name AS generator_name, r.registration_grant AS grant,
-            (SELECT coalesce(jsonb_agg(jsonb_build_object('generator_id', g2.id, 'generator_name', g2.name,
-                                                          'grant', r2.registration_grant)), '[]')
-               FROM agent_generator_registrations r2 JOIN generators g2 ON g2.id = r2.generator_id
-              WHERE r2.agent_id = r.agent_id AND r2.generator_id <> r.generator_id
-                AND NOT g2.is_system AND g2.deleted_at IS NULL) AS others
-       FROM stack
-       JOIN generators g ON g.id = stack.generator_id
-       JOIN agent_generator_registrations r ON r.generator_id = stack.generator_id AND r.restricted
-       JOIN agents ag ON ag.id = r.agent_id
-      WHERE NOT $4 AND r.agent_id IN (SELECT id FROM wake)
+     ${CONFINED_AGENTS_SELECT} AND NOT $4
    ),
    ins AS (
      INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum, is_deletion_marker)
      SELECT stack.id, $2, $3, $4 FROM stack
       WHERE ($5::uuid IS NULL OR stack.generator_id = $5::uuid)
         AND ($7::boolean OR NOT EXISTS (SELECT 1 FROM confined))
+        AND ($10::boolean OR $4 OR NOT stack.has_layers)
+        AND ($11::bigint IS NULL OR stack.layers_revision = $11::bigint)
      RETURNING ${RETURNED_COLUMNS.join(', ')}
+   ),
+   rendered AS (
+     INSERT INTO rendered_objects (deployment_object_id, source, source_values)
+     SELECT ins.id, $8::jsonb, $9::jsonb FROM ins WHERE $10::boolean
    ),
    event AS (
      ${outboxInsertSql({
@@ -98,6 +103,8 @@ const insertStatement = prepared(
    SELECT ${I_COLUMNS}, ins.id AS ins_id, event.event_data,
           EXISTS (SELECT 1 FROM stack) AS stack_found,
           EXISTS (SELECT 1 FROM stack WHERE $5::uuid IS NULL OR stack.generator_id = $5::uuid) AS stack_owned,
+          coalesce((SELECT has_layers FROM stack), false) AS layered,
+          coalesce((SELECT $11::bigint IS NOT NULL AND layers_revision <> $11::bigint FROM stack), false) AS layers_changed,
           ARRAY(SELECT id FROM wake) AS wake_agent_ids,
           CASE WHEN ins.id IS NULL THEN (SELECT jsonb_agg(confined) FROM confined) END AS confined
      FROM (SELECT 1) one LEFT JOIN ins ON true LEFT JOIN event ON true`,
@@ -105,7 +112,7 @@ const insertStatement = prepared(
 
 export type InsertOutcome =
   | { inserted: true; row: DeploymentObjectRow; eventData: Record<string, unknown>; wakeAgentIds: string[] }
-  | { inserted: false; stackFound: boolean; stackOwned: boolean; confined: ConfinedAgent[] };
+  | { inserted: false; stackFound: boolean; stackOwned: boolean; confined: ConfinedAgent[]; layered: boolean; layersChanged: boolean };
 
 /**
  * sequence_id comes from the table's global BIGSERIAL. Also returns the stored event data and the
@@ -117,6 +124,8 @@ export async function insertDeploymentObject(db: Queryable, object: NewDeploymen
     event_data: Record<string, unknown>;
     stack_found: boolean;
     stack_owned: boolean;
+    layered: boolean;
+    layers_changed: boolean;
     wake_agent_ids: string[];
     confined: ConfinedAgent[] | null;
   };
@@ -129,10 +138,22 @@ export async function insertDeploymentObject(db: Queryable, object: NewDeploymen
       object.ownerGeneratorId,
       JSON.stringify(event),
       object.grantsChecked,
+      object.source ? JSON.stringify(object.source.spec) : null,
+      object.source?.values ? JSON.stringify(object.source.values) : null,
+      object.rendered,
+      object.layersRevision,
     ]),
   );
   const r = rows[0]!;
-  if (r.ins_id === null) return { inserted: false, stackFound: r.stack_found, stackOwned: r.stack_owned, confined: r.confined ?? [] };
+  if (r.ins_id === null)
+    return {
+      inserted: false,
+      stackFound: r.stack_found,
+      stackOwned: r.stack_owned,
+      confined: r.confined ?? [],
+      layered: r.layered,
+      layersChanged: r.layers_changed,
+    };
   // In DEPLOYMENT_OBJECT_COLUMNS' order: the API serialises the row's keys in this order.
   const row: DeploymentObjectRow = {
     id: r.id,

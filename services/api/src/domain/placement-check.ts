@@ -1,7 +1,7 @@
 import { isScalar, parseAllDocuments, type Document } from 'yaml';
 import { builtInNamespaced, kindReferenceOf, placementRefusal, resolveGrant, type Placement, type PlacementScope } from '@brokkr/grants';
-import { errorKind } from '../../errors/api-error.ts';
-import type { ConfinedAgent } from './sql/create-deployment-object.ts';
+import { errorKind } from '../errors/api-error.ts';
+import type { ConfinedAgent } from './confined-agents.ts';
 
 /** One object a confined agent would refuse, and why (the reason reads after the object's description). */
 export interface PlacementRefusal {
@@ -68,13 +68,14 @@ const describe = (o: Placement) => `${o.kind} '${o.namespace ? `${o.namespace}/`
 /**
  * Every (agent, object) pair the stack's confined agents would refuse, by the same rule the agents
  * apply (@brokkr/grants): the api refuses at submit what a targeted agent would refuse at apply,
- * so nothing ships that cannot land everywhere it is sent.
+ * so nothing ships that cannot land everywhere it is sent. `objectsOf` gives what each agent would
+ * be served (its own render, when the object is rendered per agent).
  */
-export function placementRefusals(confined: readonly ConfinedAgent[], objects: readonly Submitted[]): PlacementRefusal[] {
+export function placementRefusals(confined: readonly ConfinedAgent[], objectsOf: (agentId: string) => readonly Submitted[]): PlacementRefusal[] {
   const refusals: PlacementRefusal[] = [];
   for (const agent of confined) {
     const scope = scopeOf(agent);
-    for (const object of objects) {
+    for (const object of objectsOf(agent.agent_id)) {
       const placement = placementOf(scope, object);
       const reason = placementRefusal(scope, placement);
       if (reason) refusals.push({ agent_id: agent.agent_id, agent_name: agent.agent_name, object: describe(placement), reason });
@@ -86,4 +87,12 @@ export function placementRefusals(confined: readonly ConfinedAgent[], objects: r
 /** The 422's details: the refusals (the first hundred), and how many there are in all. */
 export function refusalDetails(refusals: readonly PlacementRefusal[]): { refusals: PlacementRefusal[]; total: number } {
   return { refusals: refusals.slice(0, MAX_REFUSALS_SHOWN), total: refusals.length };
+}
+
+/** Throws 422 `grant_refused` listing the refusals, if there are any. */
+export function refuseMisplaced(refusals: readonly PlacementRefusal[]): void {
+  const first = refusals[0];
+  if (!first) return;
+  const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more refusal(s) in details)` : '';
+  throw grantRefused.with(`Agent "${first.agent_name}" would refuse ${first.object}: it ${first.reason}${more}`, refusalDetails(refusals));
 }

@@ -1,0 +1,32 @@
+import { prepared, type Queryable } from '@brokkr/db';
+import { agentsForOneStackSql } from '../../domain/agents-for-stacks.ts';
+import type { AgentView } from '../agent-vars.ts';
+
+/** The agents associated with the stack (the association rule), as a render sees them: names, tags, annotations, facts. */
+const stackAgentsStatement = prepared(
+  'brokkr_render_stack_agents',
+  `WITH ids AS (${agentsForOneStackSql('$1::uuid')})
+   SELECT a.id, a.name, a.cluster_name, coalesce(a.facts, '{}') AS facts,
+          ARRAY(SELECT l.label FROM agent_labels l WHERE l.agent_id = a.id ORDER BY l.label) AS labels,
+          (SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}') FROM agent_annotations n WHERE n.agent_id = a.id) AS annotations
+     FROM agents a
+    WHERE a.id IN (SELECT id FROM ids)
+    ORDER BY a.id`,
+);
+
+export async function stackAgents(db: Queryable, stackId: string): Promise<AgentView[]> {
+  const { rows } = await db.query<AgentView>(stackAgentsStatement([stackId]));
+  return rows;
+}
+
+/** The same view of given agents (the explain endpoint, an agent targeted later). */
+export async function agentViews(db: Queryable, agentIds: readonly string[]): Promise<AgentView[]> {
+  const { rows } = await db.query<AgentView>(
+    `SELECT a.id, a.name, a.cluster_name, coalesce(a.facts, '{}') AS facts,
+            ARRAY(SELECT l.label FROM agent_labels l WHERE l.agent_id = a.id ORDER BY l.label) AS labels,
+            (SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}') FROM agent_annotations n WHERE n.agent_id = a.id) AS annotations
+       FROM agents a WHERE a.id = ANY($1::uuid[]) AND a.deleted_at IS NULL ORDER BY a.id`,
+    [agentIds],
+  );
+  return rows;
+}

@@ -1,0 +1,47 @@
+import { stackLayersChanged } from '../../errors/catalogue.ts';
+import type { ApiContext } from '../../context.ts';
+import type { TxScope } from '../../events/transact.ts';
+import type { OverrideLayer } from '../../rendering/layers.ts';
+import { replanLatest } from '../../rendering/replan.ts';
+import { stackLayers } from '../../rendering/sql/layers.ts';
+import { latestObjectId } from '../../rendering/sql/latest-object.ts';
+import { storeObjectRenders } from '../../rendering/sql/store-renders.ts';
+import { bumpLayersRevision } from './sql/layers.ts';
+
+const MAX_ATTEMPTS = 3;
+
+export interface LayerChange<T> {
+  /** The layers after the change, from the current ones (throws for a change that cannot be made: a name taken, a layer missing). */
+  propose(current: readonly OverrideLayer[]): OverrideLayer[];
+  /** Writes the change itself, in the transaction that stores its renders. */
+  persist(tx: TxScope): Promise<T>;
+}
+
+/**
+ * A change of a stack's override layers, all or nothing: the stack's newest object is rendered for
+ * every agent with the proposed layers first (outside any transaction; refused with 422 as a new
+ * object would be, so a layer that cannot be rendered for some agent changes nothing), then, in
+ * one transaction, the layers' revision is counted on the stack row (which orders the change with
+ * every new object: migration 0023), the change is written, the renders replace the agents' ones
+ * and the agents are woken. If the layers or the newest object changed meanwhile, it starts over.
+ */
+export async function changeLayers<T>(ctx: ApiContext, stack: { id: string; generator_id: string }, change: LayerChange<T>): Promise<T> {
+  const deps = { ...ctx.rendering, db: ctx.db.pool };
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const { revision, layers } = await stackLayers(deps.db, stack.id);
+    const proposed = change.propose(layers);
+    const replan = await replanLatest(deps, stack, proposed);
+    const done = await ctx.transact(async (tx) => {
+      if (!(await bumpLayersRevision(tx.client, stack.id, revision, proposed.length > 0))) return undefined;
+      if ((await latestObjectId(tx.client, stack.id)) !== replan.objectId) return undefined;
+      const result = await change.persist(tx);
+      if (replan.objectId && replan.prepared) {
+        await storeObjectRenders(tx.client, replan.objectId, replan.prepared);
+        tx.notifyAgents(replan.prepared.agentRenders.map((r) => r.agentId));
+      }
+      return { result };
+    });
+    if (done) return done.result;
+  }
+  throw stackLayersChanged();
+}

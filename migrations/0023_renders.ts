@@ -14,7 +14,9 @@ import type { Knex } from 'knex';
 // agent_renders says which render an agent gets for such an object. An agent without a row (it was
 // targeted after the object was rendered, until rendering's sweep makes it) or with a row without a
 // render_key (its render failed) is served nothing of that stack: never a partial apply, never
-// someone else's render. `layers` says which override layers applied (GET …/explain).
+// someone else's render. input_key is the key of the input the row was last made from, so a render
+// that failed is not tried again until its input changes. `layers` says which override layers
+// applied (GET …/explain).
 //
 // agents.facts is what an agent reports about its cluster with its heartbeat (Kubernetes version,
 // API versions): the Capabilities a chart is rendered with.
@@ -61,6 +63,7 @@ CREATE TABLE agent_renders (
   agent_id uuid NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
   deployment_object_id uuid NOT NULL REFERENCES deployment_objects (id) ON DELETE CASCADE,
   render_key text REFERENCES renders (key),
+  input_key text,
   error text,
   layers jsonb NOT NULL DEFAULT '[]',
   rendered_at timestamptz NOT NULL DEFAULT now(),

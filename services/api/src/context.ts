@@ -14,7 +14,7 @@ import type { Transact } from './events/transact.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { StreamQuota } from './limits/stream-quota.ts';
 import type { Feeds } from './feeds/feeds.ts';
-import type { RenderDeps } from './rendering/render.ts';
+import type { Rendering } from './rendering/rendering.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
 import type { ConfigReloader } from './settings/config-reload.ts';
 import type { YamlValidator } from './yaml/index.ts';
@@ -57,8 +57,8 @@ export interface ApiContext {
   targetStates: TargetStateCache;
   /** The agent WebSockets (`/internal/ws/agent`) this replica holds; the delivery sends them hints. */
   agentSockets: AgentSockets;
-  /** The chart and overlay renderer (sandboxed engines) and the source store; unset when the renderer is not installed. */
-  rendering: RenderDeps;
+  /** The chart and overlay renderer (sandboxed engines; its engine unset when not installed), the source store, the render sweeper. */
+  rendering: Rendering;
   /** Cluster events and the fleet view of this process: live subscribers, WebSocket presence, the cluster-event writer. */
   feeds: Feeds;
   /** Open WebSockets, event streams and held long-polls per PAK on this replica (429 beyond the limits). */

@@ -11,13 +11,14 @@ import { createLiveMetrics } from './delivery/agent-sockets/metrics.ts';
 import { Delivery } from './delivery/pipeline.ts';
 import { createPublishWindow } from './delivery/publish-window.ts';
 import type { Replicas } from './delivery/replicas.ts';
-import { createNotifyAgents } from './delivery/send.ts';
+import { createNotifyAgents, type NotifyAgents } from './delivery/send.ts';
 import { startTargetStateCache } from './delivery/target-state/process-cache.ts';
 import { Waiters, waitersGauge } from './delivery/waiters.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
 import { createTransact } from './events/transact.ts';
 import { createFeeds } from './feeds/feeds.ts';
-import type { RenderDeps } from './rendering/render.ts';
+import type { Engine } from './rendering/render.ts';
+import { createRendering, type Rendering } from './rendering/rendering.ts';
 import { StreamQuota } from './limits/stream-quota.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
 import type { ApiSettings } from './settings/api-settings.ts';
@@ -37,8 +38,8 @@ export interface ContextDeps {
   replicas: Replicas;
   /** Marks this replica's own notices and its presence. */
   origin: string;
-  /** The renderer and the source store (start.ts), when the renderer is installed. */
-  rendering?: RenderDeps | undefined;
+  /** The chart and overlay engine (start.ts), when the renderer is installed. */
+  engine?: Engine | undefined;
   shutdownSignal: AbortSignal;
 }
 
@@ -67,12 +68,31 @@ function createDeliveryParts(deps: ContextDeps) {
   return { delivery, targetStates, waiters, agentSockets, feeds };
 }
 
+const RENDER_SWEEP_MS = 10_000;
+
 export function createContext(deps: ContextDeps): ApiContext {
   const { settings, logger, db, bus, metrics } = deps;
   const window = createPublishWindow();
   const outbox = createOutboxPublisher({ js: bus.js, db: db.pool, logger, window });
   const { delivery, ...delivered } = createDeliveryParts(deps);
-  const notifyAgents = createNotifyAgents({ nc: deps.noticeConnection, delivery, replicas: deps.replicas, logger, window });
+  const sent = createNotifyAgents({ nc: deps.noticeConnection, delivery, replicas: deps.replicas, logger, window });
+  // A wake-up without a reason (a target, a label, a registration changed) may change which
+  // objects an agent is rendered: the render sweeper looks soon.
+  let rendering: Rendering | undefined;
+  const notifyAgents: NotifyAgents = (ids, reason) => {
+    if (!reason) rendering?.sweeper.soon();
+    return sent(ids, reason);
+  };
+  const transact = createTransact({ db, outbox, notifyAgents });
+  rendering = createRendering({
+    pool: db.pool,
+    engine: deps.engine,
+    loadBlob: async (digest) => (await db.pool.query<{ bytes: Buffer }>('SELECT bytes FROM source_blobs WHERE digest = $1', [digest])).rows[0]?.bytes, // XXX-LEAD: @brokkr/sources loadSourceBlob
+    transact,
+    logger,
+    lockName: `brokkr.api.render-sweep:${settings.database.schema ?? 'public'}`,
+    sweepIntervalMs: RENDER_SWEEP_MS,
+  });
   const addressOf = clientAddress(settings.http.proxyTrust);
   return {
     settings,
@@ -90,13 +110,13 @@ export function createContext(deps: ContextDeps): ApiContext {
       unknownPaks: settings.limits.unknownPak,
     }),
     audit: createAuditor({ js: bus.js, db: db.pool, logger, fallbackWrites: metrics.auditFallbackWrites }),
-    transact: createTransact({ db, outbox, notifyAgents }),
+    transact,
     notifyAgents,
     outbox,
     shutdownSignal: deps.shutdownSignal,
     yaml: createYamlValidator(),
     webhookKey: deps.webhookKey,
-    rendering: deps.rendering ?? { engine: undefined, loadBlob: async () => undefined },
+    rendering,
     ...delivered,
     streams: new StreamQuota(settings.limits.streamsPerPak),
     configReloader: createConfigReloader(),

@@ -96,6 +96,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       })
     : undefined;
   const memory = startMemoryReleaseFor(settings, ctx.metrics, logger);
+  ctx.rendering.sweeper.start();
 
   return {
     url,
@@ -107,6 +108,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       webSockets.close();
       await closeServer(server, SERVER_DRAIN_MS);
       await metricsServer?.close();
+      await ctx.rendering.sweeper.stop();
       await ctx.outbox.drain();
       api.close();
       ctx.auth.close();

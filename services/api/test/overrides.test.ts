@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
-import { useTestInfra } from '@brokkr/testkit';
-import { createAgent, createGenerator, createStack, startTestApi, type ApiClient, type ApiResponse, type TestApi } from './support/index.ts';
+import { eventually, useTestInfra } from '@brokkr/testkit';
+import { createAgent, createGenerator, createStack, readStream, startTestApi, type ApiClient, type ApiResponse, type TestApi } from './support/index.ts';
 
 /**
  * Override layers (docs/renders.md): per-agent patches of a stack's YAML, with agent references
@@ -159,5 +159,33 @@ describe('api override layers', () => {
     const move = { target: { kind: 'ConfigMap', name: 'cfg' }, merge_patch: { metadata: { namespace: 'kube-system' } } };
     expectError(await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'move', patches: [move] }), 422, 'grant_refused');
     expect(await servedData(agent)).to.have.property('a', '1');
+  });
+
+  it('renders an agent targeted after the object was stored, and again when its annotations change', async () => {
+    const t = await tenant();
+    await agentOf(t, { region: 'eu-west' });
+    await postObject(t);
+    const layer = { name: 'region', patches: [regionPatch('{{ agent.annotations.region | default: "none" }}')] };
+    expect((await t.client.post(`/stacks/${t.stack}/overrides`, layer)).status).to.equal(201);
+    const later = await agentOf(t, { region: 'ap-south' });
+    expect(await eventually(() => servedData(later))).to.deep.equal({ a: '1', region: 'ap-south' });
+
+    await api.admin.delete(`/agents/${later.id}/annotations/region`);
+    await eventually(async () => (await servedData(later))?.region === 'none');
+  });
+
+  it('serves an agent targeted later that cannot be rendered nothing of the stack, and says so (deployment.render_failed)', async () => {
+    const t = await tenant();
+    await agentOf(t, { region: 'eu-west' });
+    const object = await postObject(t);
+    expect((await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'region', patches: [regionPatch('{{ agent.annotations.region }}')] })).status).to.equal(201);
+    const later = await agentOf(t);
+    const event = await eventually(async () => {
+      const all = await readStream<{ event_type: string; data: Record<string, unknown> }>(api.natsUrl, 'BROKKR_EVENTS');
+      return all.find((m) => m.data.event_type === 'deployment.render_failed' && m.data.data.agent_id === later.id);
+    });
+    expect(event.data.data).to.deep.include({ deployment_object_id: object.id, stack_id: t.stack });
+    expect(event.data.data.reason).to.contain('annotations.region');
+    expect(await servedData(later)).to.equal(undefined);
   });
 });

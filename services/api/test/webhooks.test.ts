@@ -57,6 +57,7 @@ const EVENT_TYPES = [
   'drift.detected',
   'drift.corrected',
   'drift.resolved',
+  'deployment.render_failed',
 ];
 
 const valid = (extra: Record<string, unknown> = {}) => ({ name: 'hook', url: 'https://hooks.example.com/x', event_types: ['*'], ...extra });

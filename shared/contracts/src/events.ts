@@ -4,7 +4,8 @@ import { z } from 'zod';
 /**
  * Brokkr's webhook event types and ours after them (`stack.expiring`,
  * `stack.expired`: expiring preview stacks; `rollout.*`: progressive rollouts; `preview.*`: diff
- * previews; `drift.*`: changes made behind the agent's back); the subject is
+ * previews; `drift.*`: changes made behind the agent's back; `deployment.render_failed`: an agent
+ * targeted after an object was stored, or whose cluster changed, for which it cannot be rendered); the subject is
  * `brokkr.events.<event_type>`.
  */
 export const EVENT_TYPES = [
@@ -36,6 +37,7 @@ export const EVENT_TYPES = [
   'drift.detected',
   'drift.corrected',
   'drift.resolved',
+  'deployment.render_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

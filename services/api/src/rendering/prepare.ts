@@ -42,10 +42,11 @@ async function storedYaml(db: Queryable, keys: readonly string[]): Promise<Map<s
 
 function outcomeOf(plan: AgentPlan, results: Map<string, Rendered>): { render: AgentRender; yaml?: string; failure?: string } {
   const base = { agentId: plan.agent.id, layers: plan.layers };
-  if ('error' in plan) return { render: { ...base, key: null, error: plan.error }, failure: plan.error };
-  const result = results.get(plan.input.key)!;
-  if (!result.ok) return { render: { ...base, key: null, error: result.error }, failure: result.error };
-  return { render: { ...base, key: plan.input.key, error: null }, yaml: result.yaml };
+  if ('error' in plan) return { render: { ...base, key: null, inputKey: null, error: plan.error }, failure: plan.error };
+  const inputKey = plan.input.key;
+  const result = results.get(inputKey)!;
+  if (!result.ok) return { render: { ...base, key: null, inputKey, error: result.error }, failure: result.error };
+  return { render: { ...base, key: inputKey, inputKey, error: null }, yaml: result.yaml };
 }
 
 /**

@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import type { JetStreamClient, NatsConnection } from '@brokkr/bus';
+import { withAdvisoryLock } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import type { MaintenanceMetrics, RunOutcome } from '../metrics.ts';
 import type { Settings } from '../settings/reloadable.ts';
 import { taskSettings } from '../settings/task-settings.ts';
 import type { MaintenanceTask } from '../tasks/task.ts';
-import { withAdvisoryLock } from './advisory-lock.ts';
 
 export interface TaskRunnerDeps {
   pool: pg.Pool;

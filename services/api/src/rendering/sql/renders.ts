@@ -28,6 +28,8 @@ export interface AgentRender {
   agentId: string;
   /** null: it could not be rendered for this agent (`error` says why). */
   key: string | null;
+  /** The input's key, rendered or not (null: the input could not even be made, a reference the agent cannot resolve). */
+  inputKey: string | null;
   error: string | null;
   layers: string[];
 }
@@ -36,11 +38,19 @@ export interface AgentRender {
 export async function upsertAgentRenders(db: Queryable, objectId: string, rows: readonly AgentRender[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `INSERT INTO agent_renders (agent_id, deployment_object_id, render_key, error, layers)
-     SELECT a, $1, k, e, l FROM unnest($2::uuid[], $3::text[], $4::text[], $5::jsonb[]) AS x(a, k, e, l)
+    `INSERT INTO agent_renders (agent_id, deployment_object_id, render_key, input_key, error, layers)
+     SELECT a, $1, k, i, e, l FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[]) AS x(a, k, i, e, l)
      ON CONFLICT (agent_id, deployment_object_id)
-       DO UPDATE SET render_key = EXCLUDED.render_key, error = EXCLUDED.error, layers = EXCLUDED.layers, rendered_at = now()`,
-    [objectId, rows.map((r) => r.agentId), rows.map((r) => r.key), rows.map((r) => r.error), rows.map((r) => JSON.stringify(r.layers))],
+       DO UPDATE SET render_key = EXCLUDED.render_key, input_key = EXCLUDED.input_key, error = EXCLUDED.error,
+                     layers = EXCLUDED.layers, rendered_at = now()`,
+    [
+      objectId,
+      rows.map((r) => r.agentId),
+      rows.map((r) => r.key),
+      rows.map((r) => r.inputKey),
+      rows.map((r) => r.error),
+      rows.map((r) => JSON.stringify(r.layers)),
+    ],
   );
 }
 

@@ -1,0 +1,76 @@
+import type { Transact } from '../events/transact.ts';
+import { planRenders, type AgentPlan } from './plan.ts';
+import { prepareRenders } from './prepare.ts';
+import { canRender, rendererVersionOf } from './render.ts';
+import type { RenderingDeps } from './replan.ts';
+import { renderSourceOfStored } from './source-of.ts';
+import { stackAgents } from './sql/agents.ts';
+import type { RenderableObject } from './sql/latest-object.ts';
+import { stackLayers } from './sql/layers.ts';
+import { upsertAgentRenders, insertRenders } from './sql/renders.ts';
+import { agentRendersOf, latestRenderedObjects, layersStillAt, recordRenderFailures, type HeldRender } from './sql/sweep.ts';
+
+export interface SweepDeps extends RenderingDeps {
+  transact: Transact;
+}
+
+export interface SweepCount {
+  objects: number;
+  rendered: number;
+  failed: number;
+}
+
+/** Whether the agent's row was made from another input than the one it has now (or it has none). */
+function stale(plan: AgentPlan, held: HeldRender | undefined): boolean {
+  if (!held) return true;
+  return 'error' in plan ? held.error !== plan.error || held.inputKey !== null : held.inputKey !== plan.input.key;
+}
+
+/**
+ * One object: every agent of its stack whose render was made from another input than its own now
+ * (it was targeted after the object was stored, or its labels, annotations or cluster changed) is
+ * rendered again. A success replaces the agent's render and wakes it; a failure is recorded, keeps
+ * what the agent had (an agent targeted later has nothing: it is served nothing of the stack, never
+ * a partial apply) and emits `deployment.render_failed`. Written only if the stack's layers did not
+ * change meanwhile (their own write re-renders every agent).
+ */
+async function sweepObject(deps: SweepDeps, object: RenderableObject & { stack_id: string }): Promise<SweepCount> {
+  const count = { objects: 1, rendered: 0, failed: 0 };
+  const source = renderSourceOfStored(object);
+  if (!canRender(source, deps.engine)) return count;
+  const [{ revision, layers }, agents, held] = await Promise.all([
+    stackLayers(deps.db, object.stack_id),
+    stackAgents(deps.db, object.stack_id),
+    agentRendersOf(deps.db, object.id),
+  ]);
+  const plans = planRenders(source, layers, agents, rendererVersionOf(source, deps.engine));
+  const due = plans.filter((plan) => stale(plan, held.get(plan.agent.id))).map((plan) => plan.agent);
+  if (due.length === 0) return count;
+  const prepared = await prepareRenders(deps, { tenant: object.generator_id, source, agents: due, layers });
+  const succeeded = prepared.agentRenders.filter((r) => r.key !== null);
+  const failed = prepared.agentRenders.filter((r) => r.key === null);
+  const stored = await deps.transact(async (tx) => {
+    if (!(await layersStillAt(tx.client, object.stack_id, revision))) return false;
+    await insertRenders(tx.client, prepared.newRenders, prepared.rendererVersion);
+    await upsertAgentRenders(tx.client, object.id, succeeded);
+    await recordRenderFailures(tx.client, object.id, failed);
+    for (const f of failed) {
+      tx.emit('deployment.render_failed', { deployment_object_id: object.id, stack_id: object.stack_id, agent_id: f.agentId, reason: f.error });
+    }
+    tx.notifyAgents(succeeded.map((r) => r.agentId));
+    return true;
+  });
+  return stored ? { objects: 1, rendered: succeeded.length, failed: failed.length } : count;
+}
+
+/** Every object rendered per agent that is its stack's newest, swept one after the other. */
+export async function sweepRenders(deps: SweepDeps): Promise<SweepCount> {
+  const total: SweepCount = { objects: 0, rendered: 0, failed: 0 };
+  for (const object of await latestRenderedObjects(deps.db)) {
+    const one = await sweepObject(deps, object);
+    total.objects += one.objects;
+    total.rendered += one.rendered;
+    total.failed += one.failed;
+  }
+  return total;
+}

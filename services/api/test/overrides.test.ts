@@ -188,4 +188,17 @@ describe('api override layers', () => {
     expect(event.data.data.reason).to.contain('annotations.region');
     expect(await servedData(later)).to.equal(undefined);
   });
+
+  it("reads what an agent reports about its cluster ({{ agent.facts.kubernetes_version }}), and a heartbeat whose facts do not parse still counts", async () => {
+    const t = await tenant();
+    const agent = await agentOf(t);
+    const facts = { kubernetes_version: 'v1.33.13', api_versions: ['apps/v1', 'v1'] };
+    expect((await agent.client.post(`/agents/${agent.id}/heartbeat`, { k8s_reachable: true, facts })).status).to.equal(204);
+    const hostile = { kubernetes_version: 'v1; DROP TABLE agents', api_versions: 'all' };
+    expect((await agent.client.post(`/agents/${agent.id}/heartbeat`, { k8s_reachable: true, facts: hostile })).status).to.equal(204);
+    await postObject(t);
+    const layer = { name: 'version', patches: [regionPatch('k8s-{{ agent.facts.kubernetes_version }}')] };
+    expect((await t.client.post(`/stacks/${t.stack}/overrides`, layer)).status).to.equal(201);
+    expect(await servedData(agent)).to.deep.equal({ a: '1', region: 'k8s-v1.33.13' });
+  });
 });

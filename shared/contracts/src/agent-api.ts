@@ -64,9 +64,39 @@ export const newAgentEventSchema = z
   .meta({ id: 'NewAgentEvent' });
 export type NewAgentEvent = z.input<typeof newAgentEventSchema>;
 
-/** The heartbeat's optional body; anything unparsable is ignored as in Brokkr. */
+/**
+ * What an agent reports about its cluster (ours, not Brokkr's): what a chart is rendered against
+ * (`.Capabilities.KubeVersion`, `.Capabilities.APIVersions`) and what `{{ agent.facts.<name> }}`
+ * reads. Bounded: it is stored per agent.
+ */
+export const clusterFactsSchema = z
+  .strictObject({
+    kubernetes_version: z
+      .string()
+      .max(64)
+      .regex(/^v\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$/),
+    api_versions: z
+      .array(
+        z
+          .string()
+          .max(253)
+          .regex(/^[a-z0-9.-]+(\/[a-z0-9]+)?$/),
+      )
+      .max(2000),
+  })
+  .meta({ id: 'ClusterFacts' });
+export type ClusterFacts = z.output<typeof clusterFactsSchema>;
+
+/**
+ * The heartbeat's optional body; anything unparsable is ignored as in Brokkr. `facts` is sent
+ * when they change (facts that do not parse are ignored, the rest of the heartbeat is not).
+ */
 export const heartbeatSchema = z
-  .object({ k8s_reachable: z.boolean().nullish(), k8s_api_latency_ms: int32().nullish() })
+  .object({
+    k8s_reachable: z.boolean().nullish(),
+    k8s_api_latency_ms: int32().nullish(),
+    facts: clusterFactsSchema.optional().catch(undefined),
+  })
   .meta({ id: 'AgentHeartbeat' });
 export type Heartbeat = z.input<typeof heartbeatSchema>;
 

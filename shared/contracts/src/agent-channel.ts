@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deploymentObjectSchema } from './agent-api.ts';
+import { clusterFactsSchema, deploymentObjectSchema } from './agent-api.ts';
 
 /**
  * Our extensions of the agent channel (`/internal/ws/agent`). An agent asks for them in its
@@ -66,6 +66,8 @@ export const heartbeatFrameBodySchema = z.object({
   sent_at: frameTimestamp(),
   k8s_reachable: z.boolean().nullish(),
   k8s_api_latency_ms: z.number().int().nullish(),
+  /** Ours (agent-api.ts): facts that do not parse are ignored, the heartbeat is not. */
+  facts: clusterFactsSchema.optional().catch(undefined),
 });
 export type HeartbeatFrameBody = z.input<typeof heartbeatFrameBodySchema>;
 

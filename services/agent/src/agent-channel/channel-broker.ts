@@ -18,6 +18,8 @@ export class ChannelBrokerClient extends BrokerClient {
   }
 
   override async heartbeat(agentId: string, body: HeartbeatBody): Promise<void> {
+    // Cluster facts (rare: when they change) go over REST, which Brokkr's broker ignores if it cannot read them.
+    if (body.facts) return super.heartbeat(agentId, body);
     const frame: HeartbeatFrameBody = {
       agent_id: agentId,
       sent_at: new Date().toISOString(),

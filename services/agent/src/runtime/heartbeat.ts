@@ -5,6 +5,7 @@ import type { AgentRecord } from '../broker/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { AgentMetrics } from '../metrics.ts';
 import { sleep } from '../util/async.ts';
+import { ClusterFactsReporter } from './cluster-facts.ts';
 
 export interface HeartbeatDeps {
   broker: BrokerClient;
@@ -25,11 +26,14 @@ export class Heartbeat {
   k8sReachable = true;
   lastHeartbeatAt: Date | undefined;
   private readonly statusListeners: ((agent: AgentRecord) => void)[] = [];
+  private readonly facts: ClusterFactsReporter;
 
   constructor(
     private readonly deps: HeartbeatDeps,
     public agent: AgentRecord,
-  ) {}
+  ) {
+    this.facts = new ClusterFactsReporter(deps.kube);
+  }
 
   get active(): boolean {
     return this.agent.status === 'ACTIVE';
@@ -59,8 +63,9 @@ export class Heartbeat {
   async beat(): Promise<void> {
     const started = performance.now();
     let latencyMs: number | null = null;
+    let gitVersion: string | undefined;
     try {
-      await this.deps.kube.version();
+      gitVersion = (await this.deps.kube.version()).gitVersion;
       latencyMs = Math.round(performance.now() - started);
       this.k8sReachable = true;
       this.deps.metrics.k8sLatency.set(latencyMs / 1000);
@@ -68,8 +73,10 @@ export class Heartbeat {
       this.k8sReachable = false;
       this.deps.logger.warn({ err }, 'Kubernetes API unreachable');
     }
+    const facts = await this.facts.due(gitVersion);
     try {
-      await this.deps.broker.heartbeat(this.agent.id, { k8s_reachable: this.k8sReachable, k8s_api_latency_ms: latencyMs });
+      await this.deps.broker.heartbeat(this.agent.id, { k8s_reachable: this.k8sReachable, k8s_api_latency_ms: latencyMs, ...(facts ? { facts } : {}) });
+      if (facts) this.facts.taken(facts);
       this.brokerConnected = true;
       this.lastHeartbeatAt = new Date();
       this.deps.metrics.heartbeats.inc({ status: 'success' });

@@ -47,7 +47,7 @@ export async function handleControlUplink(
       // Like REST: the Kubernetes report is recorded only when the agent says whether it reached the API.
       const k8s =
         typeof hb.k8s_reachable === 'boolean' ? { reachable: hb.k8s_reachable, latencyMs: hb.k8s_api_latency_ms ?? null } : undefined;
-      await acceptHeartbeat(ctx, agentId, k8s);
+      await acceptHeartbeat(ctx, agentId, { k8s, facts: hb.facts });
     } else if (type === 'agent_event') {
       const ev = parse(CONTROL_UPLINK_BODIES.agent_event, body, type);
       sameAgent(agentId, ev.agent_id, type);

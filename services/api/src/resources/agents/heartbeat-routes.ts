@@ -3,20 +3,21 @@ import type { RawBody } from '../../http/body.ts';
 import { defineRoute, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireSelf } from '../../domain/agent-access.ts';
-import { acceptHeartbeat, type K8sReport } from './heartbeat.ts';
+import { acceptHeartbeat, type HeartbeatReport } from './heartbeat.ts';
 
 /** Brokkr ignores a missing or unparsable heartbeat body instead of rejecting the heartbeat. */
-function k8sReport(raw: RawBody | undefined): K8sReport | undefined {
-  if (!raw || raw.bytes.length === 0) return undefined;
+function heartbeatReport(raw: RawBody | undefined): HeartbeatReport {
+  if (!raw || raw.bytes.length === 0) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.bytes.toString('utf8'));
   } catch {
-    return undefined;
+    return {};
   }
   const body = heartbeatSchema.safeParse(parsed);
-  if (!body.success || typeof body.data.k8s_reachable !== 'boolean') return undefined;
-  return { reachable: body.data.k8s_reachable, latencyMs: body.data.k8s_api_latency_ms ?? null };
+  if (!body.success) return {};
+  const { k8s_reachable: reachable, k8s_api_latency_ms: latencyMs, facts } = body.data;
+  return { k8s: typeof reachable === 'boolean' ? { reachable, latencyMs: latencyMs ?? null } : undefined, facts };
 }
 
 export const agentHeartbeatRoutes: AnyRoute[] = [
@@ -33,7 +34,7 @@ export const agentHeartbeatRoutes: AnyRoute[] = [
     errors: [requireSelf],
     async handler({ params, raw, identity, ctx }) {
       requireSelf(identity, params.id);
-      await acceptHeartbeat(ctx, params.id, k8sReport(raw));
+      await acceptHeartbeat(ctx, params.id, heartbeatReport(raw));
       return noContent();
     },
   }),

@@ -1,3 +1,4 @@
+import type { ClusterFacts } from '@brokkr/contracts';
 import { prepared, type Queryable } from '@brokkr/db';
 
 export interface K8sReport {
@@ -16,4 +17,13 @@ const reportStatement = prepared(
 /** Stamps last_heartbeat, and the Kubernetes report when the agent sent one. */
 export async function recordHeartbeat(db: Queryable, id: string, k8s: K8sReport | undefined): Promise<void> {
   await db.query(k8s ? reportStatement([id, k8s.reachable, k8s.latencyMs]) : plainStatement([id]));
+}
+
+/** Stores the facts the agent reported; true when they differ from what was stored (rare: agents send them when they change). */
+export async function recordClusterFacts(db: Queryable, id: string, facts: ClusterFacts): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE agents SET facts = $2 WHERE id = $1 AND deleted_at IS NULL AND facts IS DISTINCT FROM $2::jsonb', [
+    id,
+    JSON.stringify(facts),
+  ]);
+  return (rowCount ?? 0) > 0;
 }

@@ -201,4 +201,30 @@ describe('api override layers', () => {
     expect((await t.client.post(`/stacks/${t.stack}/overrides`, layer)).status).to.equal(201);
     expect(await servedData(agent)).to.deep.equal({ a: '1', region: 'k8s-v1.33.13' });
   });
+
+  it("explains an agent's render: what it is served, the layers that applied, and which layer set each field", async () => {
+    const t = await tenant();
+    const agent = await agentOf(t, { region: 'eu-west' });
+    const elsewhere = await tenant();
+    const object = await postObject(t);
+    const post = async (name: string, priority: number, patches: unknown[]) =>
+      expect((await t.client.post(`/stacks/${t.stack}/overrides`, { name, priority, patches })).status).to.equal(201);
+    await post('region', 1, [regionPatch('{{ agent.annotations.region }}')]);
+    await post('labels', 2, [{ target: { kind: 'ConfigMap', name: 'cfg' }, json_patch: [{ op: 'add', path: '/metadata/labels', value: { tier: 'web' } }] }]);
+    const res = await t.client.get<Record<string, unknown>>(`/stacks/${t.stack}/agents/${agent.id}/render`);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.deep.include({ stack_id: t.stack, agent_id: agent.id, deployment_object_id: object.id, per_agent: true, error: null });
+    expect(res.body.yaml_content).to.contain('region: eu-west').and.to.contain('tier: web');
+    expect((res.body.inputs as { layers: unknown }).layers).to.deep.equal([
+      { name: 'region', priority: 1 },
+      { name: 'labels', priority: 2 },
+    ]);
+    expect(res.body.fields).to.deep.equal([
+      { in: 'object', path: '/data/region', layer: 'region', target: "ConfigMap 'cfg'", by: 'merge_patch' },
+      { in: 'object', path: '/metadata/labels', layer: 'labels', target: "ConfigMap 'cfg'", by: 'add' },
+    ]);
+    const stranger = await agentOf(elsewhere);
+    expect((await t.client.get(`/stacks/${t.stack}/agents/${stranger.id}/render`)).body.code).to.equal('agent_not_reached');
+    expect((await elsewhere.client.get(`/stacks/${t.stack}/agents/${agent.id}/render`)).status).to.equal(403);
+  });
 });

@@ -22,6 +22,7 @@ import { registrationRequestRoutes } from './generators/registration-request-rou
 import { generatorRegistrationRoutes } from './generators/registration-routes.ts';
 import { generatorRoutes } from './generators/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { explainRoutes } from './overrides/explain-routes.ts';
 import { overrideRoutes } from './overrides/routes.ts';
 import { pakRoutes } from './paks/routes.ts';
 import { previewAgentRoutes } from './previews/agent-routes.ts';
@@ -62,6 +63,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...registrationRequestRoutes,
   ...pakRoutes,
   ...overrideRoutes,
+  ...explainRoutes,
   ...auditLogRoutes,
   ...adminConfigRoutes,
   ...liveAdminRoutes,

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { capabilitiesOf } from '../../rendering/capabilities.ts';
+import { fieldOrigins } from '../../rendering/explain.ts';
+import { layersFor } from '../../rendering/layers.ts';
+import { planRenders } from '../../rendering/plan.ts';
+import type { RenderingDeps } from '../../rendering/replan.ts';
+import { rendererVersionOf } from '../../rendering/render.ts';
+import { renderSourceOfStored } from '../../rendering/source-of.ts';
+import { stackReachesAgent, storedAgentRender } from '../../rendering/sql/agent-render.ts';
+import { agentViews } from '../../rendering/sql/agents.ts';
+import { stackLayers } from '../../rendering/sql/layers.ts';
+import { latestRenderableObject } from '../../rendering/sql/latest-object.ts';
+import { uuid } from '../../http/schemas.ts';
+
+export const explanationSchema = z
+  .object({
+    stack_id: uuid(),
+    agent_id: uuid(),
+    deployment_object_id: uuid(),
+    per_agent: z.boolean().meta({ description: 'false: every agent is served the object as stored' }),
+    yaml_content: z.string().nullable(),
+    yaml_checksum: z.string().nullable(),
+    error: z.string().nullable(),
+    rendered_at: z.string().nullable(),
+    inputs: z.object({
+      source: z.record(z.string(), z.unknown()).nullable(),
+      values: z.record(z.string(), z.unknown()).nullable(),
+      capabilities: z.object({ kubeVersion: z.string(), apiVersions: z.array(z.string()) }).nullable(),
+      layers: z.array(z.object({ name: z.string(), priority: z.number() })),
+      error: z.string().nullable().meta({ description: 'The inputs cannot be made for this agent now (a reference it cannot resolve)' }),
+    }),
+    fields: z.array(
+      z.object({ in: z.enum(['values', 'object']), path: z.string(), layer: z.string(), target: z.string().optional(), by: z.string().optional() }),
+    ),
+  })
+  .meta({ id: 'RenderExplanation' });
+export type Explanation = z.output<typeof explanationSchema>;
+
+/** The explanation, or why there is none. */
+export async function explainRender(
+  deps: RenderingDeps,
+  stack: { id: string },
+  agentId: string,
+): Promise<Explanation | 'no-agent' | 'not-reached' | 'no-object'> {
+  const [agent] = await agentViews(deps.db, [agentId]);
+  if (!agent) return 'no-agent';
+  if (!(await stackReachesAgent(deps.db, stack.id, agent.id))) return 'not-reached';
+  const object = await latestRenderableObject(deps.db, stack.id);
+  if (!object) return 'no-object';
+  const [{ layers }, stored] = await Promise.all([stackLayers(deps.db, stack.id), storedAgentRender(deps.db, agent.id, object.id)]);
+  const source = renderSourceOfStored(object);
+  const applied = layersFor(layers, agent);
+  const [plan] = planRenders(source, layers, [agent], rendererVersionOf(source, deps.engine));
+  const input = plan && 'input' in plan ? plan.input : undefined;
+  const served = object.per_agent ? stored : { yaml_content: object.yaml_content, yaml_checksum: object.yaml_checksum, error: null, rendered_at: null };
+  return {
+    stack_id: stack.id,
+    agent_id: agent.id,
+    deployment_object_id: object.id,
+    per_agent: object.per_agent,
+    yaml_content: served?.yaml_content ?? null,
+    yaml_checksum: served?.yaml_checksum ?? null,
+    error: served?.error ?? null,
+    rendered_at: served?.rendered_at ? served.rendered_at.toISOString() : null,
+    inputs: {
+      source: object.source,
+      values: input?.values ?? null,
+      capabilities: source.kind === 'helm' ? capabilitiesOf(agent.facts) : null,
+      layers: applied.map((l) => ({ name: l.name, priority: l.priority })),
+      error: plan && 'error' in plan ? plan.error : null,
+    },
+    fields: fieldOrigins(applied),
+  };
+}

@@ -87,15 +87,22 @@ export const clusterFactsSchema = z
   .meta({ id: 'ClusterFacts' });
 export type ClusterFacts = z.output<typeof clusterFactsSchema>;
 
+/** The facts of a heartbeat, or undefined when they do not parse (they are ignored; the heartbeat is not). */
+export function readClusterFacts(value: unknown): ClusterFacts | undefined {
+  const parsed = clusterFactsSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /**
  * The heartbeat's optional body; anything unparsable is ignored as in Brokkr. `facts` is sent
- * when they change (facts that do not parse are ignored, the rest of the heartbeat is not).
+ * when they change; they are read on their own (readClusterFacts), so facts that do not parse
+ * are ignored and the rest of the heartbeat is not.
  */
 export const heartbeatSchema = z
   .object({
     k8s_reachable: z.boolean().nullish(),
     k8s_api_latency_ms: int32().nullish(),
-    facts: clusterFactsSchema.optional().catch(undefined),
+    facts: clusterFactsSchema.optional(),
   })
   .meta({ id: 'AgentHeartbeat' });
 export type Heartbeat = z.input<typeof heartbeatSchema>;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { CONTROL_UPLINK_BODIES, healthUpdateSchema, type ControlUplinkType } from '@brokkr/contracts';
+import { CONTROL_UPLINK_BODIES, healthUpdateSchema, readClusterFacts, type ControlUplinkType } from '@brokkr/contracts';
 import type { ApiContext } from '../context.ts';
 import { reportAgentEvent } from '../resources/agent-events/report.ts';
 import { acceptHeartbeat } from '../resources/agents/heartbeat.ts';
@@ -47,7 +47,7 @@ export async function handleControlUplink(
       // Like REST: the Kubernetes report is recorded only when the agent says whether it reached the API.
       const k8s =
         typeof hb.k8s_reachable === 'boolean' ? { reachable: hb.k8s_reachable, latencyMs: hb.k8s_api_latency_ms ?? null } : undefined;
-      await acceptHeartbeat(ctx, agentId, { k8s, facts: hb.facts });
+      await acceptHeartbeat(ctx, agentId, { k8s, facts: readClusterFacts(hb.facts) });
     } else if (type === 'agent_event') {
       const ev = parse(CONTROL_UPLINK_BODIES.agent_event, body, type);
       sameAgent(agentId, ev.agent_id, type);

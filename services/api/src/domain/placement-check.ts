@@ -1,6 +1,6 @@
 import { isScalar, parseAllDocuments, type Document } from 'yaml';
 import { builtInNamespaced, kindReferenceOf, placementRefusal, resolveGrant, type Placement, type PlacementScope } from '@brokkr/grants';
-import { errorKind } from '../errors/api-error.ts';
+import { grantRefused } from '../errors/catalogue.ts';
 import type { ConfinedAgent } from './confined-agents.ts';
 
 /** One object a confined agent would refuse, and why (the reason reads after the object's description). */
@@ -12,12 +12,6 @@ export interface PlacementRefusal {
 }
 
 const MAX_REFUSALS_SHOWN = 100;
-
-export const grantRefused = errorKind(
-  422,
-  'grant_refused',
-  "Some targeted agents would refuse objects of this deployment object: their grants do not let the stack's generator place them",
-);
 
 const text = (doc: Document, path: string[]): string | undefined => {
   const node = doc.getIn(path, true);

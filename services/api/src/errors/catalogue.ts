@@ -34,3 +34,16 @@ export const stackLayersChanged = errorKind(
   'stack_layers_changed',
   "The stack's override layers or its newest object kept changing while this write was rendered; nothing was stored, try again",
 );
+
+// Per-cluster content and tenants: what a new object or a change of override layers is refused for, wherever it is written.
+export const grantRefused = errorKind(
+  422,
+  'grant_refused',
+  "Some targeted agents would refuse objects of this deployment object: their grants do not let the stack's generator place them",
+);
+export const renderFailed = errorKind(422, 'render_failed', 'The object cannot be rendered for some targeted agents; nothing was stored');
+export const rendererUnavailable = errorKind(
+  503,
+  'renderer_unavailable',
+  'This api cannot render charts or overlays: its renderer is not installed (scripts/build-renderer.sh)',
+);

@@ -1,11 +1,15 @@
 import { errorKind } from '../errors/api-error.ts';
 import { decodeUtf8, isYamlContentType, YamlValidatorBusy, type YamlValidator } from '../yaml/index.ts';
+import type { SourceSpec } from '@brokkr/sources';
 import type { RawBody } from './body.ts';
 import { newDeploymentObjectSchema } from './deployment-object-schemas.ts';
 
 export interface DeploymentObjectInput {
+  /** '' for a source: its YAML is rendered per agent. */
   yamlContent: string;
   isDeletionMarker: boolean;
+  /** A chart or an overlay to fetch, with the chart's values. */
+  source?: { spec: SourceSpec; values: Record<string, unknown> };
 }
 
 /** `details` (`{limit, value}`) when the content was refused for its size or shape (YAML limits). */
@@ -33,7 +37,7 @@ export async function readDeploymentObjectInput(
   const parsed = isYamlContentType(raw.contentType)
     ? ({ ok: true, input: { yamlContent: text, isDeletionMarker: deletionMarkerQuery ?? false } } as const)
     : parseJsonEnvelope(text);
-  if (!parsed.ok) return parsed;
+  if (!parsed.ok || 'source' in parsed.input) return parsed;
   const verdict = await yaml
     .validate(parsed.input.yamlContent, { isDeletionMarker: parsed.input.isDeletionMarker }, tenant)
     .catch(busyToApiError);
@@ -62,5 +66,7 @@ function parseJsonEnvelope(text: string): InputResult {
     const issue = result.error.issues[0];
     return rejected(`invalid JSON body: ${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unexpected shape'}`);
   }
-  return { ok: true, input: { yamlContent: result.data.yaml_content, isDeletionMarker: result.data.is_deletion_marker ?? false } };
+  const { yaml_content: yamlContent, is_deletion_marker: marker, source, values } = result.data;
+  if (source) return { ok: true, input: { yamlContent: '', isDeletionMarker: false, source: { spec: source, values: values ?? {} } } };
+  return { ok: true, input: { yamlContent: yamlContent ?? '', isDeletionMarker: marker ?? false } };
 }

@@ -1,9 +1,10 @@
 import type { Queryable } from '@brokkr/db';
 import { confinedAgentsOfStack } from '../domain/confined-agents.ts';
+import { rendererUnavailable } from '../errors/catalogue.ts';
 import type { OverrideLayer } from './layers.ts';
 import { refuseMisplacedRenders } from './placement.ts';
 import { prepareRenders, type PreparedRenders } from './prepare.ts';
-import { refuseUnrenderable, rendererUnavailable } from './refusals.ts';
+import { refuseUnrenderable } from './refusals.ts';
 import { canRender, type RenderDeps } from './render.ts';
 import { renderSourceOfStored } from './source-of.ts';
 import { stackAgents } from './sql/agents.ts';

@@ -1,4 +1,5 @@
 import { apiConfigSchema, natsSettingsFrom, parseEnv, type ApiConfig, type NatsSettings } from '@brokkr/config';
+import { sourcePolicyFromConfig, type SourcePolicy } from '@brokkr/sources';
 import type { UnknownPakLimits } from '../auth/unknown-paks.ts';
 import type { ProxyTrust } from '../auth/client-info.ts';
 
@@ -47,6 +48,8 @@ export interface ApiSettings {
     /** Upper bound of the retry backoff of agent-delivered webhooks (the dispatcher's policy). */
     maxBackoffSeconds: number;
   };
+  /** Where charts and overlays may be fetched from, and how much of them (BROKKR__BROKER__SOURCE_*). */
+  sources: SourcePolicy;
 }
 
 export interface TenantLimits {
@@ -108,6 +111,7 @@ export function settingsFrom(config: ApiConfig): ApiSettings {
     longPollMaxSeconds: config.BROKKR__BROKER__LONG_POLL_MAX_SECONDS,
     agentPollSeconds: config.BROKKR__BROKER__AGENT_POLL_SECONDS,
     memoryReleaseAboveBytes: config.BROKKR__BROKER__MEMORY_RELEASE_ABOVE_MIB * 1024 * 1024,
+    sources: sourcePolicyFromConfig(config),
     webhooks: {
       encryptionKey: config.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY,
       allowPrivateNetworks: config.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS,

@@ -17,7 +17,7 @@ export class SharedRows {
   constructor(private readonly max: number = MAX_SHARED_ROWS) {}
 
   share(row: DeploymentObjectRow): DeploymentObjectRow {
-    // The checksum too: agents get their own render of an object (migration 0023).
+    // The checksum too: agents get their own render of an object (migration 0026).
     const key = `${row.id}:${row.yaml_checksum}:${row.deleted_at?.getTime() ?? ''}`;
     const known = this.rows.get(key);
     if (known) return known;

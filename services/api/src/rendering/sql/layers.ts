@@ -7,7 +7,7 @@ export interface StackLayers {
   layers: OverrideLayer[];
 }
 
-/** One statement, so the revision is the layers' own (the stack row counts every change of them: migration 0023). */
+/** One statement, so the revision is the layers' own (the stack row counts every change of them: migration 0026). */
 export async function stackLayers(db: Queryable, stackId: string): Promise<StackLayers> {
   const { rows } = await db.query<{ revision: string; layers: OverrideLayer[] }>(
     `SELECT s.layers_revision AS revision,

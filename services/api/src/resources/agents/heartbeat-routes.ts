@@ -1,4 +1,4 @@
-import { heartbeatSchema } from '@brokkr/contracts';
+import { heartbeatSchema, readClusterFacts } from '@brokkr/contracts';
 import type { RawBody } from '../../http/body.ts';
 import { defineRoute, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
@@ -14,9 +14,10 @@ function heartbeatReport(raw: RawBody | undefined): HeartbeatReport {
   } catch {
     return {};
   }
-  const body = heartbeatSchema.safeParse(parsed);
-  if (!body.success) return {};
-  const { k8s_reachable: reachable, k8s_api_latency_ms: latencyMs, facts } = body.data;
+  const facts = typeof parsed === 'object' && parsed !== null && 'facts' in parsed ? readClusterFacts(parsed.facts) : undefined;
+  const body = heartbeatSchema.omit({ facts: true }).safeParse(parsed);
+  if (!body.success) return { facts };
+  const { k8s_reachable: reachable, k8s_api_latency_ms: latencyMs } = body.data;
   return { k8s: typeof reachable === 'boolean' ? { reachable, latencyMs: latencyMs ?? null } : undefined, facts };
 }
 

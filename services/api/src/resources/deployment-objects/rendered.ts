@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../../auth/identity.ts';
-import { stackLayersChanged, stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
+import { rendererUnavailable, stackLayersChanged, stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import type { WriteScope } from '../../events/transact.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
@@ -8,7 +8,7 @@ import type { AgentView } from '../../rendering/agent-vars.ts';
 import { refuseMisplacedRenders } from '../../rendering/placement.ts';
 import { planRenders, type RenderSource } from '../../rendering/plan.ts';
 import { prepareRenders, type PreparedRenders } from '../../rendering/prepare.ts';
-import { refuseUnrenderable, rendererUnavailable } from '../../rendering/refusals.ts';
+import { refuseUnrenderable } from '../../rendering/refusals.ts';
 import { canRender, renderInput, rendererVersionOf, type RenderDeps } from '../../rendering/render.ts';
 import { releaseName } from '../../rendering/source-of.ts';
 import { stackAgents } from '../../rendering/sql/agents.ts';

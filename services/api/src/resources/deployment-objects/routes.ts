@@ -16,6 +16,7 @@ import {
   yamlResponseContent,
 } from '../../http/deployment-object-schemas.ts';
 import { findDeploymentObject, listStackDeploymentObjects } from './sql/queries.ts';
+import { fetchObjectSource, sourceErrors } from './source-input.ts';
 import { storeDeploymentObject, storeDepsOf } from './store.ts';
 
 const tags = ['deployment-objects'];
@@ -57,7 +58,7 @@ export const deploymentObjectRoutes: AnyRoute[] = [
     bodyMode: 'raw',
     requestContent: yamlRequestContent,
     responses: { 201: { description: 'The deployment object', schema: deploymentObjectSchema } },
-    errors: [fetchOwnedStack, storeDeploymentObject, invalidDeploymentObject, yamlValidatorBusy],
+    errors: [fetchOwnedStack, storeDeploymentObject, invalidDeploymentObject, yamlValidatorBusy, ...Object.values(sourceErrors)],
     async handler({ params, query, raw, identity, ctx }) {
       // Parsed before the transaction (no connection held while parsing) but reported after
       // the 404/403 checks, which come first.
@@ -66,13 +67,16 @@ export const deploymentObjectRoutes: AnyRoute[] = [
         await fetchOwnedStack(ctx.db.pool, identity, params.id);
         throw invalidDeploymentObject.with(`Invalid deployment object: ${parsed.reason}`, parsed.details);
       }
+      const deps = storeDepsOf(ctx, (write) => writeOnce(ctx, write));
+      const { source, ...input } = parsed.input;
+      if (source) {
+        // The caller must own the stack before the hub fetches anything on its behalf.
+        await fetchOwnedStack(ctx.db.pool, identity, params.id);
+        const fetched = await fetchObjectSource(ctx.db.pool, ctx.settings.sources, source);
+        return json(201, await storeDeploymentObject(deps, { stackId: params.id, ...input, caller: identity, source: fetched }));
+      }
       // One statement: access check, row, outbox row and wake list (store.ts).
-      const created = await storeDeploymentObject(storeDepsOf(ctx, (write) => writeOnce(ctx, write)), {
-        stackId: params.id,
-        ...parsed.input,
-        caller: identity,
-      });
-      return json(201, created);
+      return json(201, await storeDeploymentObject(deps, { stackId: params.id, ...input, caller: identity }));
     },
   }),
 

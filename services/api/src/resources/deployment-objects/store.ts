@@ -1,9 +1,8 @@
 import type { Identity } from '../../auth/identity.ts';
 import { raising } from '../../errors/api-error.ts';
-import { stackLayersChanged, stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
+import { grantRefused, renderFailed, rendererUnavailable, stackLayersChanged, stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
-import { grantRefused, placementRefusals, refuseMisplaced, submittedObjects } from '../../domain/placement-check.ts';
-import { renderFailed, rendererUnavailable } from '../../rendering/refusals.ts';
+import { placementRefusals, refuseMisplaced, submittedObjects } from '../../domain/placement-check.ts';
 import { storeRendered, type RenderedObject, type StoreDeps } from './rendered.ts';
 import { insertOnce, newRow } from './object-row.ts';
 import type { InsertOutcome } from './sql/create-deployment-object.ts';

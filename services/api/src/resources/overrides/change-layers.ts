@@ -22,7 +22,7 @@ export interface LayerChange<T> {
  * every agent with the proposed layers first (outside any transaction; refused with 422 as a new
  * object would be, so a layer that cannot be rendered for some agent changes nothing), then, in
  * one transaction, the layers' revision is counted on the stack row (which orders the change with
- * every new object: migration 0023), the change is written, the renders replace the agents' ones
+ * every new object: migration 0026), the change is written, the renders replace the agents' ones
  * and the agents are woken. If the layers or the newest object changed meanwhile, it starts over.
  */
 export async function changeLayers<T>(ctx: ApiContext, stack: { id: string; generator_id: string }, change: LayerChange<T>): Promise<T> {

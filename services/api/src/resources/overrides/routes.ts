@@ -1,10 +1,8 @@
 import { errorKind } from '../../errors/api-error.ts';
-import { stackLayersChanged } from '../../errors/catalogue.ts';
+import { grantRefused, renderFailed, rendererUnavailable, stackLayersChanged } from '../../errors/catalogue.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
-import { grantRefused } from '../../domain/placement-check.ts';
-import { renderFailed, rendererUnavailable } from '../../rendering/refusals.ts';
 import { changeLayers } from './change-layers.ts';
 import { proposeAdded, proposeRemoved, proposeReplaced, overrideExists, overrideNotFound, invalidOverride } from './propose.ts';
 import { newOverrideSchema, overrideParams, overrideSchema, overrideUpdateSchema } from './schemas.ts';

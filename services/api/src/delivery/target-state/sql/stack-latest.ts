@@ -6,7 +6,7 @@ import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../do
  * target-state query's `latest` picks it (sql/target-state.ts), and whether anything could make an
  * agent's answer differ from "that object": the stack is deleted (its marker has its own rules)
  * or a rollout exists for the object (agents of unreleased waves are held on a baseline), or each
- * agent gets its own render of it (migration 0023).
+ * agent gets its own render of it (migration 0026).
  */
 const STACK_LATEST_SQL = `
 SELECT s.deleted_at IS NOT NULL AS stack_deleted,

@@ -40,7 +40,7 @@ const HELD_BASELINE = `
  *     keeps it in the state, so the agent retries it.
  * The probe uses agent_events (agent_id, deployment_object_id) WHERE deleted_at IS NULL.
  *
- * Per-cluster content (migration 0023): an object rendered per agent (rendered_objects) is served
+ * Per-cluster content (migration 0026): an object rendered per agent (rendered_objects) is served
  * with this agent's render (agent_renders → renders), its YAML and checksum; without one (the agent
  * was targeted after the object was rendered, until rendering's sweep makes it) or when its render
  * failed, it is not served to this agent at all — never someone else's render, never a partial one.

@@ -64,7 +64,7 @@ const I_COLUMNS = RETURNED_COLUMNS.map((c) => `ins.${c}`).join(', ');
 // `layered`: the stack has override layers, so each agent's YAML is its own render; unless the
 // caller rendered them ($10), nothing is inserted and the caller goes the rendering way. A caller
 // that rendered with the layers of revision $11 inserts only if they are still the stack's
-// (`layers_changed` otherwise: it renders again). Both read the locked stack row (migration 0023).
+// (`layers_changed` otherwise: it renders again). Both read the locked stack row (migration 0026).
 //
 // `confined` are the stack's agents whose grant does not reach the whole cluster (the partial
 // index on restricted registrations finds the few there are; migration 0021): unless the caller

@@ -47,7 +47,7 @@ export async function deleteOverride(db: Queryable, stackId: string, name: strin
 /**
  * Counts a change of the stack's layers on the stack row, if they are still at `revision`: the row
  * lock it takes orders the change with every new object of the stack (whose insert locks the row
- * FOR SHARE and checks the revision it was rendered with, migration 0023). False: they changed
+ * FOR SHARE and checks the revision it was rendered with, migration 0026). False: they changed
  * since they were read, or the stack is gone.
  */
 export async function bumpLayersRevision(db: Queryable, stackId: string, revision: number, hasLayers: boolean): Promise<boolean> {

@@ -17,7 +17,7 @@ import { Waiters, waitersGauge } from './delivery/waiters.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
 import { createTransact } from './events/transact.ts';
 import { createFeeds } from './feeds/feeds.ts';
-import type { Engine } from './rendering/render.ts';
+import { NO_ENGINE, type Engine } from './rendering/render.ts';
 import { createRendering, type Rendering } from './rendering/rendering.ts';
 import { StreamQuota } from './limits/stream-quota.ts';
 import type { ApiMetrics } from './metrics/api-metrics.ts';
@@ -86,8 +86,7 @@ export function createContext(deps: ContextDeps): ApiContext {
   const transact = createTransact({ db, outbox, notifyAgents });
   rendering = createRendering({
     pool: db.pool,
-    engine: deps.engine,
-    loadBlob: async (digest) => (await db.pool.query<{ bytes: Buffer }>('SELECT bytes FROM source_blobs WHERE digest = $1', [digest])).rows[0]?.bytes, // XXX-LEAD: @brokkr/sources loadSourceBlob
+    engine: deps.engine ?? NO_ENGINE,
     transact,
     logger,
     lockName: `brokkr.api.render-sweep:${settings.database.schema ?? 'public'}`,

@@ -47,3 +47,4 @@ export const rendererUnavailable = errorKind(
   'renderer_unavailable',
   'This api cannot render charts or overlays: its renderer is not installed (scripts/build-renderer.sh)',
 );
+export const rendererBusy = errorKind(503, 'renderer_busy', 'Too many charts and overlays are being rendered; retry later');

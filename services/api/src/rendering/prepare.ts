@@ -2,7 +2,7 @@ import type { Queryable } from '@brokkr/db';
 import type { AgentView } from './agent-vars.ts';
 import type { OverrideLayer } from './layers.ts';
 import { distinctInputs, planRenders, type AgentPlan, type RenderSource } from './plan.ts';
-import { renderAll, rendererVersionOf, type RenderDeps, type Rendered } from './render.ts';
+import { renderAll, rendererVersionFor, type RenderDeps, type Rendered } from './render.ts';
 import { storedRenderKeys, type AgentRender, type NewRender } from './sql/renders.ts';
 
 /** An agent for which the object cannot be rendered, and why. */
@@ -54,7 +54,7 @@ function outcomeOf(plan: AgentPlan, results: Map<string, Rendered>): { render: A
  * that is already stored: what the submit checks (every agent must be renderable) and stores.
  */
 export async function prepareRenders(deps: RenderDeps & { db: Queryable }, args: PrepareArgs): Promise<PreparedRenders> {
-  const rendererVersion = rendererVersionOf(args.source, deps.engine);
+  const rendererVersion = await rendererVersionFor(args.source, deps.engine);
   const plans = planRenders(args.source, args.layers, args.agents, rendererVersion);
   const inputs = distinctInputs(plans);
   const stored = await storedRenderKeys(deps.db, inputs.map((i) => i.key));

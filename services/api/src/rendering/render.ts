@@ -1,53 +1,68 @@
 import { createHash } from 'node:crypto';
+import { rendererBusy, rendererUnavailable } from '../errors/catalogue.ts';
 import { applyPatches, PatchFailed } from './patches.ts';
-import type { RenderInput } from './plan.ts';
+import type { RenderInput, RenderSource } from './plan.ts';
 
-/** The engine (@brokkr/render): Helm's and kustomize's own, in sandboxed processes, fair between tenants. */
-export interface Engine {
-  readonly version: string;
-  render(
-    tenant: string,
-    job: {
-      kind: 'helm' | 'kustomize';
-      archive: Buffer;
-      path?: string;
-      values?: Record<string, unknown>;
-      release?: { name: string; namespace: string };
-      capabilities?: { kubeVersion: string; apiVersions: string[] };
-    },
-  ): Promise<{ ok: true; yaml: string } | { ok: false; error: string; reason: string }>;
+/** One chart or overlay to render: its source by digest (the content-addressed store) and how. */
+export interface EngineJob {
+  kind: 'helm' | 'kustomize';
+  digest: string;
+  /** kustomize: the overlay's directory in the archive. */
+  path?: string;
+  /** Helm: the values after every layer. */
+  values?: Record<string, unknown>;
+  release?: { name: string; namespace: string };
+  capabilities?: { kubeVersion: string; apiVersions: string[] };
 }
+
+export type EngineResult = { ok: true; yaml: string } | { ok: false; error: string; reason: string };
+
+/** Helm's and kustomize's own engines, in sandboxed processes, fair between tenants (docs/adr/0043). */
+export interface Engine {
+  /** The renderer's version, which every render key names; undefined while no renderer is available. */
+  version(): Promise<string | undefined>;
+  render(tenant: string, job: EngineJob): Promise<EngineResult>;
+}
+
+/** An api without a renderer: plain YAML still renders (its layers' patches), charts and overlays are refused (503). */
+export const NO_ENGINE: Engine = {
+  version: async () => undefined,
+  render: async () => ({ ok: false, reason: 'unsupported', error: 'no renderer' }),
+};
 
 export type Rendered = { ok: true; yaml: string; checksum: string } | { ok: false; error: string };
 
 export interface RenderDeps {
-  /** Unset when this api has no renderer binary: plain YAML still renders (its layers' patches), charts and overlays do not. */
-  engine: Engine | undefined;
-  /** The bytes of a source by its digest (the content-addressed store). */
-  loadBlob(digest: string): Promise<Buffer | undefined>;
+  engine: Engine;
 }
 
 /** The renderer a render key names: the engine's version for a chart or an overlay; patching plain YAML is this module's own. */
 export const PATCHER_VERSION = 'brokkr-patch/1';
-export const rendererVersionOf = (source: RenderInput['source'], engine: Engine | undefined) =>
-  source.kind === 'yaml' ? PATCHER_VERSION : (engine?.version ?? 'none');
 
-/** Whether this api can render the source at all (a chart or an overlay needs the engine). */
-export const canRender = (source: RenderInput['source'], engine: Engine | undefined) => source.kind === 'yaml' || engine !== undefined;
+/** The renderer version a source's renders are keyed by; undefined when it needs the engine and there is none. */
+export async function rendererVersionOf(source: RenderSource, engine: Engine): Promise<string | undefined> {
+  return source.kind === 'yaml' ? PATCHER_VERSION : engine.version();
+}
+
+/** The same, or 503 `renderer_unavailable`. */
+export async function rendererVersionFor(source: RenderSource, engine: Engine): Promise<string> {
+  const version = await rendererVersionOf(source, engine);
+  if (!version) throw rendererUnavailable();
+  return version;
+}
 
 const checksumOf = (yaml: string) => createHash('sha256').update(yaml).digest('hex');
 
 async function engineOutput(deps: RenderDeps, tenant: string, input: RenderInput): Promise<Rendered> {
   const { source } = input;
   if (source.kind === 'yaml') return { ok: true, yaml: source.yaml, checksum: source.checksum };
-  if (!deps.engine) return { ok: false, error: 'this api has no renderer for charts and overlays' };
-  const archive = await deps.loadBlob(source.digest);
-  if (!archive) return { ok: false, error: `the source ${source.digest} is not in the store` };
-  const job =
+  const job: EngineJob =
     source.kind === 'helm'
-      ? { kind: source.kind, archive, values: input.values ?? {}, release: source.release, ...(input.capabilities ? { capabilities: input.capabilities } : {}) }
-      : { kind: source.kind, archive, path: source.path };
+      ? { kind: source.kind, digest: source.digest, values: input.values ?? {}, release: source.release, ...(input.capabilities ? { capabilities: input.capabilities } : {}) }
+      : { kind: source.kind, digest: source.digest, path: source.path };
   const result = await deps.engine.render(tenant, job);
+  // Too many renders waiting: the input may be fine, so this is no refusal of it (503, retry later).
+  if (!result.ok && result.reason === 'busy') throw rendererBusy.with(result.error);
   return result.ok ? { ok: true, yaml: result.yaml, checksum: checksumOf(result.yaml) } : { ok: false, error: result.error };
 }
 

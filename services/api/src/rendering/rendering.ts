@@ -11,8 +11,7 @@ export interface Rendering extends RenderDeps {
 
 export interface RenderingParts {
   pool: pg.Pool;
-  engine: Engine | undefined;
-  loadBlob: RenderDeps['loadBlob'];
+  engine: Engine;
   transact: Transact;
   logger: Logger;
   /** The advisory lock's name: one sweeper at a time per database schema. */
@@ -21,7 +20,7 @@ export interface RenderingParts {
 }
 
 export function createRendering(parts: RenderingParts): Rendering {
-  const deps = { engine: parts.engine, loadBlob: parts.loadBlob };
+  const deps = { engine: parts.engine };
   const sweeper = createRenderSweeper({
     ...deps,
     db: parts.pool,

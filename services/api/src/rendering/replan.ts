@@ -1,11 +1,10 @@
 import type { Queryable } from '@brokkr/db';
 import { confinedAgentsOfStack } from '../domain/confined-agents.ts';
-import { rendererUnavailable } from '../errors/catalogue.ts';
 import type { OverrideLayer } from './layers.ts';
 import { refuseMisplacedRenders } from './placement.ts';
 import { prepareRenders, type PreparedRenders } from './prepare.ts';
 import { refuseUnrenderable } from './refusals.ts';
-import { canRender, type RenderDeps } from './render.ts';
+import type { RenderDeps } from './render.ts';
 import { renderSourceOfStored } from './source-of.ts';
 import { stackAgents } from './sql/agents.ts';
 import { latestRenderableObject } from './sql/latest-object.ts';
@@ -29,7 +28,6 @@ export async function replanLatest(deps: RenderingDeps, stack: { id: string; gen
   const latest = await latestRenderableObject(deps.db, stack.id);
   if (!latest || (!latest.per_agent && layers.length === 0)) return { objectId: latest?.id ?? null, prepared: undefined };
   const source = renderSourceOfStored(latest);
-  if (!canRender(source, deps.engine)) throw rendererUnavailable();
   const agents = await stackAgents(deps.db, stack.id);
   const prepared = await prepareRenders(deps, { tenant: stack.generator_id, source, agents, layers });
   refuseUnrenderable(prepared.failures);

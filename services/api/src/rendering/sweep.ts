@@ -1,7 +1,7 @@
 import type { Transact } from '../events/transact.ts';
 import { planRenders, type AgentPlan } from './plan.ts';
 import { prepareRenders } from './prepare.ts';
-import { canRender, rendererVersionOf } from './render.ts';
+import { rendererVersionOf } from './render.ts';
 import type { RenderingDeps } from './replan.ts';
 import { renderSourceOfStored } from './source-of.ts';
 import { stackAgents } from './sql/agents.ts';
@@ -37,13 +37,15 @@ function stale(plan: AgentPlan, held: HeldRender | undefined): boolean {
 async function sweepObject(deps: SweepDeps, object: RenderableObject & { stack_id: string }): Promise<SweepCount> {
   const count = { objects: 1, rendered: 0, failed: 0 };
   const source = renderSourceOfStored(object);
-  if (!canRender(source, deps.engine)) return count;
+  const version = await rendererVersionOf(source, deps.engine);
+  // No renderer now: what agents hold stays; the next sweep tries again.
+  if (!version) return count;
   const [{ revision, layers }, agents, held] = await Promise.all([
     stackLayers(deps.db, object.stack_id),
     stackAgents(deps.db, object.stack_id),
     agentRendersOf(deps.db, object.id),
   ]);
-  const plans = planRenders(source, layers, agents, rendererVersionOf(source, deps.engine));
+  const plans = planRenders(source, layers, agents, version);
   const due = plans.filter((plan) => stale(plan, held.get(plan.agent.id))).map((plan) => plan.agent);
   if (due.length === 0) return count;
   const prepared = await prepareRenders(deps, { tenant: object.generator_id, source, agents: due, layers });

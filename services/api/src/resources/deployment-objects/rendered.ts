@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import type { Identity } from '../../auth/identity.ts';
-import { rendererUnavailable, stackLayersChanged, stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
+import { stackLayersChanged, stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import type { WriteScope } from '../../events/transact.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
@@ -9,7 +9,7 @@ import { refuseMisplacedRenders } from '../../rendering/placement.ts';
 import { planRenders, type RenderSource } from '../../rendering/plan.ts';
 import { prepareRenders, type PreparedRenders } from '../../rendering/prepare.ts';
 import { refuseUnrenderable } from '../../rendering/refusals.ts';
-import { canRender, renderInput, rendererVersionOf, type RenderDeps } from '../../rendering/render.ts';
+import { renderInput, type RenderDeps } from '../../rendering/render.ts';
 import { releaseName } from '../../rendering/source-of.ts';
 import { stackAgents } from '../../rendering/sql/agents.ts';
 import { stackLayers } from '../../rendering/sql/layers.ts';
@@ -68,7 +68,7 @@ function renderSourceOf(object: RenderedObject, stackName: string): RenderSource
 /** What the object's own yaml_content shows Brokkr's clients: its YAML, else the render for an agent that has nothing, else some agent's. */
 async function storedYamlOf(rendering: RenderDeps, tenant: string, source: RenderSource, prepared: PreparedRenders): Promise<string> {
   if (source.kind === 'yaml') return source.yaml;
-  const [plan] = planRenders(source, [], [NOBODY], rendererVersionOf(source, rendering.engine));
+  const [plan] = planRenders(source, [], [NOBODY], prepared.rendererVersion);
   if (plan && 'input' in plan) {
     const nobody = await renderInput(rendering, tenant, plan.input);
     if (nobody.ok) return nobody.yaml;
@@ -88,7 +88,6 @@ function renderedRow(object: RenderedObject, storedYaml: string, revision: numbe
 async function tryStoreRendered(deps: StoreDeps, object: RenderedObject): Promise<DeploymentObjectRow | undefined> {
   const stack = await liveStack(deps.db, object.stackId, object.caller);
   const source = renderSourceOf(object, stack.name);
-  if (!canRender(source, deps.rendering.engine)) throw rendererUnavailable();
   const [agents, { revision, layers }] = await Promise.all([stackAgents(deps.db, object.stackId), stackLayers(deps.db, object.stackId)]);
   const prepared = await prepareRenders({ ...deps.rendering, db: deps.db }, { tenant: stack.generator_id, source, agents, layers });
   refuseUnrenderable(prepared.failures);

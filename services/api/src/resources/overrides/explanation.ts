@@ -50,7 +50,7 @@ export async function explainRender(
   const [{ layers }, stored] = await Promise.all([stackLayers(deps.db, stack.id), storedAgentRender(deps.db, agent.id, object.id)]);
   const source = renderSourceOfStored(object);
   const applied = layersFor(layers, agent);
-  const [plan] = planRenders(source, layers, [agent], rendererVersionOf(source, deps.engine));
+  const [plan] = planRenders(source, layers, [agent], (await rendererVersionOf(source, deps.engine)) ?? 'none');
   const input = plan && 'input' in plan ? plan.input : undefined;
   const served = object.per_agent ? stored : { yaml_content: object.yaml_content, yaml_checksum: object.yaml_checksum, error: null, rendered_at: null };
   return {

@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { connectBus, connectNats, ensureStreams, natsInboxPrefix } from '@brokkr/bus';
 import { loadWebhookKey } from '@brokkr/crypto';
 import { createDb, migrateLatest } from '@brokkr/db';
+import { createRenderer, type Renderer } from '@brokkr/render';
+import { loadSourceBlob } from '@brokkr/sources';
 import { pgCheck, startHealthServer, type HealthServer } from '@brokkr/health';
 import type { Logger } from '@brokkr/logger';
 import { startMemoryRelease } from '@brokkr/runtime';
 import { startTelemetry } from '@brokkr/telemetry';
 import { bootstrap } from './bootstrap/first-start.ts';
 import { createContext } from './create-context.ts';
+import { localEngine } from './rendering/local-engine.ts';
 import { createApp } from './app.ts';
 import { closeServer, listen } from './http/listen.ts';
 import { createUpgradeRouter } from './http/upgrade-router.ts';
@@ -47,6 +50,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   await ensureStreams(bus.jsm);
   const noticeBus = await connectNats({ ...nats, name: 'brokkr-api-notices' });
 
+  const renderer = await startRenderer(settings.rendering, logger);
   const shutdown = new AbortController();
   const metrics = createApiMetrics();
   const origin = randomUUID();
@@ -61,6 +65,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
     noticeConnection: noticeBus.nc,
     replicas,
     origin,
+    engine: renderer && localEngine(renderer, async (digest) => (await loadSourceBlob(db.pool, digest))?.bytes),
     shutdownSignal: shutdown.signal,
   });
   // The notice subscription (createContext) and this replica's presence reach nats-server before
@@ -109,6 +114,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       await closeServer(server, SERVER_DRAIN_MS);
       await metricsServer?.close();
       await ctx.rendering.sweeper.stop();
+      await renderer?.close();
       await ctx.outbox.drain();
       api.close();
       ctx.auth.close();
@@ -122,6 +128,16 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       logger.info('api stopped');
     },
   };
+}
+
+/** The sandboxed chart and overlay renderer (docs/adr/0043), when its binary is configured. */
+async function startRenderer(settings: ApiSettings['rendering'], logger: Logger): Promise<Renderer | undefined> {
+  if (!settings.binary) {
+    logger.info('no renderer configured (BROKKR__BROKER__RENDERER): objects from charts and overlays are refused');
+    return undefined;
+  }
+  const limits = { outputBytes: settings.outputMaxBytes, timeoutMs: settings.timeoutSeconds * 1000, cpuSeconds: settings.timeoutSeconds };
+  return createRenderer({ binary: settings.binary, limits, log: (line) => logger.info(line) });
 }
 
 /** Gives pooled memory back to the OS once a load peak is over (ADR 0030). */

@@ -57,6 +57,16 @@ export const apiConfigSchema = z.object({
   BROKKR__BROKER__SOURCE_MAX_BYTES: int(10 * 1024 * 1024, 1024, 64 * 1024 * 1024),
   /** How long fetching one source may take, redirects and token requests included. */
   BROKKR__BROKER__SOURCE_TIMEOUT_SECONDS: int(30, 1, 600),
+  /**
+   * The brokkr-render binary (tools/renderer; scripts/build-renderer.sh builds it) that renders
+   * charts and overlays in sandboxed processes (docs/renders.md); empty: objects from a chart or an
+   * overlay are refused with 503 `renderer_unavailable` (plain YAML and its override layers work).
+   */
+  BROKKR__BROKER__RENDERER: z.string().default(''),
+  /** Largest rendered output of one chart or overlay (MiB). */
+  BROKKR__BROKER__RENDER_OUTPUT_MAX_MIB: int(16, 1, 256),
+  /** Wall-clock limit of one render (seconds); its CPU limit is the same. */
+  BROKKR__BROKER__RENDER_TIMEOUT_SECONDS: int(10, 1, 120),
   /** Upper bound of the retry backoff of agent-delivered webhooks (the same setting and policy as the dispatcher's). */
   BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS: int(3600, 1, 86400),
   BROKKR__BROKER__LONG_POLL_MAX_SECONDS: int(60, 0, 300),

@@ -1,0 +1,195 @@
+import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { parseAllDocuments } from 'yaml';
+import { locateRenderer } from '@brokkr/render';
+import {
+  fixtureChartDir,
+  fixtureKustomizeDir,
+  packChart,
+  packDirectory,
+  pushChart,
+  startChartRepository,
+  startOciRegistry,
+  useTestInfra,
+  type ChartRepository,
+  type OciRegistry,
+} from '@brokkr/testkit';
+import { createAgent, createGenerator, createStack, startTestApi, type ApiClient, type ApiResponse, type TestApi } from './support/index.ts';
+
+/**
+ * Charts and overlays (docs/renders.md): fetched once and pinned at submit, rendered by the real
+ * engines (the sandboxed brokkr-render) once per distinct input, each agent served its own render,
+ * refused at submit when some targeted agent cannot be rendered. A classic chart repository and an
+ * OCI registry are served locally. Black-box, through HTTP (the render counts read the database).
+ */
+describe('api charts and overlays', function () {
+  // The first run on a machine builds brokkr-render (minutes; cached afterwards).
+  this.timeout(20 * 60_000);
+  const infra = useTestInfra({ nats: true });
+  let api: TestApi;
+  let repo: ChartRepository;
+  let registry: OciRegistry;
+
+  interface Agent {
+    id: string;
+    name: string;
+    client: ApiClient;
+  }
+  interface Tenant {
+    id: string;
+    client: ApiClient;
+    stack: string;
+  }
+
+  async function tenant(): Promise<Tenant> {
+    const { generator, client } = await createGenerator(api.admin);
+    const stack = await createStack(client, { generator_id: generator.id });
+    return { id: generator.id, client, stack: stack.id };
+  }
+
+  async function agentOf(t: Tenant, annotations: Record<string, string> = {}, kubernetesVersion?: string): Promise<Agent> {
+    const { agent, client } = await createAgent(api.admin);
+    expect((await api.admin.put(`/agents/${agent.id}`, { status: 'ACTIVE' })).status).to.equal(200);
+    expect((await api.admin.post(`/generators/${t.id}/register`, { agent_id: agent.id })).status).to.equal(201);
+    for (const [key, value] of Object.entries(annotations)) {
+      expect((await api.admin.post(`/agents/${agent.id}/annotations`, { agent_id: agent.id, key, value })).status).to.equal(201);
+    }
+    if (kubernetesVersion) {
+      const facts = { kubernetes_version: kubernetesVersion, api_versions: ['apps/v1', 'v1'] };
+      expect((await client.post(`/agents/${agent.id}/heartbeat`, { k8s_reachable: true, facts })).status).to.equal(204);
+    }
+    expect((await t.client.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: t.stack })).status).to.equal(201);
+    return { id: agent.id, name: agent.name, client };
+  }
+
+  /** Each document the agent is served, by kind. */
+  async function served(agent: Agent): Promise<Record<string, { metadata: { name: string }; data?: Record<string, string>; spec?: unknown }>> {
+    const res = await agent.client.get<{ yaml_content: string }[]>(`/agents/${agent.id}/target-state`, { query: { mode: 'full' } });
+    expect(res.status, res.text).to.equal(200);
+    const docs = res.body.flatMap((o) => parseAllDocuments(o.yaml_content).map((d) => d.toJS() as { kind: string }));
+    return Object.fromEntries(docs.filter(Boolean).map((d) => [d.kind, d])) as never;
+  }
+
+  const postSource = (t: Tenant, body: unknown) => t.client.post<{ id: string; yaml_content: string }>(`/stacks/${t.stack}/deployment-objects`, body);
+  const helmSource = (chart = 'demo', version = '0.1.0') => ({ helm: { repository: repo.url, chart, version } });
+  const rendersOf = async (objectId: string) =>
+    Number((await api.sql.query('SELECT count(DISTINCT render_key) AS n FROM agent_renders WHERE deployment_object_id = $1', [objectId])).rows[0].n);
+  const renderCount = async () => Number((await api.sql.query('SELECT count(*) AS n FROM renders')).rows[0].n);
+  const expectError = (res: ApiResponse, status: number, code: string) => expect([res.status, res.body?.code], res.text).to.deep.equal([status, code]);
+
+  /** A chart written for one test: Chart.yaml and the given templates. */
+  async function chartDir(name: string, templates: Record<string, string>): Promise<string> {
+    const dir = path.join(await mkdtemp(path.join(os.tmpdir(), 'brokkr-chart-')), name);
+    await mkdir(path.join(dir, 'templates'), { recursive: true });
+    await writeFile(path.join(dir, 'Chart.yaml'), `apiVersion: v2\nname: ${name}\nversion: 0.1.0\n`);
+    for (const [file, text] of Object.entries(templates)) await writeFile(path.join(dir, 'templates', file), text);
+    return dir;
+  }
+
+  before(async () => {
+    const [binary, needsNewer, looksUp] = await Promise.all([
+      locateRenderer(),
+      chartDir('needs-newer', {
+        'cm.yaml':
+          '{{- if semverCompare "<1.30-0" .Capabilities.KubeVersion.Version }}{{ fail "needs Kubernetes 1.30 or newer" }}{{ end }}\n' +
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n',
+      }),
+      chartDir('looks-up', { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  n: {{ (lookup "v1" "Namespace" "" "default").metadata.name | quote }}\n' }),
+    ]);
+    repo = await startChartRepository([fixtureChartDir('demo'), needsNewer, looksUp]);
+    registry = await startOciRegistry();
+    const demo = await packChart(fixtureChartDir('demo'));
+    await pushChart(registry, demo.tgz, demo.name, demo.version);
+    api = await startTestApi(infra, { env: { BROKKR__BROKER__RENDERER: binary, BROKKR__BROKER__SOURCE_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  });
+
+  after(async () => {
+    await api?.stop();
+    await repo?.close();
+    await registry?.stop();
+  });
+
+  it("renders a chart for each agent: values from its annotation, .Capabilities from its cluster's facts, once per distinct input", async () => {
+    const t = await tenant();
+    const eu = await agentOf(t, { region: 'eu' }, 'v1.33.13');
+    const euOld = await agentOf(t, { region: 'eu' }, 'v1.28.4');
+    const euToo = await agentOf(t, { region: 'eu' }, 'v1.33.13');
+    const bare = await agentOf(t, {}, 'v1.33.13');
+    const before = await renderCount();
+    const res = await postSource(t, { source: helmSource(), values: { greeting: 'hello {{ agent.annotations.region | default: "world" }}', replicaCount: 2 } });
+    expect(res.status, res.text).to.equal(201);
+    const [a, old, too, none] = await Promise.all([served(eu), served(euOld), served(euToo), served(bare)]);
+    expect(a.ConfigMap!.data).to.deep.equal({ greeting: 'hello eu', kubeVersion: 'v1.33.13' });
+    expect(old.ConfigMap!.data).to.deep.equal({ greeting: 'hello eu', kubeVersion: 'v1.28.4' });
+    expect(too.ConfigMap!.data).to.deep.equal(a.ConfigMap!.data);
+    expect(none.ConfigMap!.data!.greeting).to.equal('hello world');
+    expect(a.Deployment!.spec).to.deep.nested.include({ replicas: 2 });
+    // Four agents, three distinct inputs (eu on 1.33, eu on 1.28, none on 1.33): three renders.
+    expect(await rendersOf(res.body.id)).to.equal(3);
+    // Brokkr's clients read the render for an agent with nothing (no annotations, the default Capabilities).
+    expect(res.body.yaml_content).to.contain('greeting: "hello world"');
+    const stored = await renderCount();
+
+    // The same inputs again: no render at all.
+    const again = await postSource(t, { source: helmSource(), values: { greeting: 'hello {{ agent.annotations.region | default: "world" }}', replicaCount: 2 } });
+    expect(again.status, again.text).to.equal(201);
+    expect(await renderCount()).to.equal(stored);
+    expect(stored - before).to.be.at.least(3);
+  });
+
+  it('pins a chart from an OCI registry to its digest and explains the inputs', async () => {
+    const t = await tenant();
+    const agent = await agentOf(t, {}, 'v1.33.13');
+    const res = await postSource(t, { source: { helm: { repository: registry.repository(), chart: 'demo', version: '0.1.0' } } });
+    expect(res.status, res.text).to.equal(201);
+    expect((await served(agent)).ConfigMap!.data!.greeting).to.equal('hello');
+    const explained = await t.client.get<{ inputs: { source: { helm: Record<string, string> }; capabilities: { kubeVersion: string } } }>(
+      `/stacks/${t.stack}/agents/${agent.id}/render`,
+    );
+    expect(explained.status, explained.text).to.equal(200);
+    expect(explained.body.inputs.source.helm).to.include({ chart: 'demo', version: '0.1.0' });
+    expect(explained.body.inputs.source.helm.digest).to.match(/^sha256:[0-9a-f]{64}$/);
+    expect(explained.body.inputs.source.helm.manifest_digest).to.match(/^sha256:[0-9a-f]{64}$/);
+    expect(explained.body.inputs.capabilities.kubeVersion).to.equal('v1.33.13');
+  });
+
+  it('renders a kustomize overlay sent inline', async () => {
+    const t = await tenant();
+    const agent = await agentOf(t);
+    const archive = (await packDirectory(fixtureKustomizeDir('demo'))).toString('base64');
+    const res = await postSource(t, { source: { kustomize: { archive, path: 'overlays/prod' } } });
+    expect(res.status, res.text).to.equal(201);
+    const docs = await served(agent);
+    expect(docs.Deployment!.metadata.name).to.equal('prod-demo');
+    expect(docs.Deployment!.spec).to.deep.nested.include({ replicas: 3 });
+  });
+
+  it('refuses, naming each agent, a chart that cannot be rendered for some targeted agent, and stores nothing', async () => {
+    const t = await tenant();
+    await agentOf(t, {}, 'v1.33.13');
+    const old = await agentOf(t, {}, 'v1.28.4');
+    const res = await postSource(t, { source: helmSource('needs-newer') });
+    expectError(res, 422, 'render_failed');
+    const failures = (res.body.details as { failures: { agent_id: string; reason: string }[] }).failures;
+    expect(failures.map((f) => f.agent_id)).to.deep.equal([old.id]);
+    expect(failures[0]!.reason).to.contain('needs Kubernetes 1.30 or newer');
+    expect((await t.client.get<unknown[]>(`/stacks/${t.stack}/deployment-objects`)).body).to.deep.equal([]);
+  });
+
+  it('refuses a chart that calls lookup (the hub renders without a cluster)', async () => {
+    const t = await tenant();
+    await agentOf(t);
+    const res = await postSource(t, { source: helmSource('looks-up') });
+    expectError(res, 422, 'render_failed');
+    expect(res.body.message).to.contain('lookup is not supported');
+  });
+
+  it('refuses a source that does not exist (404) and one that is malformed (400), before anything is rendered', async () => {
+    const t = await tenant();
+    expectError(await postSource(t, { source: helmSource('demo', '9.9.9') }), 404, 'source_not_found');
+    expectError(await postSource(t, { source: { helm: { repository: 'ftp://x/charts', chart: 'demo', version: '1' } } }), 400, 'invalid_deployment_object');
+    expectError(await postSource(t, { source: helmSource(), yaml_content: 'a: 1\n' }), 400, 'invalid_deployment_object');
+  });
+});

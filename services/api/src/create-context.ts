@@ -78,13 +78,12 @@ export function createContext(deps: ContextDeps): ApiContext {
   const sent = createNotifyAgents({ nc: deps.noticeConnection, delivery, replicas: deps.replicas, logger, window });
   // A wake-up without a reason (a target, a label, a registration changed) may change which
   // objects an agent is rendered: the render sweeper looks soon.
-  let rendering: Rendering | undefined;
   const notifyAgents: NotifyAgents = (ids, reason) => {
-    if (!reason) rendering?.sweeper.soon();
+    if (!reason) rendering.sweeper.soon();
     return sent(ids, reason);
   };
   const transact = createTransact({ db, outbox, notifyAgents });
-  rendering = createRendering({
+  const rendering: Rendering = createRendering({
     pool: db.pool,
     engine: deps.engine ?? NO_ENGINE,
     transact,

@@ -38,10 +38,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   const telemetry = startTelemetry({ ...settings.telemetry, logger });
   // The SDK is imported only when telemetry is on: running (or failed) before the api serves.
   await telemetry.ready;
-  const dbSettings = { url: settings.database.url, schema: settings.database.schema };
-  const applied = await migrateLatest(dbSettings);
-  if (applied.length > 0) logger.info({ applied }, 'database migrated');
-  const db = createDb({ ...dbSettings, poolSize: settings.database.poolSize, applicationName: 'brokkr-api' });
+  const db = await openDatabase(settings, logger);
   const webhookKey = loadWebhookKey(settings.webhooks.encryptionKey);
   await requireWebhookKey(db.pool, webhookKey, logger);
   // Replies under the api's own inbox prefix: its NATS user may subscribe to no other (docs/nats-subjects.md §7).
@@ -74,12 +71,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   await replicas.start(bus.nc, logger);
   const boot = await bootstrap({ db, logger, configuredHash: settings.adminPak.configuredHash, pakFile: settings.adminPak.file });
   ctx.metrics.defaultAdminPakInUse.set(boot.defaultAdminHashInUse ? 1 : 0);
-  const warnTimer = boot.defaultAdminHashInUse
-    ? setInterval(
-        () => logger.warn("SECURITY WARNING: the admin PAK is still Brokkr's public default"),
-        DEFAULT_PAK_WARNING_INTERVAL_MS,
-      ).unref()
-    : undefined;
+  const warnTimer = boot.defaultAdminHashInUse ? warnOfDefaultPak(logger) : undefined;
 
   const webSockets = createUpgradeRouter(ctx, allUpgradeRoutes);
   const api = createApp(ctx, { routes: allRoutes, webSocketPaths: webSockets.plainRequests });
@@ -128,6 +120,22 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       logger.info('api stopped');
     },
   };
+}
+
+/** Says, every hour, that the admin PAK is Brokkr's public default. */
+function warnOfDefaultPak(logger: Logger): NodeJS.Timeout {
+  return setInterval(
+    () => logger.warn("SECURITY WARNING: the admin PAK is still Brokkr's public default"),
+    DEFAULT_PAK_WARNING_INTERVAL_MS,
+  ).unref();
+}
+
+/** The database, migrated to this version's schema. */
+async function openDatabase(settings: ApiSettings, logger: Logger) {
+  const dbSettings = { url: settings.database.url, schema: settings.database.schema };
+  const applied = await migrateLatest(dbSettings);
+  if (applied.length > 0) logger.info({ applied }, 'database migrated');
+  return createDb({ ...dbSettings, poolSize: settings.database.poolSize, applicationName: 'brokkr-api' });
 }
 
 /** The sandboxed chart and overlay renderer (docs/adr/0043), when its binary is configured. */

@@ -16,7 +16,15 @@ import {
   type ChartRepository,
   type OciRegistry,
 } from '@brokkr/testkit';
-import { createAgent, createGenerator, createStack, startTestApi, type ApiClient, type ApiResponse, type TestApi } from './support/index.ts';
+import {
+  createAgent,
+  createGenerator,
+  createStack,
+  startTestApi,
+  type ApiClient,
+  type ApiResponse,
+  type TestApi,
+} from './support/index.ts';
 
 /**
  * Charts and overlays (docs/renders.md): fetched once and pinned at submit, rendered by the real
@@ -65,19 +73,26 @@ describe('api charts and overlays', function () {
   }
 
   /** Each document the agent is served, by kind. */
-  async function served(agent: Agent): Promise<Record<string, { metadata: { name: string }; data?: Record<string, string>; spec?: unknown }>> {
+  async function served(
+    agent: Agent,
+  ): Promise<Record<string, { metadata: { name: string }; data?: Record<string, string>; spec?: unknown }>> {
     const res = await agent.client.get<{ yaml_content: string }[]>(`/agents/${agent.id}/target-state`, { query: { mode: 'full' } });
     expect(res.status, res.text).to.equal(200);
     const docs = res.body.flatMap((o) => parseAllDocuments(o.yaml_content).map((d) => d.toJS() as { kind: string }));
     return Object.fromEntries(docs.filter(Boolean).map((d) => [d.kind, d])) as never;
   }
 
-  const postSource = (t: Tenant, body: unknown) => t.client.post<{ id: string; yaml_content: string }>(`/stacks/${t.stack}/deployment-objects`, body);
+  const postSource = (t: Tenant, body: unknown) =>
+    t.client.post<{ id: string; yaml_content: string; message?: string; details?: unknown }>(`/stacks/${t.stack}/deployment-objects`, body);
   const helmSource = (chart = 'demo', version = '0.1.0') => ({ helm: { repository: repo.url, chart, version } });
   const rendersOf = async (objectId: string) =>
-    Number((await api.sql.query('SELECT count(DISTINCT render_key) AS n FROM agent_renders WHERE deployment_object_id = $1', [objectId])).rows[0].n);
+    Number(
+      (await api.sql.query('SELECT count(DISTINCT render_key) AS n FROM agent_renders WHERE deployment_object_id = $1', [objectId])).rows[0]
+        .n,
+    );
   const renderCount = async () => Number((await api.sql.query('SELECT count(*) AS n FROM renders')).rows[0].n);
-  const expectError = (res: ApiResponse, status: number, code: string) => expect([res.status, res.body?.code], res.text).to.deep.equal([status, code]);
+  const expectError = (res: ApiResponse, status: number, code: string) =>
+    expect([res.status, res.body?.code], res.text).to.deep.equal([status, code]);
 
   /** A chart written for one test: Chart.yaml and the given templates. */
   async function chartDir(name: string, templates: Record<string, string>): Promise<string> {
@@ -96,7 +111,10 @@ describe('api charts and overlays', function () {
           '{{- if semverCompare "<1.30-0" .Capabilities.KubeVersion.Version }}{{ fail "needs Kubernetes 1.30 or newer" }}{{ end }}\n' +
           'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n',
       }),
-      chartDir('looks-up', { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  n: {{ (lookup "v1" "Namespace" "" "default").metadata.name | quote }}\n' }),
+      chartDir('looks-up', {
+        'cm.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  n: {{ (lookup "v1" "Namespace" "" "default").metadata.name | quote }}\n',
+      }),
     ]);
     repo = await startChartRepository([fixtureChartDir('demo'), needsNewer, looksUp]);
     registry = await startOciRegistry();
@@ -118,7 +136,10 @@ describe('api charts and overlays', function () {
     const euToo = await agentOf(t, { region: 'eu' }, 'v1.33.13');
     const bare = await agentOf(t, {}, 'v1.33.13');
     const before = await renderCount();
-    const res = await postSource(t, { source: helmSource(), values: { greeting: 'hello {{ agent.annotations.region | default: "world" }}', replicaCount: 2 } });
+    const res = await postSource(t, {
+      source: helmSource(),
+      values: { greeting: 'hello {{ agent.annotations.region | default: "world" }}', replicaCount: 2 },
+    });
     expect(res.status, res.text).to.equal(201);
     const [a, old, too, none] = await Promise.all([served(eu), served(euOld), served(euToo), served(bare)]);
     expect(a.ConfigMap!.data).to.deep.equal({ greeting: 'hello eu', kubeVersion: 'v1.33.13' });
@@ -133,7 +154,10 @@ describe('api charts and overlays', function () {
     const stored = await renderCount();
 
     // The same inputs again: no render at all.
-    const again = await postSource(t, { source: helmSource(), values: { greeting: 'hello {{ agent.annotations.region | default: "world" }}', replicaCount: 2 } });
+    const again = await postSource(t, {
+      source: helmSource(),
+      values: { greeting: 'hello {{ agent.annotations.region | default: "world" }}', replicaCount: 2 },
+    });
     expect(again.status, again.text).to.equal(201);
     expect(await renderCount()).to.equal(stored);
     expect(stored - before).to.be.at.least(3);
@@ -189,7 +213,11 @@ describe('api charts and overlays', function () {
   it('refuses a source that does not exist (404) and one that is malformed (400), before anything is rendered', async () => {
     const t = await tenant();
     expectError(await postSource(t, { source: helmSource('demo', '9.9.9') }), 404, 'source_not_found');
-    expectError(await postSource(t, { source: { helm: { repository: 'ftp://x/charts', chart: 'demo', version: '1' } } }), 400, 'invalid_deployment_object');
+    expectError(
+      await postSource(t, { source: { helm: { repository: 'ftp://x/charts', chart: 'demo', version: '1' } } }),
+      400,
+      'invalid_deployment_object',
+    );
     expectError(await postSource(t, { source: helmSource(), yaml_content: 'a: 1\n' }), 400, 'invalid_deployment_object');
   });
 });

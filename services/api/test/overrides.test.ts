@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { eventually, useTestInfra } from '@brokkr/testkit';
-import { createAgent, createGenerator, createStack, readStream, startTestApi, type ApiClient, type ApiResponse, type TestApi } from './support/index.ts';
+import {
+  createAgent,
+  createGenerator,
+  createStack,
+  readStream,
+  startTestApi,
+  type ApiClient,
+  type ApiResponse,
+  type TestApi,
+} from './support/index.ts';
 
 /**
  * Override layers (docs/renders.md): per-agent patches of a stack's YAML, with agent references
@@ -42,7 +51,8 @@ describe('api override layers', () => {
     for (const [key, value] of Object.entries(annotations)) {
       expect((await api.admin.post(`/agents/${agent.id}/annotations`, { agent_id: agent.id, key, value })).status).to.equal(201);
     }
-    for (const label of labels) expect((await api.admin.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label })).status).to.equal(201);
+    for (const label of labels)
+      expect((await api.admin.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label })).status).to.equal(201);
     const res = await t.client.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: t.stack });
     expect(res.status, res.text).to.equal(201);
     return { id: agent.id, name: agent.name, client };
@@ -64,7 +74,8 @@ describe('api override layers', () => {
     return (doc!.toJS() as { data: Record<string, string> }).data;
   }
 
-  const expectError = (res: ApiResponse, status: number, code: string) => expect([res.status, res.body?.code], res.text).to.deep.equal([status, code]);
+  const expectError = (res: ApiResponse, status: number, code: string) =>
+    expect([res.status, res.body?.code], res.text).to.deep.equal([status, code]);
 
   before(async () => {
     api = await startTestApi(infra);
@@ -79,7 +90,10 @@ describe('api override layers', () => {
     const eu = await agentOf(t, { region: 'eu-west' });
     const bare = await agentOf(t);
     await postObject(t);
-    const res = await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'region', patches: [regionPatch('{{ agent.annotations.region }}')] });
+    const res = await t.client.post(`/stacks/${t.stack}/overrides`, {
+      name: 'region',
+      patches: [regionPatch('{{ agent.annotations.region }}')],
+    });
     expectError(res, 422, 'render_failed');
     const failures = (res.body.details as { failures: { agent_id: string; reason: string }[] }).failures;
     expect(failures.map((f) => f.agent_id)).to.deep.equal([bare.id]);
@@ -133,7 +147,11 @@ describe('api override layers', () => {
     const t = await tenant();
     await agentOf(t);
     await postObject(t);
-    expectError(await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'typo', patches: [regionPatch('{{ agent.nmae }}')] }), 422, 'invalid_override');
+    expectError(
+      await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'typo', patches: [regionPatch('{{ agent.nmae }}')] }),
+      422,
+      'invalid_override',
+    );
     const missing = { target: { kind: 'ConfigMap', name: 'nope' }, merge_patch: { data: { b: '2' } } };
     expectError(await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'missing', patches: [missing] }), 422, 'render_failed');
     expect((await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'ok', patches: [regionPatch('x')] })).status).to.equal(201);
@@ -178,7 +196,10 @@ describe('api override layers', () => {
     const t = await tenant();
     await agentOf(t, { region: 'eu-west' });
     const object = await postObject(t);
-    expect((await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'region', patches: [regionPatch('{{ agent.annotations.region }}')] })).status).to.equal(201);
+    expect(
+      (await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'region', patches: [regionPatch('{{ agent.annotations.region }}')] }))
+        .status,
+    ).to.equal(201);
     const later = await agentOf(t);
     const event = await eventually(async () => {
       const all = await readStream<{ event_type: string; data: Record<string, unknown> }>(api.natsUrl, 'BROKKR_EVENTS');
@@ -189,7 +210,7 @@ describe('api override layers', () => {
     expect(await servedData(later)).to.equal(undefined);
   });
 
-  it("reads what an agent reports about its cluster ({{ agent.facts.kubernetes_version }}), and a heartbeat whose facts do not parse still counts", async () => {
+  it('reads what an agent reports about its cluster ({{ agent.facts.kubernetes_version }}), and a heartbeat whose facts do not parse still counts', async () => {
     const t = await tenant();
     const agent = await agentOf(t);
     const facts = { kubernetes_version: 'v1.33.13', api_versions: ['apps/v1', 'v1'] };
@@ -210,10 +231,18 @@ describe('api override layers', () => {
     const post = async (name: string, priority: number, patches: unknown[]) =>
       expect((await t.client.post(`/stacks/${t.stack}/overrides`, { name, priority, patches })).status).to.equal(201);
     await post('region', 1, [regionPatch('{{ agent.annotations.region }}')]);
-    await post('labels', 2, [{ target: { kind: 'ConfigMap', name: 'cfg' }, json_patch: [{ op: 'add', path: '/metadata/labels', value: { tier: 'web' } }] }]);
+    await post('labels', 2, [
+      { target: { kind: 'ConfigMap', name: 'cfg' }, json_patch: [{ op: 'add', path: '/metadata/labels', value: { tier: 'web' } }] },
+    ]);
     const res = await t.client.get<Record<string, unknown>>(`/stacks/${t.stack}/agents/${agent.id}/render`);
     expect(res.status, res.text).to.equal(200);
-    expect(res.body).to.deep.include({ stack_id: t.stack, agent_id: agent.id, deployment_object_id: object.id, per_agent: true, error: null });
+    expect(res.body).to.deep.include({
+      stack_id: t.stack,
+      agent_id: agent.id,
+      deployment_object_id: object.id,
+      per_agent: true,
+      error: null,
+    });
     expect(res.body.yaml_content).to.contain('region: eu-west').and.to.contain('tier: web');
     expect((res.body.inputs as { layers: unknown }).layers).to.deep.equal([
       { name: 'region', priority: 1 },

@@ -75,7 +75,17 @@ describe('wake list of one stack', () => {
     const expected = await agentsForStack(sql, stack!);
     const outcome = await insertDeploymentObject(
       sql,
-      { stackId: stack!, yamlContent: 'a: 1\n', yamlChecksum: 'x', isDeletionMarker: false, ownerGeneratorId: null, grantsChecked: true, source: null, rendered: false, layersRevision: null },
+      {
+        stackId: stack!,
+        yamlContent: 'a: 1\n',
+        yamlChecksum: 'x',
+        isDeletionMarker: false,
+        ownerGeneratorId: null,
+        grantsChecked: true,
+        source: null,
+        rendered: false,
+        layersRevision: null,
+      },
       statementEvent('deployment.created'),
     );
     expect(outcome.inserted).to.equal(true);

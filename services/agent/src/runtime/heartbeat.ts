@@ -75,7 +75,11 @@ export class Heartbeat {
     }
     const facts = await this.facts.due(gitVersion);
     try {
-      await this.deps.broker.heartbeat(this.agent.id, { k8s_reachable: this.k8sReachable, k8s_api_latency_ms: latencyMs, ...(facts ? { facts } : {}) });
+      await this.deps.broker.heartbeat(this.agent.id, {
+        k8s_reachable: this.k8sReachable,
+        k8s_api_latency_ms: latencyMs,
+        ...(facts ? { facts } : {}),
+      });
       if (facts) this.facts.taken(facts);
       this.brokerConnected = true;
       this.lastHeartbeatAt = new Date();

@@ -65,7 +65,10 @@ const describe = (o: Placement) => `${o.kind} '${o.namespace ? `${o.namespace}/`
  * so nothing ships that cannot land everywhere it is sent. `objectsOf` gives what each agent would
  * be served (its own render, when the object is rendered per agent).
  */
-export function placementRefusals(confined: readonly ConfinedAgent[], objectsOf: (agentId: string) => readonly Submitted[]): PlacementRefusal[] {
+export function placementRefusals(
+  confined: readonly ConfinedAgent[],
+  objectsOf: (agentId: string) => readonly Submitted[],
+): PlacementRefusal[] {
   const refusals: PlacementRefusal[] = [];
   for (const agent of confined) {
     const scope = scopeOf(agent);

@@ -11,8 +11,13 @@ export const newDeploymentObjectSchema = z
   .object({
     yaml_content: z.string().optional().meta({ description: 'The YAML (Brokkr): exactly one of yaml_content and source' }),
     is_deletion_marker: z.boolean().optional(),
-    source: sourceSpecSchema.optional().meta({ description: 'A Helm chart or a kustomize overlay, fetched and pinned to its digest at submit' }),
-    values: z.record(z.string(), z.unknown()).optional().meta({ description: "A chart's values (may refer to the agent: {{ agent.annotations.region }})" }),
+    source: sourceSpecSchema
+      .optional()
+      .meta({ description: 'A Helm chart or a kustomize overlay, fetched and pinned to its digest at submit' }),
+    values: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: "A chart's values (may refer to the agent: {{ agent.annotations.region }})" }),
   })
   .refine((b) => (b.yaml_content === undefined) !== (b.source === undefined), 'exactly one of yaml_content and source')
   .refine((b) => b.values === undefined || b.source !== undefined, 'values go with a source')

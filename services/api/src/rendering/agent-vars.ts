@@ -39,24 +39,30 @@ function readablePath(path: string): boolean {
   return (head === 'annotations' || head === 'facts') && keyed;
 }
 
+const FIELDS: Record<string, (agent: AgentView) => string> = {
+  name: (a) => a.name,
+  cluster_name: (a) => a.cluster_name,
+  id: (a) => a.id,
+  labels: (a) => a.labels.join(','),
+};
+
+const factText = (fact: unknown) =>
+  fact === undefined || fact === null ? undefined : typeof fact === 'string' ? fact : JSON.stringify(fact);
+
 function lookup(agent: AgentView, path: string): string | undefined {
-  const [head, ...rest] = path.split('.');
+  if (!readablePath(path)) throw new UnresolvedReference(path, WHAT_AN_AGENT_HAS);
+  const [head = '', ...rest] = path.split('.');
   const key = rest.join('.');
-  if (head === 'name' && !key) return agent.name;
-  if (head === 'cluster_name' && !key) return agent.cluster_name;
-  if (head === 'id' && !key) return agent.id;
-  if (head === 'labels' && !key) return agent.labels.join(',');
-  if (head === 'annotations' && key) return agent.annotations[key];
-  if (head === 'facts' && key) {
-    const fact = agent.facts[key];
-    return fact === undefined || fact === null ? undefined : typeof fact === 'string' ? fact : JSON.stringify(fact);
-  }
-  throw new UnresolvedReference(path, WHAT_AN_AGENT_HAS);
+  // Own keys only: a key such as `__proto__` names nothing an agent has.
+  if (head === 'annotations') return Object.hasOwn(agent.annotations, key) ? agent.annotations[key] : undefined;
+  if (head === 'facts') return Object.hasOwn(agent.facts, key) ? factText(agent.facts[key]) : undefined;
+  return FIELDS[head]!(agent);
 }
 
 function resolveString(text: string, agent: AgentView): string {
   // Checked on the text as written: a resolved value (an annotation, say) may itself look like a reference.
-  if (ANY_REFERENCE.test(text.replace(REFERENCE, ''))) throw new UnresolvedReference(text.slice(0, 80), 'is not a reference this hub reads');
+  if (ANY_REFERENCE.test(text.replace(REFERENCE, '')))
+    throw new UnresolvedReference(text.slice(0, 80), 'is not a reference this hub reads');
   return text.replace(REFERENCE, (_match, path: string, fallback: string | undefined) => {
     const value = lookup(agent, path);
     if (value !== undefined) return value;
@@ -93,7 +99,8 @@ export function unreadableReference(value: unknown): string | undefined {
   };
   walk(value);
   for (const text of strings) {
-    if (ANY_REFERENCE.test(text.replace(REFERENCE, ''))) return `${text.slice(0, 80)} is not a reference this hub reads ({{ agent.<field> }} or {{ agent.<field> | default: "…" }})`;
+    if (ANY_REFERENCE.test(text.replace(REFERENCE, '')))
+      return `${text.slice(0, 80)} is not a reference this hub reads ({{ agent.<field> }} or {{ agent.<field> | default: "…" }})`;
     for (const match of text.matchAll(REFERENCE)) if (!readablePath(match[1]!)) return `{{ agent.${match[1]} }} ${WHAT_AN_AGENT_HAS}`;
   }
   return undefined;

@@ -26,5 +26,8 @@ export function capabilitiesOf(facts: Record<string, unknown>): Capabilities {
 
 /** Agents whose clusters render alike: the same version and API versions. */
 export function capabilityClass(capabilities: Capabilities): string {
-  return createHash('sha256').update(`${capabilities.kubeVersion}\n${capabilities.apiVersions.join('\n')}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${capabilities.kubeVersion}\n${capabilities.apiVersions.join('\n')}`)
+    .digest('hex')
+    .slice(0, 16);
 }

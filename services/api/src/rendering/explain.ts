@@ -14,18 +14,23 @@ export interface FieldOrigin {
 
 const pointer = (segments: readonly string[]) => segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The leaves of a merge (values or a merge patch): a map is merged into, anything else (a list, a scalar, null) is set whole. */
 function leaves(value: Record<string, unknown>, at: string[] = []): string[][] {
-  return Object.entries(value).flatMap(([key, v]) => (isPlainObject(v) && Object.keys(v).length > 0 ? leaves(v, [...at, key]) : [[...at, key]]));
+  return Object.entries(value).flatMap(([key, v]) =>
+    isPlainObject(v) && Object.keys(v).length > 0 ? leaves(v, [...at, key]) : [[...at, key]],
+  );
 }
 
 const describeTarget = (t: LayerPatch['target']) => `${t.kind} '${t.namespace ? `${t.namespace}/` : ''}${t.name}'`;
 
 function patchOrigins(layer: OverrideLayer, patch: LayerPatch): FieldOrigin[] {
   const target = describeTarget(patch.target);
-  const merged = patch.merge_patch ? leaves(patch.merge_patch).map((p) => ({ in: 'object' as const, path: pointer(p), layer: layer.name, target, by: 'merge_patch' })) : [];
+  const merged = patch.merge_patch
+    ? leaves(patch.merge_patch).map((p) => ({ in: 'object' as const, path: pointer(p), layer: layer.name, target, by: 'merge_patch' }))
+    : [];
   const ops = (patch.json_patch ?? []).map((op) => ({ in: 'object' as const, path: op.path, layer: layer.name, target, by: op.op }));
   return [...merged, ...ops];
 }

@@ -35,7 +35,9 @@ export function selects(selector: LayerSelector, agent: AgentView): boolean {
 
 /** The layers that apply to the agent, in the order they apply: lowest priority first, then by name (the last one wins). */
 export function layersFor(layers: readonly OverrideLayer[], agent: AgentView): OverrideLayer[] {
-  return layers.filter((layer) => selects(layer.selector, agent)).toSorted((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
+  return layers
+    .filter((layer) => selects(layer.selector, agent))
+    .toSorted((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

@@ -41,7 +41,8 @@ function applyOne(doc: Json, patch: LayerPatch): Json {
       throw new PatchFailed(`JSON patch on ${patch.target.kind} '${patch.target.name}' failed: ${(err as Error).message}`);
     }
   }
-  if (!isPlainObject(out)) throw new PatchFailed(`a patch turned ${patch.target.kind} '${patch.target.name}' into something that is not an object`);
+  if (!isPlainObject(out))
+    throw new PatchFailed(`a patch turned ${patch.target.kind} '${patch.target.name}' into something that is not an object`);
   return out;
 }
 

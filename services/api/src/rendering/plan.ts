@@ -59,7 +59,12 @@ function inputFor(source: RenderSource, applied: OverrideLayer[], agent: AgentVi
  * references resolved, the Capabilities of its cluster for a chart — or why it cannot be rendered
  * for it (a reference it cannot resolve). Agents with equal inputs share a key, and so one render.
  */
-export function planRenders(source: RenderSource, layers: readonly OverrideLayer[], agents: readonly AgentView[], rendererVersion: string): AgentPlan[] {
+export function planRenders(
+  source: RenderSource,
+  layers: readonly OverrideLayer[],
+  agents: readonly AgentView[],
+  rendererVersion: string,
+): AgentPlan[] {
   return agents.map((agent) => {
     const applied = layersFor(layers, agent);
     const names = applied.map((layer) => layer.name);

@@ -57,8 +57,15 @@ export async function prepareRenders(deps: RenderDeps & { db: Queryable }, args:
   const rendererVersion = await rendererVersionFor(args.source, deps.engine);
   const plans = planRenders(args.source, args.layers, args.agents, rendererVersion);
   const inputs = distinctInputs(plans);
-  const stored = await storedRenderKeys(deps.db, inputs.map((i) => i.key));
-  const fresh = await renderAll(deps, args.tenant, inputs.filter((i) => !stored.has(i.key)));
+  const stored = await storedRenderKeys(
+    deps.db,
+    inputs.map((i) => i.key),
+  );
+  const fresh = await renderAll(
+    deps,
+    args.tenant,
+    inputs.filter((i) => !stored.has(i.key)),
+  );
   const results = new Map([...(await storedYaml(deps.db, [...stored])), ...fresh]);
   const prepared: PreparedRenders = { rendererVersion, agentRenders: [], newRenders: [], failures: [], yamlByAgent: new Map() };
   for (const plan of plans) {

@@ -58,7 +58,13 @@ async function engineOutput(deps: RenderDeps, tenant: string, input: RenderInput
   if (source.kind === 'yaml') return { ok: true, yaml: source.yaml, checksum: source.checksum };
   const job: EngineJob =
     source.kind === 'helm'
-      ? { kind: source.kind, digest: source.digest, values: input.values ?? {}, release: source.release, ...(input.capabilities ? { capabilities: input.capabilities } : {}) }
+      ? {
+          kind: source.kind,
+          digest: source.digest,
+          values: input.values ?? {},
+          release: source.release,
+          ...(input.capabilities ? { capabilities: input.capabilities } : {}),
+        }
       : { kind: source.kind, digest: source.digest, path: source.path };
   const result = await deps.engine.render(tenant, job);
   // Too many renders waiting: the input may be fine, so this is no refusal of it (503, retry later).
@@ -80,7 +86,12 @@ export async function renderInput(deps: RenderDeps, tenant: string, input: Rende
 }
 
 /** Every input rendered once (at most `parallel` at a time; the engine queues fairly between tenants). */
-export async function renderAll(deps: RenderDeps, tenant: string, inputs: readonly RenderInput[], parallel = 4): Promise<Map<string, Rendered>> {
+export async function renderAll(
+  deps: RenderDeps,
+  tenant: string,
+  inputs: readonly RenderInput[],
+  parallel = 4,
+): Promise<Map<string, Rendered>> {
   const results = new Map<string, Rendered>();
   let next = 0;
   const worker = async () => {

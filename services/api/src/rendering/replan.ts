@@ -24,7 +24,11 @@ export interface Replan {
  * own render, 503 without a renderer for a chart) so that nothing changes. Nothing is rendered
  * for plain YAML while the stack has no layers.
  */
-export async function replanLatest(deps: RenderingDeps, stack: { id: string; generator_id: string }, layers: readonly OverrideLayer[]): Promise<Replan> {
+export async function replanLatest(
+  deps: RenderingDeps,
+  stack: { id: string; generator_id: string },
+  layers: readonly OverrideLayer[],
+): Promise<Replan> {
   const latest = await latestRenderableObject(deps.db, stack.id);
   if (!latest || (!latest.per_agent && layers.length === 0)) return { objectId: latest?.id ?? null, prepared: undefined };
   const source = renderSourceOfStored(latest);

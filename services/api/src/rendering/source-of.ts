@@ -13,7 +13,12 @@ export const releaseName = (stack: string) =>
 export function renderSourceOfStored(object: RenderableObject): RenderSource {
   const spec = object.source as { helm?: { digest: string }; kustomize?: { digest: string; path: string } } | null;
   if (spec?.helm) {
-    return { kind: 'helm', digest: spec.helm.digest, values: object.source_values ?? {}, release: { name: releaseName(object.stack_name), namespace: 'default' } };
+    return {
+      kind: 'helm',
+      digest: spec.helm.digest,
+      values: object.source_values ?? {},
+      release: { name: releaseName(object.stack_name), namespace: 'default' },
+    };
   }
   if (spec?.kustomize) return { kind: 'kustomize', digest: spec.kustomize.digest, path: spec.kustomize.path };
   return { kind: 'yaml', yaml: object.yaml_content, checksum: object.yaml_checksum };

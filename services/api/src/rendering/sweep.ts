@@ -57,7 +57,12 @@ async function sweepObject(deps: SweepDeps, object: RenderableObject & { stack_i
     await upsertAgentRenders(tx.client, object.id, succeeded);
     await recordRenderFailures(tx.client, object.id, failed);
     for (const f of failed) {
-      tx.emit('deployment.render_failed', { deployment_object_id: object.id, stack_id: object.stack_id, agent_id: f.agentId, reason: f.error });
+      tx.emit('deployment.render_failed', {
+        deployment_object_id: object.id,
+        stack_id: object.stack_id,
+        agent_id: f.agentId,
+        reason: f.error,
+      });
     }
     tx.notifyAgents(succeeded.map((r) => r.agentId));
     return true;

@@ -17,7 +17,9 @@ const SOON_MS = 250;
  * `intervalMs` and soon after a change that may call for it. One replica sweeps at a time: the
  * others find the advisory lock taken and skip (a crashed one's session, and so its lock, ends).
  */
-export function createRenderSweeper(deps: SweepDeps & { pool: pg.Pool; lockName: string; intervalMs: number; logger: Logger }): RenderSweeper {
+export function createRenderSweeper(
+  deps: SweepDeps & { pool: pg.Pool; lockName: string; intervalMs: number; logger: Logger },
+): RenderSweeper {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;

@@ -23,6 +23,9 @@ export async function storedAgentRender(db: Queryable, agentId: string, objectId
 
 /** Whether the stack reaches the agent (the association rule). */
 export async function stackReachesAgent(db: Queryable, stackId: string, agentId: string): Promise<boolean> {
-  const { rows } = await db.query(`WITH ids AS (${agentsForOneStackSql('$1::uuid')}) SELECT 1 FROM ids WHERE id = $2 LIMIT 1`, [stackId, agentId]);
+  const { rows } = await db.query(`WITH ids AS (${agentsForOneStackSql('$1::uuid')}) SELECT 1 FROM ids WHERE id = $2 LIMIT 1`, [
+    stackId,
+    agentId,
+  ]);
   return rows.length > 0;
 }

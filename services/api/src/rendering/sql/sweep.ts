@@ -45,12 +45,21 @@ export async function recordRenderFailures(db: Queryable, objectId: string, fail
     `INSERT INTO agent_renders (agent_id, deployment_object_id, render_key, input_key, error, layers)
      SELECT a, $1, NULL, i, e, l FROM unnest($2::uuid[], $3::text[], $4::text[], $5::jsonb[]) AS x(a, i, e, l)
      ON CONFLICT (agent_id, deployment_object_id) DO UPDATE SET input_key = EXCLUDED.input_key, error = EXCLUDED.error, rendered_at = now()`,
-    [objectId, failures.map((f) => f.agentId), failures.map((f) => f.inputKey), failures.map((f) => f.error), failures.map((f) => JSON.stringify(f.layers))],
+    [
+      objectId,
+      failures.map((f) => f.agentId),
+      failures.map((f) => f.inputKey),
+      failures.map((f) => f.error),
+      failures.map((f) => JSON.stringify(f.layers)),
+    ],
   );
 }
 
 /** Whether the stack's layers are still at `revision`, the row locked until the sweep's write commits. */
 export async function layersStillAt(db: Queryable, stackId: string, revision: number): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM stacks WHERE id = $1 AND layers_revision = $2 AND deleted_at IS NULL FOR SHARE', [stackId, revision]);
+  const { rows } = await db.query('SELECT 1 FROM stacks WHERE id = $1 AND layers_revision = $2 AND deleted_at IS NULL FOR SHARE', [
+    stackId,
+    revision,
+  ]);
   return rows.length > 0;
 }

@@ -2,7 +2,12 @@ import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import type { Identity } from '../../auth/identity.ts';
 import type { WriteScope } from '../../events/transact.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
-import { DEPLOYMENT_CREATED_KEYS, insertDeploymentObject, type InsertOutcome, type NewDeploymentObject } from './sql/create-deployment-object.ts';
+import {
+  DEPLOYMENT_CREATED_KEYS,
+  insertDeploymentObject,
+  type InsertOutcome,
+  type NewDeploymentObject,
+} from './sql/create-deployment-object.ts';
 
 // Matches no generator: a caller who is neither admin nor a generator owns no stack.
 const NO_GENERATOR = '00000000-0000-0000-0000-000000000000';
@@ -48,4 +53,3 @@ export async function insertOnce(w: WriteScope, row: NewDeploymentObject): Promi
   }
   return outcome;
 }
-

@@ -45,7 +45,14 @@ export interface StoreDeps {
 const MAX_ATTEMPTS = 3;
 
 /** An agent that has nothing: no layers, labels, annotations or facts. Its render is what Brokkr's clients read as the object's YAML. */
-const NOBODY: AgentView = { id: '00000000-0000-0000-0000-000000000000', name: '', cluster_name: '', labels: [], annotations: {}, facts: {} };
+const NOBODY: AgentView = {
+  id: '00000000-0000-0000-0000-000000000000',
+  name: '',
+  cluster_name: '',
+  labels: [],
+  annotations: {},
+  facts: {},
+};
 
 async function liveStack(db: Queryable, stackId: string, caller: Identity | undefined): Promise<{ name: string; generator_id: string }> {
   const { rows } = await db.query<{ name: string; generator_id: string }>(
@@ -61,7 +68,8 @@ async function liveStack(db: Queryable, stackId: string, caller: Identity | unde
 function renderSourceOf(object: RenderedObject, stackName: string): RenderSource {
   const source = object.source;
   if (source.kind === 'yaml') return { kind: 'yaml', yaml: object.yamlContent, checksum: yamlChecksum(object.yamlContent) };
-  if (source.kind === 'helm') return { kind: 'helm', digest: source.digest, values: source.values, release: { name: releaseName(stackName), namespace: 'default' } };
+  if (source.kind === 'helm')
+    return { kind: 'helm', digest: source.digest, values: source.values, release: { name: releaseName(stackName), namespace: 'default' } };
   return { kind: 'kustomize', digest: source.digest, path: source.path };
 }
 
@@ -74,7 +82,9 @@ async function storedYamlOf(rendering: RenderDeps, tenant: string, source: Rende
     if (nobody.ok) return nobody.yaml;
   }
   const first = prepared.yamlByAgent.values().next();
-  return first.done ? '# Rendered for each agent: none is targeted yet, and it has no render for an agent without annotations.\n' : first.value;
+  return first.done
+    ? '# Rendered for each agent: none is targeted yet, and it has no render for an agent without annotations.\n'
+    : first.value;
 }
 
 /** The object's row, rendered with the layers of `revision`: inserted only if they are still the stack's. */

@@ -9,7 +9,11 @@ import type { ObjectSource } from './rendered.ts';
 export const sourceErrors: Record<SourceErrorCode, ErrorKind> = {
   invalid_source: errorKind(400, 'invalid_source', 'The source is not a chart or an archive the hub can use'),
   source_host_not_allowed: errorKind(422, 'source_host_not_allowed', "The source's host is not one this hub may fetch from"),
-  source_address_not_allowed: errorKind(422, 'source_address_not_allowed', "The source's address is private or reserved, and this hub may not reach it"),
+  source_address_not_allowed: errorKind(
+    422,
+    'source_address_not_allowed',
+    "The source's address is private or reserved, and this hub may not reach it",
+  ),
   source_not_found: errorKind(404, 'source_not_found', 'The source does not exist'),
   source_too_large: errorKind(413, 'source_too_large', 'The source is larger than this hub takes'),
   source_digest_mismatch: errorKind(422, 'source_digest_mismatch', 'The source does not match its digest'),

@@ -1,6 +1,14 @@
 import type { Identity } from '../../auth/identity.ts';
 import { raising } from '../../errors/api-error.ts';
-import { grantRefused, renderFailed, rendererUnavailable, stackLayersChanged, stackNotFound, stackNotOwned } from '../../errors/catalogue.ts';
+import {
+  grantRefused,
+  renderFailed,
+  rendererBusy,
+  rendererUnavailable,
+  stackLayersChanged,
+  stackNotFound,
+  stackNotOwned,
+} from '../../errors/catalogue.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import { placementRefusals, refuseMisplaced, submittedObjects } from '../../domain/placement-check.ts';
 import { storeRendered, type RenderedObject, type StoreDeps } from './rendered.ts';
@@ -57,6 +65,7 @@ export const storeDeploymentObject = raising(
   grantRefused,
   renderFailed,
   rendererUnavailable,
+  rendererBusy,
   stackLayersChanged,
 );
 

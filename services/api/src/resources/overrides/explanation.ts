@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import { capabilitiesOf } from '../../rendering/capabilities.ts';
 import { fieldOrigins } from '../../rendering/explain.ts';
-import { layersFor } from '../../rendering/layers.ts';
+import type { AgentView } from '../../rendering/agent-vars.ts';
+import { layersFor, type OverrideLayer } from '../../rendering/layers.ts';
 import { planRenders } from '../../rendering/plan.ts';
 import type { RenderingDeps } from '../../rendering/replan.ts';
 import { rendererVersionOf } from '../../rendering/render.ts';
 import { renderSourceOfStored } from '../../rendering/source-of.ts';
-import { stackReachesAgent, storedAgentRender } from '../../rendering/sql/agent-render.ts';
+import { stackReachesAgent, storedAgentRender, type StoredAgentRender } from '../../rendering/sql/agent-render.ts';
 import { agentViews } from '../../rendering/sql/agents.ts';
 import { stackLayers } from '../../rendering/sql/layers.ts';
-import { latestRenderableObject } from '../../rendering/sql/latest-object.ts';
+import { latestRenderableObject, type RenderableObject } from '../../rendering/sql/latest-object.ts';
 import { uuid } from '../../http/schemas.ts';
 
 export const explanationSchema = z
@@ -30,11 +31,48 @@ export const explanationSchema = z
       error: z.string().nullable().meta({ description: 'The inputs cannot be made for this agent now (a reference it cannot resolve)' }),
     }),
     fields: z.array(
-      z.object({ in: z.enum(['values', 'object']), path: z.string(), layer: z.string(), target: z.string().optional(), by: z.string().optional() }),
+      z.object({
+        in: z.enum(['values', 'object']),
+        path: z.string(),
+        layer: z.string(),
+        target: z.string().optional(),
+        by: z.string().optional(),
+      }),
     ),
   })
   .meta({ id: 'RenderExplanation' });
 export type Explanation = z.output<typeof explanationSchema>;
+
+type Served = Pick<Explanation, 'yaml_content' | 'yaml_checksum' | 'error' | 'rendered_at'>;
+
+/** What the agent is served of the object: its own render (or none), or the object as stored. */
+function servedOf(object: RenderableObject, stored: StoredAgentRender | undefined): Served {
+  if (!object.per_agent) return { yaml_content: object.yaml_content, yaml_checksum: object.yaml_checksum, error: null, rendered_at: null };
+  return {
+    yaml_content: stored?.yaml_content ?? null,
+    yaml_checksum: stored?.yaml_checksum ?? null,
+    error: stored?.error ?? null,
+    rendered_at: stored ? stored.rendered_at.toISOString() : null,
+  };
+}
+
+/** What the agent's render is made from, as the layers and the agent are now. */
+async function inputsOf(
+  deps: RenderingDeps,
+  object: RenderableObject,
+  layers: readonly OverrideLayer[],
+  agent: AgentView,
+): Promise<Explanation['inputs']> {
+  const source = renderSourceOfStored(object);
+  const [plan] = planRenders(source, layers, [agent], (await rendererVersionOf(source, deps.engine)) ?? 'none');
+  return {
+    source: object.source,
+    values: plan && 'input' in plan ? (plan.input.values ?? null) : null,
+    capabilities: source.kind === 'helm' ? capabilitiesOf(agent.facts) : null,
+    layers: layersFor(layers, agent).map((l) => ({ name: l.name, priority: l.priority })),
+    error: plan && 'error' in plan ? plan.error : null,
+  };
+}
 
 /** The explanation, or why there is none. */
 export async function explainRender(
@@ -48,27 +86,13 @@ export async function explainRender(
   const object = await latestRenderableObject(deps.db, stack.id);
   if (!object) return 'no-object';
   const [{ layers }, stored] = await Promise.all([stackLayers(deps.db, stack.id), storedAgentRender(deps.db, agent.id, object.id)]);
-  const source = renderSourceOfStored(object);
-  const applied = layersFor(layers, agent);
-  const [plan] = planRenders(source, layers, [agent], (await rendererVersionOf(source, deps.engine)) ?? 'none');
-  const input = plan && 'input' in plan ? plan.input : undefined;
-  const served = object.per_agent ? stored : { yaml_content: object.yaml_content, yaml_checksum: object.yaml_checksum, error: null, rendered_at: null };
   return {
     stack_id: stack.id,
     agent_id: agent.id,
     deployment_object_id: object.id,
     per_agent: object.per_agent,
-    yaml_content: served?.yaml_content ?? null,
-    yaml_checksum: served?.yaml_checksum ?? null,
-    error: served?.error ?? null,
-    rendered_at: served?.rendered_at ? served.rendered_at.toISOString() : null,
-    inputs: {
-      source: object.source,
-      values: input?.values ?? null,
-      capabilities: source.kind === 'helm' ? capabilitiesOf(agent.facts) : null,
-      layers: applied.map((l) => ({ name: l.name, priority: l.priority })),
-      error: plan && 'error' in plan ? plan.error : null,
-    },
-    fields: fieldOrigins(applied),
+    ...servedOf(object, stored),
+    inputs: await inputsOf(deps, object, layers, agent),
+    fields: fieldOrigins(layersFor(layers, agent)),
   };
 }

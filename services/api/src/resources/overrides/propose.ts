@@ -11,18 +11,27 @@ export const invalidOverride = errorKind(422, 'invalid_override', 'The override 
 function asLayer(input: NewOverride, id = ''): OverrideLayer {
   const reason = unreadableReference([input.values, input.patches]);
   if (reason) throw invalidOverride.with(`The layer "${input.name}" cannot be rendered for any agent: ${reason}`);
-  return { id, name: input.name, priority: input.priority, selector: input.selector, layer_values: input.values ?? null, patches: input.patches ?? null };
+  return {
+    id,
+    name: input.name,
+    priority: input.priority,
+    selector: input.selector,
+    layer_values: input.values ?? null,
+    patches: input.patches ?? null,
+  };
 }
 
 export function proposeAdded(current: readonly OverrideLayer[], input: NewOverride): OverrideLayer[] {
-  if (current.some((l) => l.name === input.name)) throw overrideExists.with(`The stack already has an override layer named "${input.name}"`);
+  if (current.some((l) => l.name === input.name))
+    throw overrideExists.with(`The stack already has an override layer named "${input.name}"`);
   return [...current, asLayer(input)];
 }
 
 export function proposeReplaced(current: readonly OverrideLayer[], name: string, input: NewOverride): OverrideLayer[] {
   const old = current.find((l) => l.name === name);
   if (!old) throw overrideNotFound.with(`The stack has no override layer named "${name}"`);
-  if (input.name !== name && current.some((l) => l.name === input.name)) throw overrideExists.with(`The stack already has an override layer named "${input.name}"`);
+  if (input.name !== name && current.some((l) => l.name === input.name))
+    throw overrideExists.with(`The stack already has an override layer named "${input.name}"`);
   return current.map((l) => (l === old ? asLayer(input, old.id) : l));
 }
 

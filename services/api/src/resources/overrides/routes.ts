@@ -1,5 +1,4 @@
-import { errorKind } from '../../errors/api-error.ts';
-import { grantRefused, renderFailed, rendererUnavailable, stackLayersChanged } from '../../errors/catalogue.ts';
+import { grantRefused, renderFailed, rendererBusy, rendererUnavailable, stackLayersChanged } from '../../errors/catalogue.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
@@ -17,7 +16,15 @@ import { overrideJson } from './serialize.ts';
  */
 
 const tags = ['overrides'];
-const writeErrors = [fetchOwnedStack, invalidOverride, renderFailed, rendererUnavailable, grantRefused, stackLayersChanged] as const;
+const writeErrors = [
+  fetchOwnedStack,
+  invalidOverride,
+  renderFailed,
+  rendererUnavailable,
+  rendererBusy,
+  grantRefused,
+  stackLayersChanged,
+] as const;
 
 export const overrideRoutes: AnyRoute[] = [
   defineRoute({
@@ -72,7 +79,13 @@ export const overrideRoutes: AnyRoute[] = [
         propose: (current) => proposeAdded(current, body),
         persist: (tx) => insertOverride(tx.client, stack.id, body),
       });
-      await ctx.audit({ actor: identity, action: 'stack.override_created', resourceType: 'stack', resourceId: stack.id, details: { name: row.name } });
+      await ctx.audit({
+        actor: identity,
+        action: 'stack.override_created',
+        resourceType: 'stack',
+        resourceId: stack.id,
+        details: { name: row.name },
+      });
       return json(201, overrideJson(row));
     },
   }),
@@ -94,7 +107,13 @@ export const overrideRoutes: AnyRoute[] = [
         propose: (current) => proposeReplaced(current, params.name, layer),
         persist: async (tx) => (await updateOverride(tx.client, stack.id, params.name, layer))!,
       });
-      await ctx.audit({ actor: identity, action: 'stack.override_updated', resourceType: 'stack', resourceId: stack.id, details: { name: row.name } });
+      await ctx.audit({
+        actor: identity,
+        action: 'stack.override_updated',
+        resourceType: 'stack',
+        resourceId: stack.id,
+        details: { name: row.name },
+      });
       return json(200, overrideJson(row));
     },
   }),
@@ -114,7 +133,13 @@ export const overrideRoutes: AnyRoute[] = [
         propose: (current) => proposeRemoved(current, params.name),
         persist: (tx) => deleteOverride(tx.client, stack.id, params.name),
       });
-      await ctx.audit({ actor: identity, action: 'stack.override_deleted', resourceType: 'stack', resourceId: stack.id, details: { name: params.name } });
+      await ctx.audit({
+        actor: identity,
+        action: 'stack.override_deleted',
+        resourceType: 'stack',
+        resourceId: stack.id,
+        details: { name: params.name },
+      });
       return noContent();
     },
   }),

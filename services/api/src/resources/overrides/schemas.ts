@@ -9,13 +9,20 @@ const jsonObject = () => z.record(z.string(), z.unknown());
 const selectorSchema = z
   .strictObject({
     agent_ids: z.array(uuid()).max(10_000).optional().meta({ description: 'Only these agents' }),
-    labels: z.array(z.string().min(1).max(256)).max(64).optional().meta({ description: 'Agents with every one of these labels (plain tags)' }),
+    labels: z
+      .array(z.string().min(1).max(256))
+      .max(64)
+      .optional()
+      .meta({ description: 'Agents with every one of these labels (plain tags)' }),
     annotations: z
       .record(z.string().min(1).max(256), z.string().max(4096))
       .optional()
       .meta({ description: 'Agents with every one of these annotations (key/value pairs)' }),
   })
-  .meta({ id: 'OverrideSelector', description: 'Which agents the layer applies to: every criterion given must hold; {} selects every agent' });
+  .meta({
+    id: 'OverrideSelector',
+    description: 'Which agents the layer applies to: every criterion given must hold; {} selects every agent',
+  });
 
 const jsonPatchOperation = z.strictObject({
   op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
@@ -42,7 +49,13 @@ const patchSchema = z
   .meta({ id: 'OverridePatch' });
 
 const layerFields = {
-  priority: z.number().int().min(-1_000_000).max(1_000_000).default(0).meta({ description: 'Layers apply lowest first; the last one wins' }),
+  priority: z
+    .number()
+    .int()
+    .min(-1_000_000)
+    .max(1_000_000)
+    .default(0)
+    .meta({ description: 'Layers apply lowest first; the last one wins' }),
   selector: selectorSchema.default({}),
   values: jsonObject().nullish().meta({ description: "Merged over a chart's values (maps key by key; null removes a key)" }),
   patches: z.array(patchSchema).max(MAX_PATCHES).nullish().meta({ description: 'Applied to the rendered objects, in order' }),

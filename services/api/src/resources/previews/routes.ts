@@ -52,7 +52,8 @@ export const previewRoutes: AnyRoute[] = [
         throw invalidPreview.with(`Invalid preview: ${parsed.reason}`, parsed.details);
       }
       // A preview shows every agent the same proposed YAML; one rendered per agent is not previewed yet (docs/renders.md).
-      if (parsed.input.source) throw invalidPreview.with('Invalid preview: a chart or an overlay cannot be previewed yet; preview its rendered YAML');
+      if (parsed.input.source)
+        throw invalidPreview.with('Invalid preview: a chart or an overlay cannot be previewed yet; preview its rendered YAML');
       const preview = await ctx.transact(async (tx) => {
         const stack = await fetchOwnedStack(tx.client, identity, params.id, 'share');
         // Inactive agents would never answer: only ACTIVE ones are asked.

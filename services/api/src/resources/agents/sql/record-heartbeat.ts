@@ -21,9 +21,9 @@ export async function recordHeartbeat(db: Queryable, id: string, k8s: K8sReport 
 
 /** Stores the facts the agent reported; true when they differ from what was stored (rare: agents send them when they change). */
 export async function recordClusterFacts(db: Queryable, id: string, facts: ClusterFacts): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE agents SET facts = $2 WHERE id = $1 AND deleted_at IS NULL AND facts IS DISTINCT FROM $2::jsonb', [
-    id,
-    JSON.stringify(facts),
-  ]);
+  const { rowCount } = await db.query(
+    'UPDATE agents SET facts = $2 WHERE id = $1 AND deleted_at IS NULL AND facts IS DISTINCT FROM $2::jsonb',
+    [id, JSON.stringify(facts)],
+  );
   return (rowCount ?? 0) > 0;
 }

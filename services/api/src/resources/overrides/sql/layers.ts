@@ -16,7 +16,9 @@ export interface OverrideRow {
 const COLUMNS = 'id, stack_id, name, priority, selector, layer_values AS values, patches, created_at, updated_at';
 
 export async function listOverrides(db: Queryable, stackId: string): Promise<OverrideRow[]> {
-  const { rows } = await db.query<OverrideRow>(`SELECT ${COLUMNS} FROM stack_overrides WHERE stack_id = $1 ORDER BY priority, name`, [stackId]);
+  const { rows } = await db.query<OverrideRow>(`SELECT ${COLUMNS} FROM stack_overrides WHERE stack_id = $1 ORDER BY priority, name`, [
+    stackId,
+  ]);
   return rows;
 }
 

@@ -33,6 +33,8 @@ export interface ReconcilerDeps extends Timing {
    * INACTIVE gets an empty state, which must not read as "delete everything".
    */
   confirmActive(): Promise<boolean>;
+  /** With a trust policy: a stack the hub stops listing (or whose object was refused) keeps its objects (src/trust/gate.ts). */
+  keepsVanished?: (stackId: string) => boolean;
   /** Drift detection, when it runs (BROKKR__AGENT__DRIFT_ENABLED): told what each stack holds and when a stack is written. */
   drift?: DriftHooks | undefined;
 }
@@ -165,7 +167,7 @@ export class Reconciler {
   private async removeVanished(desired: DeploymentObject[], inventory: Inventory): Promise<void> {
     const wanted = new Set(desired.map((d) => d.stack_id));
     const vanished = [...inventory.byStack.entries()]
-      .filter(([stack]) => !wanted.has(stack))
+      .filter(([stack]) => !wanted.has(stack) && !this.deps.keepsVanished?.(stack))
       .map(([stack, live]) => ({ stack, live: keepSharedNamespaces(removable(live), inventory, stack) }))
       .filter((v) => v.live.length > 0);
     let failed = false;

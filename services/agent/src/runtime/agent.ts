@@ -23,7 +23,7 @@ export async function startAgent(settings: AgentSettings, logger: Logger): Promi
   const loops = createLoops(clients);
   const stopping = new AbortController();
   const server = await startHealthServer(clients, loops.heartbeat, stopping.signal);
-  const tasks = runLoops(loops, stopping.signal);
+  const tasks = [...runLoops(loops, stopping.signal), ...(clients.trust ? [clients.trust.run(stopping.signal)] : [])];
   const clusterEvents = await startStackClusterEvents(clients);
   clients.channel.start();
   if (!loops.heartbeat.active)

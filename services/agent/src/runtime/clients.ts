@@ -10,6 +10,8 @@ import { AgentChannel } from '../agent-channel/channel.ts';
 import { agentChannelUrl } from '../agent-channel/url.ts';
 import { createAgentMetrics, type AgentMetrics } from '../metrics.ts';
 import { EventReporter } from '../reconcile/event-reporter.ts';
+import { createTrustGate } from '../trust/start.ts';
+import type { TrustGate } from '../trust/gate.ts';
 import { connectKubernetes, identify, waitForBroker } from './startup.ts';
 import { AGENT_VERSION } from './version.ts';
 
@@ -29,6 +31,8 @@ export interface AgentClients {
   events: EventReporter;
   /** What each generator may place on this cluster; the target watcher keeps it current. */
   grants: GrantBook;
+  /** With a trust policy: what the hub sends is checked before the reconciler or a work order sees it (src/trust/). */
+  trust: TrustGate | undefined;
 }
 
 /** Start-up: the broker ready, the PAK verified, the agent record found, Kubernetes reachable. */
@@ -57,7 +61,8 @@ export async function connectClients(settings: AgentSettings, logger: Logger): P
   const discovery = new Discovery(kube, settings.concurrency);
   const grants = new GrantBook({ broker, agentId: agent.id, agentNamespace: settings.agentNamespace, logger: log });
   if (!settings.agentNamespace) log.warn('no agent namespace known (BROKKR__AGENT__NAMESPACE): nothing protects one from stacks');
-  return { settings, agent, log, broker, channel, kube, objects, discovery, metrics, events, grants };
+  const trust = await createTrustGate({ settings, agentId: agent.id, kube, events, metrics, logger: log });
+  return { settings, agent, log, broker, channel, kube, objects, discovery, metrics, events, grants, trust };
 }
 
 /** Hints wake the loops; heartbeats, events and health go up it while it is up (REST otherwise). Started last. */

@@ -40,13 +40,14 @@ export function createLoops(c: AgentClients): AgentLoops {
   const drift = c.settings.drift.enabled ? createAgentDrift(c, isActive) : undefined;
   const reconciler = createReconciler(c, heartbeat, drift);
   const reconcileLoop = new ReconcileLoop({ reconciler, events: c.events, health, logger: c.log, backoff: c.settings.backoff, isActive });
+  c.trust?.attach((objects) => reconcileLoop.offer(objects));
   const loops: AgentLoops = {
     heartbeat,
     watcher: createTargetWatcher(c, reconcileLoop, isActive),
     reconcileLoop,
     health,
     webhooks: createWebhookPoller({ ...wiring, version: AGENT_VERSION }),
-    workOrders: createWorkOrderLoop({ ...wiring, objects: c.objects, discovery: c.discovery, metrics: c.metrics }),
+    workOrders: createWorkOrderLoop({ ...wiring, objects: c.objects, discovery: c.discovery, metrics: c.metrics, trust: c.trust }),
     diagnostics: c.settings.diagnostics.enabled
       ? createDiagnosticsLoop({ ...wiring, kube: c.kube, objects: c.objects, discovery: c.discovery })
       : undefined,
@@ -129,6 +130,7 @@ function createReconciler(c: AgentClients, heartbeat: Heartbeat, drift: Drift | 
     crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
     adoptionEnabled: settings.adoptionEnabled,
     grants: c.grants,
+    keepsVanished: (stack) => c.trust?.keepsVanished(stack) ?? false,
     tenantPodSecurity: settings.tenantPodSecurity,
     resyncIntervalMs: settings.resyncIntervalMs,
     resyncStacks: drift === undefined,
@@ -172,7 +174,8 @@ function createTargetWatcher(c: AgentClients, reconcileLoop: ReconcileLoop, isAc
     longPollWaitSeconds: settings.longPollWaitSeconds,
     isActive,
     longPollWanted: () => !channel.up,
-    onState: (objects) => reconcileLoop.offer(objects),
+    // With a trust policy, the gate checks the state first and offers what it admits (attached above).
+    onState: (objects) => (c.trust ? c.trust.offer(objects) : reconcileLoop.offer(objects)),
     grants: c.grants,
   });
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '@brokkr/logger';
 import type { Registry } from '@brokkr/telemetry';
+import { refusalMessage, type Refusal } from '@brokkr/trust';
 import type { CompleteWorkOrder, WorkOrder } from '@brokkr/contracts';
 import type { ApplyContext } from '../reconcile/apply-stack.ts';
 import { errorMessage } from '../util/async.ts';
@@ -28,6 +29,8 @@ export interface WorkOrderLoopDeps {
   isActive(): boolean;
   /** Job/BuildRun poll period (tests shorten it). */
   kubePollMs?: number;
+  /** With a trust policy: why an order must not run (unsigned, not for this agent, expired, run before), checked before it runs. */
+  trust?: { workOrderRefusal(order: WorkOrder): Promise<Refusal | undefined> } | undefined;
 }
 
 type Runner = (ctx: WorkOrderContext, order: WorkOrder) => Promise<string | null>;
@@ -141,6 +144,8 @@ export class WorkOrderLoop {
     const runner = RUNNERS[order.work_type];
     try {
       if (!runner) throw new WorkOrderError(`Unknown work type: ${order.work_type}`, false);
+      const refusal = await this.deps.trust?.workOrderRefusal(order);
+      if (refusal) throw new WorkOrderError(`refused: ${refusalMessage(refusal)}`, false);
       return { success: true, message: await runner(ctx, order) };
     } catch (err) {
       if (err instanceof WorkOrderAborted || ctx.signal.aborted) return undefined;

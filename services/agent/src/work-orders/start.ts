@@ -4,7 +4,7 @@ import type { AgentSettings } from '../config.ts';
 import type { Discovery } from '../kube/discovery.ts';
 import type { KubeObjects } from '../kube/objects.ts';
 import type { AgentMetrics } from '../metrics.ts';
-import { WorkOrderLoop } from './loop.ts';
+import { WorkOrderLoop, type WorkOrderLoopDeps } from './loop.ts';
 
 export interface WorkOrderWiring {
   settings: AgentSettings;
@@ -14,6 +14,8 @@ export interface WorkOrderWiring {
   agentId: string;
   logger: Logger;
   isActive(): boolean;
+  /** With a trust policy: checks each order before it runs (src/trust/gate.ts). */
+  trust?: WorkOrderLoopDeps['trust'];
 }
 
 /** The work-order loop wired to the broker and the cluster, or none when work orders are off (concurrency 0). */
@@ -45,5 +47,6 @@ export function createWorkOrderLoop(w: WorkOrderWiring): WorkOrderLoop | undefin
     registry: w.metrics.registry,
     logger,
     isActive: w.isActive,
+    trust: w.trust,
   });
 }

@@ -37,6 +37,17 @@ export const agentConfigSchema = z.object({
    * leaves the labels to the manifest.
    */
   BROKKR__AGENT__TENANT_POD_SECURITY: z.enum(['privileged', 'baseline', 'restricted']).default('baseline'),
+  /**
+   * Signed intent (docs/signatures.md): a trust policy file (YAML or JSON; the chart mounts it from a
+   * Secret in the agent's namespace). Set: the agent checks what the hub sends against it before any
+   * apply, prune, deletion or work order. Unset: no checks, as Brokkr's agent.
+   */
+  BROKKR__AGENT__TRUST_POLICY_FILE: z.string().min(1).optional(),
+  /** The ConfigMap in the agent's namespace where a trust-checking agent keeps the versions and metadata it took. */
+  BROKKR__AGENT__TRUST_STATE_CONFIGMAP: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/)
+    .default('brokkr-agent-trust-state'),
   /** A kubeconfig file; unset: in-cluster credentials, else the usual KUBECONFIG / ~/.kube/config. */
   BROKKR__AGENT__KUBECONFIG: z.string().min(1).optional(),
   /** Brokkr's name for the same setting (used when BROKKR__AGENT__KUBECONFIG is unset). */

@@ -8,6 +8,8 @@ import { registerDrift } from './commands/drift.ts';
 import { registerGet } from './commands/get.ts';
 import { registerPaks } from './commands/paks.ts';
 import { registerRollout } from './commands/rollout.ts';
+import { registerSign } from './commands/sign.ts';
+import { registerTrust } from './commands/trust.ts';
 import { registerStacks } from './commands/stacks.ts';
 import { configPath } from './config.ts';
 import { FORMATS } from './output.ts';
@@ -47,5 +49,7 @@ export function buildProgram(): Command {
   registerPaks(program);
   registerRollout(program);
   registerStacks(program);
+  registerSign(program);
+  registerTrust(program);
   return program;
 }

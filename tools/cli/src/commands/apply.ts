@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import { formatFor, hubFor, print, sayFor } from '../context.ts';
 import { CliError, HubError } from '../errors.ts';
@@ -16,10 +17,15 @@ import {
 } from '../types.ts';
 import { readManifests, SETTINGS_FILE, type Manifests } from './manifests.ts';
 import { renderRollout } from './rollout.ts';
+import { signContent, storeSignature, type SignOptions } from './signing.ts';
 import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
 
-interface ApplyOptions {
+interface ApplyOptions extends Partial<SignOptions> {
   file: string;
+  /** A generator key (PEM): the content is signed with it and the signature stored before the content. */
+  sign?: string;
+  /** A signature made elsewhere (e.g. keyless by cosign or sigstore-js), stored as given. */
+  signature?: string;
   stack?: string;
   generator?: string;
   target: string[];
@@ -62,6 +68,17 @@ export function registerApply(program: Command): void {
     .option('--wait', 'follow the rollout until every agent applied it or one failed (admin PAK; any owner PAK with a rollout policy)')
     .option('--timeout <duration>', 'how long --wait waits (e.g. 90s, 5m)', '5m')
     .option('--interval <duration>', 'how often --wait asks the hub', '2s')
+    .option(
+      '--sign <key>',
+      'sign the content with this generator key (PEM) before posting it: agents with a trust policy apply only signed content',
+    )
+    .option('--signer <name>', "with --sign: the generator's name in the trust root (default: BROKKR_SIGNER, else the key file's name)")
+    .option('--signature-version <n>', 'with --sign: the monotonic version signed (default: the current time in seconds)')
+    .option('--sign-for <agent>', 'with --sign: only this agent (name, or cluster/name) may apply it; repeatable', collect, [])
+    .option('--sign-for-label <label>', 'with --sign: agents configured with this label may apply it; repeatable', collect, [])
+    .option('--allow-rollback-to <n>', 'with --sign: an automatic rollback may return to this earlier version; repeatable', collect, [])
+    .option('--expires <duration>', 'with --sign: the signature is good for this long (e.g. 720h)')
+    .option('--signature <file>', 'store this signature (a Sigstore bundle or DSSE envelope made elsewhere, e.g. keyless) with the content')
     .action(async (options: ApplyOptions, cmd: Command) => {
       process.exitCode = await apply(cmd, options);
     });
@@ -88,6 +105,7 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   const stack = await ensureStack(io, me, manifests, options);
   await ensureLabels(io, stack, labels);
   await ensureTargets(io, stack, targets);
+  await ensureSignature(io, stack, manifests, options);
   const { object, created } = await ensureDeploymentObject(io, stack, manifests);
 
   const { yaml_content: _content, ...deploymentObject } = object;
@@ -200,6 +218,27 @@ async function ensureTargets({ hub, say }: Io, stack: Stack, agents: Agent[]): P
     } catch (err) {
       if (!(err instanceof HubError && err.status === 409)) throw err;
     }
+  }
+}
+
+/** With --sign or --signature: the signature of the content, stored before the content (also when it is unchanged: a re-signature). */
+async function ensureSignature({ hub, say }: Io, stack: Stack, manifests: Manifests, options: ApplyOptions): Promise<void> {
+  if (options.sign && options.signature) throw new CliError('--sign and --signature exclude each other');
+  let signature: unknown;
+  if (options.signature) signature = readSignatureFile(options.signature);
+  else if (options.sign) {
+    const signOptions = { signFor: [], signForLabel: [], allowRollbackTo: [], ...options, key: options.sign };
+    signature = signContent(signOptions, stack.id, manifests.content, false);
+  } else return;
+  await storeSignature(hub, stack.id, signature);
+  say(`stack "${stack.name}": signature stored (content sha256 ${manifests.checksum.slice(0, 12)}…)`);
+}
+
+function readSignatureFile(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CliError(`${file}: not a JSON signature (${(err as Error).message.split('\n')[0]})`);
   }
 }
 

@@ -11,6 +11,7 @@ export {
   type MaintenanceConfig,
 } from './services/hub.ts';
 export { agentConfigSchema, type AgentConfig } from './services/agent.ts';
+export { rendererConfigSchema, type RendererConfig } from './services/renderer.ts';
 export { readConfigFile, flattenConfig, parseConfigText, type FlatConfig } from './config-file.ts';
 export { loadLayeredSettings, diffSettings, dottedKey, type ConfigChange } from './reloadable.ts';
 export { maintenanceReloadableSchema, hubReloadableSchema } from './reloadable-settings.ts';

@@ -11,7 +11,7 @@ import { driftAcceptAnswerSchema, fleetDriftQuery, fleetGroupQuery, stackDriftQu
 import { cursorAfter, driftJson, filterOf, pageKeyOf } from './serialize.ts';
 import { appendIgnoreRule, markAccepted } from './sql/accept-drift.ts';
 import type { DriftRow } from './sql/drift-row.ts';
-import { agentsTotal, countDrift, groupDrift, listDrift, type DriftFilter } from './sql/queries.ts';
+import { agentsTotal, groupDrift, listDrift, type DriftFilter } from './sql/queries.ts';
 
 const tags = ['drift'];
 const invalidCursor = errorKind(400, 'invalid_cursor', 'The cursor is not one this api gave out');
@@ -31,8 +31,8 @@ async function page(ctx: ApiContext, filter: DriftFilter, q: { limit: number; cu
 
 async function groups(ctx: ApiContext, filter: DriftFilter, by: Parameters<typeof groupDrift>[2], limit: number): Promise<Reply> {
   const db = ctx.db.pool;
-  const [rows, counts, total] = await Promise.all([groupDrift(db, filter, by, limit), countDrift(db, filter), agentsTotal(db, filter)]);
-  return json(200, { by, records: counts.records, agents: counts.agents, agents_total: total, groups: rows });
+  const [grouped, total] = await Promise.all([groupDrift(db, filter, by, limit), agentsTotal(db, filter)]);
+  return json(200, { by, records: grouped.records, agents: grouped.agents, agents_total: total, groups: grouped.groups });
 }
 
 /** The rule an acceptance adds: this object, at the record's paths (or whole, when it was deleted or scope says so). */

@@ -20,22 +20,31 @@ export interface DriftFilter {
   manager?: string;
 }
 
-/** The WHERE clause of a filter over `r` (drift_records) and `s` (stacks), with its parameters after `first`. */
+/** One state is an equality, which the partial index of the open records matches; several, a list. */
+function stateFilter(states: readonly DriftState[] | undefined): [unknown, (n: string) => string] {
+  if (!states?.length) return [undefined, () => ''];
+  return states.length === 1 ? [states[0], (n) => `r.state = ${n}`] : [states, (n) => `r.state = ANY(${n}::text[])`];
+}
+
+/** The WHERE clause of a filter over `r` (drift_records) and `s` (stacks); its parameters are appended to `values`. */
 function where(f: DriftFilter, values: unknown[]): string {
+  const parts: [unknown, (n: string) => string][] = [
+    [f.generatorId, (n) => `s.generator_id = ${n}::uuid`],
+    [f.stackId, (n) => `r.stack_id = ${n}::uuid`],
+    [f.agentId, (n) => `r.agent_id = ${n}::uuid`],
+    stateFilter(f.states),
+    [f.since, (n) => `r.last_seen >= ${n}::timestamptz`],
+    [f.until, (n) => `r.first_seen < ${n}::timestamptz`],
+    [f.kind, (n) => `r.kind = ${n}`],
+    [f.path, (n) => `${n} = ANY(r.paths)`],
+    [f.manager, (n) => `${n} = ANY(r.managers)`],
+  ];
   const conditions: string[] = [];
-  const add = (sql: (n: string) => string, value: unknown) => {
+  for (const [value, sql] of parts) {
+    if (value === undefined) continue;
     values.push(value);
     conditions.push(sql(`$${values.length}`));
-  };
-  if (f.generatorId !== undefined) add((n) => `s.generator_id = ${n}::uuid`, f.generatorId);
-  if (f.stackId !== undefined) add((n) => `r.stack_id = ${n}::uuid`, f.stackId);
-  if (f.agentId !== undefined) add((n) => `r.agent_id = ${n}::uuid`, f.agentId);
-  if (f.states?.length) add((n) => `r.state = ANY(${n}::text[])`, f.states);
-  if (f.since !== undefined) add((n) => `r.last_seen >= ${n}::timestamptz`, f.since);
-  if (f.until !== undefined) add((n) => `r.first_seen < ${n}::timestamptz`, f.until);
-  if (f.kind !== undefined) add((n) => `r.kind = ${n}`, f.kind);
-  if (f.path !== undefined) add((n) => `${n} = ANY(r.paths)`, f.path);
-  if (f.manager !== undefined) add((n) => `${n} = ANY(r.managers)`, f.manager);
+  }
   return conditions.length ? conditions.join(' AND ') : 'true';
 }
 
@@ -80,22 +89,37 @@ const MANAGERS = `CASE WHEN r.missing OR cardinality(r.paths) = 0 THEN ARRAY[NUL
 /** A record's distinct managers, `first` on one of them; a lateral subquery, so the planner memoizes it per distinct array. */
 const DISTINCT_MANAGERS = `(SELECT d.m AS manager, row_number() OVER () = 1 AS first FROM (SELECT DISTINCT m FROM unnest(${MANAGERS}) m) d) x`;
 
+type Dimension = 'agent' | 'stack' | 'manager';
+const COLUMN: Record<Dimension, string> = { agent: 'r.agent_id', stack: 'r.stack_id', manager: 'x.manager' };
+
 /**
- * How each grouping unnests a record: into its (path, manager) fields for `field` (a record holds
- * a path once), else into its distinct managers; `counted` marks the one row per record that
- * counts it where a record is the unit (the others only say who wrote what).
+ * How each grouping unnests a record: into its fields (path, manager; a record holds a path once)
+ * for `field`, else into its distinct managers. `first` marks one row per record (the totals count
+ * those); `perKey` the rows that count a record under its key; `sets` what each key is also
+ * broken down by (an agent's key has one agent, a stack's one stack).
  */
-const GROUPINGS: Record<DriftGrouping, { key: string; unnest: string; counted: string }> = {
-  field: { key: 'x.path', unnest: `unnest(${PATHS}, ${MANAGERS}) x(path, manager)`, counted: 'true' },
-  manager: { key: "coalesce(x.manager, '')", unnest: DISTINCT_MANAGERS, counted: 'true' },
-  agent: { key: 'r.agent_id::text', unnest: DISTINCT_MANAGERS, counted: 'x.first' },
-  stack: { key: 'r.stack_id::text', unnest: DISTINCT_MANAGERS, counted: 'x.first' },
-  kind: { key: 'r.kind', unnest: DISTINCT_MANAGERS, counted: 'x.first' },
-  stack_agent: {
-    key: "r.stack_id::text || '/' || r.agent_id::text",
-    unnest: DISTINCT_MANAGERS,
-    counted: 'x.first',
+interface Grouping {
+  key: string;
+  unnest: string;
+  first: string;
+  perKey: string;
+  sets: Dimension[];
+}
+
+const BY_MANAGERS = { unnest: DISTINCT_MANAGERS, first: 'x.first' };
+const GROUPINGS: Record<DriftGrouping, Grouping> = {
+  field: {
+    key: 'x.path',
+    unnest: `unnest(${PATHS}, ${MANAGERS}) WITH ORDINALITY x(path, manager, ord)`,
+    first: 'x.ord = 1',
+    perKey: 'true',
+    sets: ['agent', 'stack', 'manager'],
   },
+  manager: { key: "coalesce(x.manager, '')", ...BY_MANAGERS, perKey: 'true', sets: ['agent', 'stack'] },
+  agent: { key: 'r.agent_id::text', ...BY_MANAGERS, perKey: 'x.first', sets: ['stack', 'manager'] },
+  stack: { key: 'r.stack_id::text', ...BY_MANAGERS, perKey: 'x.first', sets: ['agent', 'manager'] },
+  kind: { key: 'r.kind', ...BY_MANAGERS, perKey: 'x.first', sets: ['agent', 'stack', 'manager'] },
+  stack_agent: { key: "r.stack_id::text || '/' || r.agent_id::text", ...BY_MANAGERS, perKey: 'x.first', sets: ['manager'] },
 };
 
 export interface GroupRow {
@@ -109,62 +133,92 @@ export interface GroupRow {
   managers: { manager: string | null; records: number }[];
 }
 
-/** One row of the grouping sets: the key alone (its records), or the key with one agent, one stack or one manager. */
+/**
+ * One row of the grouping sets: the total (no key), one agent of the total, a key alone, or a key
+ * with one agent, one stack or one manager.
+ */
 interface SetRow {
-  key: string;
-  agent_id: string | null;
-  stack_id: string | null;
+  key: string | null;
   manager: string | null;
+  by_key: boolean;
   by_agent: boolean;
   by_stack: boolean;
   by_manager: boolean;
   records: number;
-  fields: number;
+  keyed: number;
+  rows: number;
 }
 
 /**
- * One scan of the matching records, unnested and hash-aggregated by four grouping sets at once —
- * the key; the key and agent; the key and stack; the key and manager — of which only the `limit`
- * largest keys come back. Distinct agents and stacks are the rows of their sets, so no count
- * DISTINCT sorts anything (docs/perf/2026-11-28-drift-records.md).
+ * One scan of the matching records, unnested and hash-aggregated by several grouping sets at
+ * once: the total and each agent in it (the totals), each key, and each key with each agent,
+ * stack and manager it has; only the `limit` largest keys come back. Distinct agents and stacks
+ * are the rows of their sets, so no count DISTINCT sorts anything, and the totals need no second
+ * scan (docs/perf/2026-11-28-drift-records.md).
  */
 function groupSql(by: DriftGrouping, condition: string, limitParam: string): string {
   const g = GROUPINGS[by];
+  const flag = (d: Dimension) => (g.sets.includes(d) ? `GROUPING(${COLUMN[d]}) = 0` : 'false');
+  const sets = ['()', '(r.agent_id)', `(${g.key})`, ...g.sets.map((d) => `(${g.key}, ${COLUMN[d]})`)];
   return `
 WITH sets AS (
-  SELECT ${g.key} AS key, r.agent_id, r.stack_id, x.manager,
-         GROUPING(r.agent_id) = 0 AS by_agent, GROUPING(r.stack_id) = 0 AS by_stack, GROUPING(x.manager) = 0 AS by_manager,
-         (count(*) FILTER (WHERE ${g.counted}))::int AS records, count(*)::int AS fields
+  SELECT ${g.key} AS key, ${g.sets.includes('manager') ? 'x.manager' : 'NULL::text'} AS manager,
+         GROUPING(${g.key}) = 0 AS by_key, (GROUPING(r.agent_id) = 0 AND GROUPING(${g.key}) = 1) OR ${flag('agent')} AS by_agent,
+         ${flag('stack')} AS by_stack, ${flag('manager')} AS by_manager,
+         (count(*) FILTER (WHERE ${g.first}))::int AS records, (count(*) FILTER (WHERE ${g.perKey}))::int AS keyed, count(*)::int AS rows
     FROM drift_records r JOIN stacks s ON s.id = r.stack_id
    CROSS JOIN LATERAL ${g.unnest}
    WHERE ${condition}
-   GROUP BY GROUPING SETS ((${g.key}), (${g.key}, r.agent_id), (${g.key}, r.stack_id), (${g.key}, x.manager))
+   GROUP BY GROUPING SETS (${sets.join(', ')})
 ), top AS (
-  SELECT key FROM sets WHERE NOT (by_agent OR by_stack OR by_manager) ORDER BY records DESC, key LIMIT ${limitParam}
+  SELECT key FROM sets WHERE by_key AND NOT (by_agent OR by_stack OR by_manager) ORDER BY keyed DESC, key LIMIT ${limitParam}
 )
-SELECT sets.* FROM sets JOIN top USING (key)`;
+SELECT * FROM sets WHERE NOT by_key OR key IN (SELECT key FROM top)`;
 }
 
-/** The groups from their set rows, largest first, each with its five most frequent managers. */
-function assemble(rows: readonly SetRow[]): GroupRow[] {
+export interface Grouped {
+  groups: GroupRow[];
+  /** Records matching the filter, and the distinct agents among them. */
+  records: number;
+  agents: number;
+}
+
+const emptyGroup = (key: string): GroupRow => ({
+  key,
+  label: null,
+  stack_id: null,
+  agent_id: null,
+  records: 0,
+  agents: 0,
+  stacks: 0,
+  managers: [],
+});
+
+/** The groups from their set rows, largest first, each with its five most frequent managers; and the totals. */
+function assemble(by: DriftGrouping, rows: readonly SetRow[]): Grouped {
   const groups = new Map<string, GroupRow>();
-  const group = (key: string) => {
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { key, label: null, stack_id: null, agent_id: null, records: 0, agents: 0, stacks: 0, managers: [] }));
-    return g;
-  };
+  const totals = { records: 0, agents: 0 };
   for (const row of rows) {
-    const g = group(row.key);
+    if (!row.by_key) {
+      if (row.by_agent) totals.agents++;
+      else totals.records = row.records;
+      continue;
+    }
+    const key = row.key ?? '';
+    const g = groups.get(key) ?? emptyGroup(key);
+    groups.set(key, g);
     if (row.by_agent) g.agents++;
     else if (row.by_stack) g.stacks++;
-    else if (row.by_manager) g.managers.push({ manager: row.manager, records: row.fields });
-    else g.records = row.records;
+    else if (row.by_manager) g.managers.push({ manager: row.manager, records: row.rows });
+    else g.records = row.keyed;
   }
+  const { sets } = GROUPINGS[by];
   for (const g of groups.values()) {
-    g.managers.sort((a, b) => b.records - a.records || String(a.manager).localeCompare(String(b.manager)));
-    g.managers = g.managers.slice(0, 5);
+    if (!sets.includes('agent')) g.agents = 1;
+    if (!sets.includes('stack')) g.stacks = 1;
+    g.managers = g.managers.sort((a, b) => b.records - a.records || String(a.manager).localeCompare(String(b.manager))).slice(0, 5);
   }
-  return [...groups.values()].sort((a, b) => b.records - a.records || a.key.localeCompare(b.key));
+  return { ...totals, groups: [...groups.values()].sort((a, b) => b.records - a.records || a.key.localeCompare(b.key)) };
 }
 
 /** The ids a key stands for: an agent, a stack, or both. */
@@ -198,27 +252,16 @@ async function name(db: Queryable, by: DriftGrouping, groups: GroupRow[]): Promi
 
 /**
  * Records grouped by field, manager, agent, stack, kind or stack × agent, largest first, each
- * with its distinct agents and stacks and its most frequent managers. A deleted object counts
- * under the path '' (the whole document, in RFC 6901).
+ * with its distinct agents and stacks and its most frequent managers, and the totals. A deleted
+ * object counts under the path '' (the whole document, in RFC 6901).
  */
-export async function groupDrift(db: Queryable, filter: DriftFilter, by: DriftGrouping, limit: number): Promise<GroupRow[]> {
+export async function groupDrift(db: Queryable, filter: DriftFilter, by: DriftGrouping, limit: number): Promise<Grouped> {
   const values: unknown[] = [];
   const condition = where(filter, values);
   values.push(limit);
   const { rows } = await db.query<SetRow>(groupSql(by, condition, `$${values.length}`), values);
-  return name(db, by, assemble(rows));
-}
-
-/** Records and distinct agents matching the filter (hash-aggregated per agent first: no count DISTINCT). */
-export async function countDrift(db: Queryable, filter: DriftFilter): Promise<{ records: number; agents: number }> {
-  const values: unknown[] = [];
-  const condition = where(filter, values);
-  const { rows } = await db.query<{ records: number; agents: number }>(
-    `SELECT coalesce(sum(n), 0)::int AS records, count(*)::int AS agents
-       FROM (SELECT r.agent_id, count(*) AS n FROM drift_records r JOIN stacks s ON s.id = r.stack_id WHERE ${condition} GROUP BY r.agent_id) x`,
-    values,
-  );
-  return rows[0]!;
+  const grouped = assemble(by, rows);
+  return { ...grouped, groups: await name(db, by, grouped.groups) };
 }
 
 /**

@@ -190,7 +190,6 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
   });
 
   after(async () => {
-    for (const a of agents) await writeFile(`${process.env.TRUST_E2E_LOGS}/agent-${a.reg.name}.log`, a.proc.output());
     await Promise.allSettled(agents.map((a) => a.proc.stop()));
     mock?.close();
     await sql?.end();

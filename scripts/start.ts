@@ -3,6 +3,8 @@
  * migrations, runs api, webhook-dispatcher, maintenance and audit-writer with prefixed logs,
  * prints the API URL and the admin PAK; then, unless `--no-cluster` or BROKKR_LOCAL_CLUSTER=false,
  * starts a local Kubernetes API server with an agent for it and prints a first deployment to paste.
+ * `--require-signatures`: that agent applies only what the generator `local-dev` signed, with a key
+ * made here and printed as `signing key: PATH` (docs/signatures.md).
  * Ctrl-C stops everything, in order, and removes every temporary directory.
  */
 import fs from 'node:fs/promises';
@@ -61,6 +63,7 @@ function maybeStartLocalCluster(
     adminPak: pak,
     workDir,
     say,
+    requireSignatures: process.argv.includes('--require-signatures'),
     onAgentExit: (code) => {
       if (!stopping()) say(`agent exited unexpectedly (code ${code}); the hub keeps running`);
     },

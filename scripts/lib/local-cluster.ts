@@ -11,6 +11,7 @@ import { ensureKubeAssets, findKubeAssets, freePort, startKubeCluster, type Kube
 import { startChild, type Child } from './child.ts';
 import { firstDeploymentScript, BEGIN_MARKER, END_MARKER } from './first-deployment.ts';
 import { ensureActiveAgent, ensureGenerator, HubClient } from './hub-client.ts';
+import { ensureAgentNamespace, makeLocalTrust } from './local-trust.ts';
 
 export interface LocalClusterOptions {
   apiUrl: string;
@@ -20,6 +21,8 @@ export interface LocalClusterOptions {
   say: (line: string) => void;
   /** Called if our agent exits on its own. */
   onAgentExit: (code: number | null) => void;
+  /** `--require-signatures`: the agent gets a trust policy and applies only what `local-dev`'s key signed (local-trust.ts). */
+  requireSignatures?: boolean;
 }
 
 export interface LocalCluster {
@@ -46,6 +49,10 @@ export function startLocalCluster(options: LocalClusterOptions): LocalCluster {
     const hub = new HubClient(options.apiUrl, options.adminPak);
     const generator = await ensureGenerator(hub, 'local-dev', 'npm start: owns the stacks of the first deployment');
     const local = await ensureActiveAgent(hub, 'local', generator.id);
+    const trust = options.requireSignatures ? await makeLocalTrust(options.workDir) : undefined;
+    if (trust) await ensureAgentNamespace(kube.kubeconfigPath, 'brokkr-agent');
+    if (trust)
+      say(`signing key: ${trust.signingKey}   (the local agent applies only what it signed: brokkr apply --sign ${trust.signingKey})`);
     agent = startChild({
       service: 'agent',
       env: {
@@ -59,6 +66,7 @@ export function startLocalCluster(options: LocalClusterOptions): LocalCluster {
         // Where the agent chart would install it: no stack may place anything there.
         BROKKR__AGENT__NAMESPACE: 'brokkr-agent',
         BROKKR__LOG__FORMAT: process.env.BROKKR__LOG__FORMAT ?? 'text',
+        ...(trust ? { BROKKR__AGENT__TRUST_POLICY_FILE: trust.policyFile } : {}),
       },
       onExit: options.onAgentExit,
     });

@@ -42,7 +42,10 @@ export function createAgentMetrics(registry: Registry = createMetricsRegistry({ 
       help: 'Drift episodes found (a changed or deleted object the stack policy does not ignore), by kind',
       labelNames: ['kind'] as const,
     }),
-    driftOpen: m.gauge({ name: 'brokkr_agent_drift_open', help: 'Objects drifted now and not corrected (report mode, or a correction that failed)' }),
+    driftOpen: m.gauge({
+      name: 'brokkr_agent_drift_open',
+      help: 'Objects drifted now and not corrected (report mode, or a correction that failed)',
+    }),
     driftSweeps: m.counter({ name: 'brokkr_agent_drift_sweeps_total', help: 'Full drift sweeps of every applied object completed' }),
     driftWatched: m.gauge({ name: 'brokkr_agent_drift_watched_objects', help: 'Applied objects the drift checks follow' }),
     driftWatches: m.gauge({ name: 'brokkr_agent_drift_watches', help: 'Watches open, one per resource type the agent applied' }),

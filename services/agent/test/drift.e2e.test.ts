@@ -27,6 +27,7 @@ interface DriftField {
   live: unknown;
   manager: string | null;
   operation: string | null;
+  time: string | null;
   withheld?: boolean;
 }
 interface DriftRecord {

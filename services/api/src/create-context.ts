@@ -38,7 +38,7 @@ export interface ContextDeps {
   replicas: Replicas;
   /** Marks this replica's own notices and its presence. */
   origin: string;
-  /** The chart and overlay engine (start.ts), when the renderer is installed. */
+  /** The chart and overlay engine (start.ts: the renderer service's queue); none: charts and overlays are refused. */
   engine?: Engine | undefined;
   shutdownSignal: AbortSignal;
 }

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { connectBus, connectNats, ensureStreams, natsInboxPrefix } from '@brokkr/bus';
 import { loadWebhookKey } from '@brokkr/crypto';
-import { createDb, migrateLatest } from '@brokkr/db';
-import { createRenderer, type Renderer } from '@brokkr/render';
-import { loadSourceBlob } from '@brokkr/sources';
+import { createDb, migrateLatest, type Db } from '@brokkr/db';
 import { pgCheck, startHealthServer, type HealthServer } from '@brokkr/health';
 import type { Logger } from '@brokkr/logger';
 import { startMemoryRelease } from '@brokkr/runtime';
 import { startTelemetry } from '@brokkr/telemetry';
 import { bootstrap } from './bootstrap/first-start.ts';
 import { createContext } from './create-context.ts';
-import { localEngine } from './rendering/local-engine.ts';
+import { startQueuedEngine, type QueuedEngine } from './rendering/queued-engine.ts';
 import { createApp } from './app.ts';
 import { closeServer, listen } from './http/listen.ts';
 import { createUpgradeRouter } from './http/upgrade-router.ts';
@@ -47,7 +45,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
   await ensureStreams(bus.jsm);
   const noticeBus = await connectNats({ ...nats, name: 'brokkr-api-notices' });
 
-  const renderer = await startRenderer(settings.rendering, logger);
+  const engine = queueRenders(settings, db, logger);
   const shutdown = new AbortController();
   const metrics = createApiMetrics();
   const origin = randomUUID();
@@ -62,7 +60,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
     noticeConnection: noticeBus.nc,
     replicas,
     origin,
-    engine: renderer && localEngine(renderer, async (digest) => (await loadSourceBlob(db.pool, digest))?.bytes),
+    engine,
     shutdownSignal: shutdown.signal,
   });
   // The notice subscription (createContext) and this replica's presence reach nats-server before
@@ -106,7 +104,7 @@ export async function startApi(settings: ApiSettings, logger: Logger): Promise<R
       await closeServer(server, SERVER_DRAIN_MS);
       await metricsServer?.close();
       await ctx.rendering.sweeper.stop();
-      await renderer?.close();
+      await engine.close();
       await ctx.outbox.drain();
       api.close();
       ctx.auth.close();
@@ -138,14 +136,14 @@ async function openDatabase(settings: ApiSettings, logger: Logger) {
   return createDb({ ...dbSettings, poolSize: settings.database.poolSize, applicationName: 'brokkr-api' });
 }
 
-/** The sandboxed chart and overlay renderer (docs/adr/0043), when its binary is configured. */
-async function startRenderer(settings: ApiSettings['rendering'], logger: Logger): Promise<Renderer | undefined> {
-  if (!settings.binary) {
-    logger.info('no renderer configured (BROKKR__BROKER__RENDERER): objects from charts and overlays are refused');
-    return undefined;
-  }
-  const limits = { outputBytes: settings.outputMaxBytes, timeoutMs: settings.timeoutSeconds * 1000, cpuSeconds: settings.timeoutSeconds };
-  return createRenderer({ binary: settings.binary, limits, log: (line) => logger.info(line) });
+/** Charts and overlays are rendered by the renderer service: this replica queues them and waits (docs/adr/0046). */
+function queueRenders(settings: ApiSettings, db: Db, logger: Logger): QueuedEngine {
+  return startQueuedEngine({
+    db: db.pool,
+    databaseUrl: settings.database.url,
+    waitMs: settings.rendering.waitSeconds * 1000,
+    logger: logger.child({ component: 'render-queue' }),
+  });
 }
 
 /** Gives pooled memory back to the OS once a load peak is over (ADR 0030). */

@@ -10,11 +10,13 @@ import {
   packChart,
   packDirectory,
   pushChart,
+  spawnRenderer,
   startChartRepository,
   startOciRegistry,
   useTestInfra,
   type ChartRepository,
   type OciRegistry,
+  type TestRenderer,
 } from '@brokkr/testkit';
 import {
   createAgent,
@@ -28,15 +30,17 @@ import {
 
 /**
  * Charts and overlays (docs/renders.md): fetched once and pinned at submit, rendered by the real
- * engines (the sandboxed brokkr-render) once per distinct input, each agent served its own render,
- * refused at submit when some targeted agent cannot be rendered. A classic chart repository and an
- * OCI registry are served locally. Black-box, through HTTP (the render counts read the database).
+ * engines (the sandboxed brokkr-render, run by a renderer service beside the api) once per distinct
+ * input, each agent served its own render, refused at submit when some targeted agent cannot be
+ * rendered. A classic chart repository and an OCI registry are served locally. Black-box, through
+ * HTTP (the render counts read the database).
  */
 describe('api charts and overlays', function () {
   // The first run on a machine builds brokkr-render (minutes; cached afterwards).
   this.timeout(20 * 60_000);
   const infra = useTestInfra({ nats: true });
   let api: TestApi;
+  let renderer: TestRenderer;
   let repo: ChartRepository;
   let registry: OciRegistry;
 
@@ -120,11 +124,14 @@ describe('api charts and overlays', function () {
     registry = await startOciRegistry();
     const demo = await packChart(fixtureChartDir('demo'));
     await pushChart(registry, demo.tgz, demo.name, demo.version);
-    api = await startTestApi(infra, { env: { BROKKR__BROKER__RENDERER: binary, BROKKR__BROKER__SOURCE_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    // One renderer for the file, registered before the api asks whether any is alive.
+    renderer = await spawnRenderer({ databaseUrl: infra.db.url, binary });
+    api = await startTestApi(infra, { env: { BROKKR__BROKER__SOURCE_ALLOW_PRIVATE_NETWORKS: 'true' } });
   });
 
   after(async () => {
     await api?.stop();
+    await renderer?.stop();
     await repo?.close();
     await registry?.stop();
   });

@@ -89,7 +89,7 @@ describe('api drift records', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await client.get<{ items: { id: string }[]; next_cursor: string | null }>(path, {
+      const res: { status: number; text: string; body: { items: { id: string }[]; next_cursor: string | null } } = await client.get(path, {
         query: { limit: String(limit), ...(cursor ? { cursor } : {}) },
       });
       expect(res.status, res.text).to.equal(200);

@@ -92,12 +92,9 @@ export const driftPolicyOverrideSchema = z
 
 export const driftPolicySchema = z
   .object({
-    mode: z
-      .enum(DRIFT_MODES)
-      .default('correct')
-      .meta({
-        description: '`correct`: drift is re-applied over at once and recorded; `report`: never overwritten, the record stays open',
-      }),
+    mode: z.enum(DRIFT_MODES).default('correct').meta({
+      description: '`correct`: drift is re-applied over at once and recorded; `report`: never overwritten, the record stays open',
+    }),
     comparison: z
       .enum(DRIFT_COMPARISONS)
       .default('owned')

@@ -21,6 +21,7 @@ export {
 } from './webhook-receiver.ts';
 export { TestClient, type AnyJson, type ClientResponse, type RequestOptions } from './client.ts';
 export { spawnService, type RunningService, type SpawnServiceOptions } from './service.ts';
+export { spawnRenderer, type SpawnRendererOptions, type TestRenderer } from './renderer.ts';
 export { eventually } from './wait.ts';
 export { freePort } from '@brokkr/infra';
 export {

@@ -50,8 +50,8 @@ export interface ApiSettings {
   };
   /** Where charts and overlays may be fetched from, and how much of them (BROKKR__BROKER__SOURCE_*). */
   sources: SourcePolicy;
-  /** The sandboxed renderer of charts and overlays: its binary ('' = none) and the limits of one render. */
-  rendering: { binary: string; outputMaxBytes: number; timeoutSeconds: number };
+  /** Charts and overlays, rendered by the renderer service: how long a render may take from queueing to result. */
+  rendering: { waitSeconds: number };
 }
 
 export interface TenantLimits {
@@ -114,11 +114,7 @@ export function settingsFrom(config: ApiConfig): ApiSettings {
     agentPollSeconds: config.BROKKR__BROKER__AGENT_POLL_SECONDS,
     memoryReleaseAboveBytes: config.BROKKR__BROKER__MEMORY_RELEASE_ABOVE_MIB * 1024 * 1024,
     sources: sourcePolicyFromConfig(config),
-    rendering: {
-      binary: config.BROKKR__BROKER__RENDERER,
-      outputMaxBytes: config.BROKKR__BROKER__RENDER_OUTPUT_MAX_MIB * 1024 * 1024,
-      timeoutSeconds: config.BROKKR__BROKER__RENDER_TIMEOUT_SECONDS,
-    },
+    rendering: { waitSeconds: config.BROKKR__BROKER__RENDER_WAIT_SECONDS },
     webhooks: {
       encryptionKey: config.BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY,
       allowPrivateNetworks: config.BROKKR__BROKER__WEBHOOK_ALLOW_PRIVATE_NETWORKS,

@@ -58,15 +58,11 @@ export const apiConfigSchema = z.object({
   /** How long fetching one source may take, redirects and token requests included. */
   BROKKR__BROKER__SOURCE_TIMEOUT_SECONDS: int(30, 1, 600),
   /**
-   * The brokkr-render binary (tools/renderer; scripts/build-renderer.sh builds it) that renders
-   * charts and overlays in sandboxed processes (docs/renders.md); empty: objects from a chart or an
-   * overlay are refused with 503 `renderer_unavailable` (plain YAML and its override layers work).
+   * How long a chart or overlay render may take, from queueing it for the renderer service to its
+   * result (docs/adr/0046); past it the request is answered 503 `renderer_busy`. Charts and overlays
+   * are refused with 503 `renderer_unavailable` while no renderer runs (plain YAML needs none).
    */
-  BROKKR__BROKER__RENDERER: z.string().default(''),
-  /** Largest rendered output of one chart or overlay (MiB). */
-  BROKKR__BROKER__RENDER_OUTPUT_MAX_MIB: int(16, 1, 256),
-  /** Wall-clock limit of one render (seconds); its CPU limit is the same. */
-  BROKKR__BROKER__RENDER_TIMEOUT_SECONDS: int(10, 1, 120),
+  BROKKR__BROKER__RENDER_WAIT_SECONDS: int(30, 1, 300),
   /** Upper bound of the retry backoff of agent-delivered webhooks (the same setting and policy as the dispatcher's). */
   BROKKR__BROKER__WEBHOOK_MAX_BACKOFF_SECONDS: int(3600, 1, 86400),
   BROKKR__BROKER__LONG_POLL_MAX_SECONDS: int(60, 0, 300),

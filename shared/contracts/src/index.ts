@@ -46,3 +46,4 @@ export * from './paks.ts';
 export * from './grants.ts';
 export * from './drift.ts';
 export * from './signatures.ts';
+export * from './overrides.ts';

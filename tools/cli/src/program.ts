@@ -6,6 +6,7 @@ import { registerDescribe } from './commands/describe.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerDrift } from './commands/drift.ts';
 import { registerGet } from './commands/get.ts';
+import { registerOverrides } from './commands/overrides.ts';
 import { registerPaks } from './commands/paks.ts';
 import { registerRollout } from './commands/rollout.ts';
 import { registerSign } from './commands/sign.ts';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerApply(program);
   registerDiff(program);
   registerDrift(program);
+  registerOverrides(program);
   registerGet(program);
   registerDescribe(program);
   registerAgents(program);

@@ -60,6 +60,7 @@ export interface TestHub {
 export async function startHub(
   infra: Pick<TestInfra, 'db' | 'nats'>,
   admin: { pak: string; hash: string } = generatePak(),
+  env: Record<string, string> = {},
 ): Promise<TestHub> {
   const { pak: adminPak, hash } = admin;
   const port = await freePort();
@@ -72,6 +73,7 @@ export async function startHub(
       BROKKR__DATABASE__URL: infra.db.url,
       BROKKR__NATS__URL: infra.nats.url,
       BROKKR__BROKER__PAK_HASH: hash,
+      ...env,
     },
     readyUrl: `${url}/readyz`,
   });

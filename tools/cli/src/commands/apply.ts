@@ -16,12 +16,31 @@ import {
   type StackRolloutPolicy,
 } from '../types.ts';
 import { readManifests, SETTINGS_FILE, type Manifests } from './manifests.ts';
+import { chartContent, kustomizeContent, type ChartOptions, type SourceContent } from './sources.ts';
+
+/** What `apply` sends: a directory's YAML, or a chart or an overlay the hub renders for each agent. */
+type Content = ({ kind: 'yaml' } & Manifests) | ({ kind: 'source' } & SourceContent);
+
+async function readContent(options: ApplyOptions): Promise<Content> {
+  const given = [options.file, options.chart, options.kustomize].filter((o) => o !== undefined);
+  if (given.length !== 1) throw new CliError('give exactly one of -f <dir|file>, --chart <name> or -k <overlay dir>');
+  if (options.file) return { kind: 'yaml', ...readManifests(options.file) };
+  if (options.chart)
+    return {
+      kind: 'source',
+      ...chartContent({ chart: options.chart, repo: options.repo, chartVersion: options.chartVersion, values: options.values }),
+    };
+  return { kind: 'source', ...(await kustomizeContent(options.kustomize!, options.kustomizeRoot)) };
+}
 import { renderRollout } from './rollout.ts';
 import { signContent, storeSignature, type SignOptions } from './signing.ts';
 import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
 
-interface ApplyOptions extends Partial<SignOptions> {
-  file: string;
+interface ApplyOptions extends Partial<SignOptions>, Partial<ChartOptions> {
+  file?: string;
+  kustomize?: string;
+  kustomizeRoot?: string;
+  values: string[];
   /** A generator key (PEM): the content is signed with it and the signature stored before the content. */
   sign?: string;
   /** A signature made elsewhere (e.g. keyless by cosign or sigstore-js), stored as given. */
@@ -60,7 +79,13 @@ export function registerApply(program: Command): void {
         '  exit 0 when it succeeded (or was promoted), 1 when it was rolled back, failed, aborted or superseded.\n' +
         'Exit codes with --wait: 0 every agent applied, 1 an agent reported a failure (or any error), 2 timeout.',
     )
-    .requiredOption('-f, --file <path>', 'a directory (its *.yaml / *.yml files, sorted by name) or one YAML file')
+    .option('-f, --file <path>', 'a directory (its *.yaml / *.yml files, sorted by name) or one YAML file')
+    .option('--chart <name>', 'a Helm chart (with --repo and --chart-version), rendered by the hub for each agent')
+    .option('--repo <url>', "the chart's repository: https://… (a classic repository) or oci://… (a registry)")
+    .option('--chart-version <version>', "the chart's version")
+    .option('--values <file>', "a YAML file of the chart's values; repeatable, later files win", collect, [])
+    .option('-k, --kustomize <dir>', 'a kustomize overlay, packed with everything it reaches and built by the hub for each agent')
+    .option('--kustomize-root <dir>', 'pack this directory (default: the common directory of the overlay and what it reaches)')
     .option('--stack <name|id>', 'the stack (default: the directory name, or the file name without .yaml)')
     .option('--generator <name|id>', 'owner of a new stack when using an admin PAK (default: admin-generator)')
     .option('--target <agent>', 'target the stack at this agent (name or id); repeatable', collect, [])
@@ -89,7 +114,7 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   const say = sayFor(format);
   const timeoutMs = parseDuration(options.timeout);
   const intervalMs = parseDuration(options.interval);
-  const manifests = readManifests(options.file);
+  const manifests = await readContent(options);
   const hub = hubFor(cmd);
   const me = await hub.post<AuthPayload>('/auth/pak');
   if (me.agent) throw new CliError('an agent PAK cannot apply stacks: use a generator or admin PAK');
@@ -105,8 +130,10 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   const stack = await ensureStack(io, me, manifests, options);
   await ensureLabels(io, stack, labels);
   await ensureTargets(io, stack, targets);
-  await ensureSignature(io, stack, manifests, options);
-  const { object, created } = await ensureDeploymentObject(io, stack, manifests);
+  if (manifests.kind === 'yaml') await ensureSignature(io, stack, manifests, options);
+  else if (options.sign || options.signature) throw new CliError('--sign and --signature sign YAML content (-f); a chart or an overlay is rendered by the hub');
+  const { object, created } =
+    manifests.kind === 'yaml' ? await ensureDeploymentObject(io, stack, manifests) : await postSource(io, stack, manifests);
 
   const { yaml_content: _content, ...deploymentObject } = object;
   const applied: Applied = { stack, deploymentObject, created, sequence: object.sequence_id };
@@ -163,7 +190,7 @@ function followAgents(format: Format, applied: Applied, rollout: WaitResult, tim
   return rollout.exitCode;
 }
 
-const stackRef = (manifests: Manifests, options: ApplyOptions): string =>
+const stackRef = (manifests: Pick<Manifests, 'settings' | 'defaultStackName'>, options: ApplyOptions): string =>
   options.stack ?? manifests.settings.stack ?? manifests.defaultStackName;
 
 async function hasRolloutPolicy(hub: Hub, ref: string): Promise<boolean> {
@@ -178,7 +205,7 @@ async function hasRolloutPolicy(hub: Hub, ref: string): Promise<boolean> {
   }
 }
 
-async function ensureStack({ hub, say }: Io, me: AuthPayload, manifests: Manifests, options: ApplyOptions): Promise<Stack> {
+async function ensureStack({ hub, say }: Io, me: AuthPayload, manifests: Content, options: ApplyOptions): Promise<Stack> {
   const ref = stackRef(manifests, options);
   const existing = await findStackOrUndefined(hub, ref);
   if (existing) return existing;
@@ -240,6 +267,18 @@ function readSignatureFile(file: string): unknown {
   } catch (err) {
     throw new CliError(`${file}: not a JSON signature (${(err as Error).message.split('\n')[0]})`);
   }
+}
+
+/**
+ * Posts a chart or an overlay. Always a new object: its YAML is rendered by the hub, so there is no
+ * checksum to compare here; the same inputs again cost the hub no render and the agents no change.
+ */
+async function postSource({ hub, say }: Io, stack: Stack, content: SourceContent): Promise<{ object: DeploymentObject; created: boolean }> {
+  const object = await hub.post<DeploymentObject>(`/stacks/${stack.id}/deployment-objects`, content.body);
+  say(
+    `stack "${stack.name}": deployment object ${object.id} created (sequence ${object.sequence_id}) from ${content.describe}, rendered for each agent`,
+  );
+  return { object, created: true };
 }
 
 /** Posts the content unless the stack's newest deployment object already has the same checksum. */

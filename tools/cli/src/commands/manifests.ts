@@ -72,6 +72,11 @@ function section(file: string, dir: string): string {
   return `# source: ${path.relative(dir, file) || path.basename(file)}\n${body}\n`;
 }
 
+/** The directory's `.brokkr.yaml`, if it has one. */
+export function readSettingsIn(dir: string): StackSettings {
+  return readSettings(path.join(dir, SETTINGS_FILE));
+}
+
 function readSettings(file: string): StackSettings {
   if (!fs.existsSync(file)) return {};
   let doc: unknown;

@@ -4,7 +4,8 @@ import { agentNotFound } from '../../errors/catalogue.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { uuid } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
-import { explainRender, explanationSchema } from './explanation.ts';
+import { explanationSchema } from '@brokkr/contracts';
+import { explainRender } from './explanation.ts';
 
 const agentNotReached = errorKind(404, 'agent_not_reached', 'The stack does not reach this agent (no target, label or annotation match)');
 const nothingToExplain = errorKind(404, 'stack_has_no_object', 'The stack has no live deployment object');

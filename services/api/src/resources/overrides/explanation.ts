@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { Explanation } from '@brokkr/contracts';
 import { capabilitiesOf } from '../../rendering/capabilities.ts';
 import { fieldOrigins } from '../../rendering/explain.ts';
 import type { AgentView } from '../../rendering/agent-vars.ts';
@@ -11,37 +11,6 @@ import { stackReachesAgent, storedAgentRender, type StoredAgentRender } from '..
 import { agentViews } from '../../rendering/sql/agents.ts';
 import { stackLayers } from '../../rendering/sql/layers.ts';
 import { latestRenderableObject, type RenderableObject } from '../../rendering/sql/latest-object.ts';
-import { uuid } from '../../http/schemas.ts';
-
-export const explanationSchema = z
-  .object({
-    stack_id: uuid(),
-    agent_id: uuid(),
-    deployment_object_id: uuid(),
-    per_agent: z.boolean().meta({ description: 'false: every agent is served the object as stored' }),
-    yaml_content: z.string().nullable(),
-    yaml_checksum: z.string().nullable(),
-    error: z.string().nullable(),
-    rendered_at: z.string().nullable(),
-    inputs: z.object({
-      source: z.record(z.string(), z.unknown()).nullable(),
-      values: z.record(z.string(), z.unknown()).nullable(),
-      capabilities: z.object({ kubeVersion: z.string(), apiVersions: z.array(z.string()) }).nullable(),
-      layers: z.array(z.object({ name: z.string(), priority: z.number() })),
-      error: z.string().nullable().meta({ description: 'The inputs cannot be made for this agent now (a reference it cannot resolve)' }),
-    }),
-    fields: z.array(
-      z.object({
-        in: z.enum(['values', 'object']),
-        path: z.string(),
-        layer: z.string(),
-        target: z.string().optional(),
-        by: z.string().optional(),
-      }),
-    ),
-  })
-  .meta({ id: 'RenderExplanation' });
-export type Explanation = z.output<typeof explanationSchema>;
 
 type Served = Pick<Explanation, 'yaml_content' | 'yaml_checksum' | 'error' | 'rendered_at'>;
 

@@ -1,85 +1,8 @@
 import { z } from 'zod';
-import { timestamp, uuid } from '../../http/schemas.ts';
+import { overrideNameSchema } from '@brokkr/contracts';
+import { uuid } from '../../http/schemas.ts';
 
-const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const MAX_PATCHES = 100;
-
-const jsonObject = () => z.record(z.string(), z.unknown());
-
-const selectorSchema = z
-  .strictObject({
-    agent_ids: z.array(uuid()).max(10_000).optional().meta({ description: 'Only these agents' }),
-    labels: z
-      .array(z.string().min(1).max(256))
-      .max(64)
-      .optional()
-      .meta({ description: 'Agents with every one of these labels (plain tags)' }),
-    annotations: z
-      .record(z.string().min(1).max(256), z.string().max(4096))
-      .optional()
-      .meta({ description: 'Agents with every one of these annotations (key/value pairs)' }),
-  })
-  .meta({
-    id: 'OverrideSelector',
-    description: 'Which agents the layer applies to: every criterion given must hold; {} selects every agent',
-  });
-
-const jsonPatchOperation = z.strictObject({
-  op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
-  path: z.string().regex(/^(\/.*)?$/, 'must be a JSON pointer'),
-  value: z.unknown().optional(),
-  from: z
-    .string()
-    .regex(/^(\/.*)?$/, 'must be a JSON pointer')
-    .optional(),
-});
-
-const patchSchema = z
-  .strictObject({
-    target: z.strictObject({
-      kind: z.string().min(1).max(256),
-      name: z.string().min(1).max(253),
-      namespace: z.string().min(1).max(63).optional(),
-      apiVersion: z.string().min(1).max(256).optional(),
-    }),
-    merge_patch: jsonObject().optional().meta({ description: 'RFC 7386 JSON merge patch of the target document' }),
-    json_patch: z.array(jsonPatchOperation).min(1).max(1000).optional().meta({ description: 'RFC 6902 JSON patch of the target document' }),
-  })
-  .refine((p) => p.merge_patch !== undefined || p.json_patch !== undefined, 'a patch needs merge_patch or json_patch')
-  .meta({ id: 'OverridePatch' });
-
-const layerFields = {
-  priority: z
-    .number()
-    .int()
-    .min(-1_000_000)
-    .max(1_000_000)
-    .default(0)
-    .meta({ description: 'Layers apply lowest first; the last one wins' }),
-  selector: selectorSchema.default({}),
-  values: jsonObject().nullish().meta({ description: "Merged over a chart's values (maps key by key; null removes a key)" }),
-  patches: z.array(patchSchema).max(MAX_PATCHES).nullish().meta({ description: 'Applied to the rendered objects, in order' }),
-};
-
-export const overrideNameSchema = z.string().regex(NAME, 'lower-case letters, digits and dashes').max(63);
-
-export const newOverrideSchema = z.strictObject({ name: overrideNameSchema, ...layerFields }).meta({ id: 'NewOverride' });
-export const overrideUpdateSchema = z.strictObject({ name: overrideNameSchema.optional(), ...layerFields }).meta({ id: 'OverrideUpdate' });
+/** The wire shapes are @brokkr/contracts' (overrides.ts): the CLI and the console read the same. */
+export { newOverrideSchema, overrideSchema, overrideUpdateSchema, type NewOverride } from '@brokkr/contracts';
 
 export const overrideParams = z.object({ id: uuid(), name: overrideNameSchema });
-
-export const overrideSchema = z
-  .object({
-    id: uuid(),
-    stack_id: uuid(),
-    name: z.string(),
-    priority: z.number().int(),
-    selector: selectorSchema,
-    values: jsonObject().nullable(),
-    patches: z.array(patchSchema).nullable(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .meta({ id: 'Override' });
-
-export type NewOverride = z.output<typeof newOverrideSchema>;

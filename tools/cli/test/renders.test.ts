@@ -1,0 +1,119 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { generatePak } from '@brokkr/pak';
+import { locateRenderer } from '@brokkr/render';
+import { fixtureChartDir, fixtureKustomizeDir, startChartRepository, useTestInfra, type ChartRepository } from '@brokkr/testkit';
+import {
+  buildCli,
+  configMap,
+  createActiveAgent,
+  createGenerator,
+  manifestDir,
+  runCli,
+  startHub,
+  uniqueName,
+  type TestHub,
+} from './support.ts';
+
+/** The YAML the agent is served, every object's. */
+async function servedData(agent: Awaited<ReturnType<typeof createActiveAgent>>): Promise<string> {
+  const res = await agent.client.get(`/agents/${agent.id}/target-state`, { query: { mode: 'full' } });
+  return (res.body as { yaml_content: string }[]).map((o) => o.yaml_content).join('\n---\n');
+}
+
+describe('brokkr apply --chart / -k and brokkr overrides (built CLI against a real hub)', function () {
+  // The first run on a machine builds brokkr-render (minutes; cached afterwards).
+  this.timeout(20 * 60_000);
+  const infra = useTestInfra({ nats: true });
+  let hub: TestHub;
+  let repo: ChartRepository;
+
+  before(async () => {
+    const [renderer] = await Promise.all([locateRenderer(), buildCli()]);
+    repo = await startChartRepository([fixtureChartDir('demo')]);
+    hub = await startHub(infra, generatePak(), {
+      BROKKR__BROKER__RENDERER: renderer,
+      BROKKR__BROKER__SOURCE_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
+  });
+
+  after(async () => {
+    await hub?.stop();
+    await repo?.close();
+  });
+
+  async function tenantWithAgent() {
+    const generator = await createGenerator(hub);
+    const agent = await createActiveAgent(hub, generator.id);
+    return { generator, agent };
+  }
+
+  it('applies a chart with a values file, rendered for the targeted agent', async () => {
+    const { generator, agent } = await tenantWithAgent();
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'brokkr-values-'));
+    await fs.writeFile(path.join(dir, 'values.yaml'), 'greeting: hello from a values file\n');
+    const stack = uniqueName('chart');
+    const res = await runCli(
+      [
+        'apply',
+        '--chart',
+        'demo',
+        '--repo',
+        repo.url,
+        '--chart-version',
+        '0.1.0',
+        '--values',
+        path.join(dir, 'values.yaml'),
+        '--stack',
+        stack,
+        '--target',
+        agent.name,
+      ],
+      { env: hub.env(generator.pak) },
+    );
+    expect(res.code, res.stderr).to.equal(0);
+    expect(res.stdout).to.contain(`from chart demo 0.1.0 from ${repo.url}, rendered for each agent`);
+    expect(await servedData(agent)).to.contain('greeting: "hello from a values file"');
+  });
+
+  it('applies a kustomize overlay with the base it reaches, packed by the CLI', async () => {
+    const { generator, agent } = await tenantWithAgent();
+    const copy = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'brokkr-kustomize-')), 'demo');
+    await fs.cp(fixtureKustomizeDir('demo'), copy, { recursive: true });
+    const res = await runCli(['apply', '-k', path.join(copy, 'overlays', 'prod'), '--target', agent.name], { env: hub.env(generator.pak) });
+    expect(res.code, res.stderr).to.equal(0);
+    expect(res.stdout).to.contain('kustomize overlay overlays/prod');
+    expect(res.stdout).to.contain('stack "demo-prod" created');
+    expect(await servedData(agent)).to.contain('name: prod-demo');
+  });
+
+  it('creates, lists, explains and deletes override layers', async () => {
+    const { generator, agent } = await tenantWithAgent();
+    const stack = uniqueName('layered');
+    const dir = await manifestDir(stack, { 'cm.yaml': configMap('cfg', 'one') });
+    const env = hub.env(generator.pak);
+    expect((await runCli(['apply', '-f', dir, '--target', agent.name], { env })).code).to.equal(0);
+    const layers = path.join(dir, '..', 'layers.yaml');
+    await fs.writeFile(
+      layers,
+      'name: cluster\npriority: 5\npatches:\n  - target: {kind: ConfigMap, name: cfg}\n    merge_patch: {data: {cluster: "{{ agent.cluster_name }}"}}\n',
+    );
+    const applied = await runCli(['overrides', 'apply', stack, '-f', layers], { env });
+    expect(applied.code, applied.stderr).to.equal(0);
+    expect(applied.stdout).to.contain(`layer "cluster" created`);
+    expect(await servedData(agent)).to.contain(`cluster: ${agent.name}`);
+    const again = await runCli(['overrides', 'apply', stack, '-f', layers], { env });
+    expect(again.stdout).to.contain(`layer "cluster" replaced`);
+
+    const list = await runCli(['overrides', 'list', stack], { env });
+    expect(list.stdout).to.match(/cluster\s+5\s+\(every agent\)/);
+    const explained = await runCli(['overrides', 'explain', stack, agent.name], { env });
+    expect(explained.code, explained.stderr).to.equal(0);
+    expect(explained.stdout).to.match(/ConfigMap 'cfg'\s+\/data\/cluster\s+cluster\s+merge_patch/);
+
+    expect((await runCli(['overrides', 'delete', stack, 'cluster'], { env })).code).to.equal(0);
+    expect(await servedData(agent)).not.to.contain('cluster:');
+  });
+});

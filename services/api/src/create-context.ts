@@ -86,6 +86,10 @@ export function createContext(deps: ContextDeps): ApiContext {
   const rendering: Rendering = createRendering({
     pool: db.pool,
     engine: deps.engine ?? NO_ENGINE,
+    counts: {
+      rendered: (outcome, n) => metrics.renders.inc({ outcome }, n),
+      reused: (n) => metrics.renderReuses.inc(n),
+    },
     transact,
     logger,
     lockName: `brokkr.api.render-sweep:${settings.database.schema ?? 'public'}`,

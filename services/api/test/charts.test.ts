@@ -95,6 +95,12 @@ describe('api charts and overlays', function () {
         .n,
     );
   const renderCount = async () => Number((await api.sql.query('SELECT count(*) AS n FROM renders')).rows[0].n);
+  /** A counter of the api's /metrics (0 before its first increment). */
+  async function counter(name: string, labels = ''): Promise<number> {
+    const text = await (await fetch(api.metricsUrl)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+    return line ? Number(line.split(' ').pop()) : 0;
+  }
   const expectError = (res: ApiResponse, status: number, code: string) =>
     expect([res.status, res.body?.code], res.text).to.deep.equal([status, code]);
 
@@ -159,14 +165,20 @@ describe('api charts and overlays', function () {
     // Brokkr's clients read the render for an agent with nothing (no annotations, the default Capabilities).
     expect(res.body.yaml_content).to.contain('greeting: "hello world"');
     const stored = await renderCount();
+    const [rendered, reused] = await Promise.all([
+      counter('brokkr_renders_total', 'outcome="ok"'),
+      counter('brokkr_render_cache_hits_total'),
+    ]);
 
-    // The same inputs again: no render at all.
+    // The same inputs again: no render at all, three reused.
     const again = await postSource(t, {
       source: helmSource(),
       values: { greeting: 'hello {{ agent.annotations.region | default: "world" }}', replicaCount: 2 },
     });
     expect(again.status, again.text).to.equal(201);
     expect(await renderCount()).to.equal(stored);
+    expect(await counter('brokkr_renders_total', 'outcome="ok"')).to.equal(rendered);
+    expect(await counter('brokkr_render_cache_hits_total')).to.equal(reused + 3);
     expect(stored - before).to.be.at.least(3);
   });
 

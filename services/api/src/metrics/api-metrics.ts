@@ -46,6 +46,15 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}) {
       help: 'Audit entries written straight to Postgres because NATS did not acknowledge them',
       labelNames: ['reason'] as const,
     }),
+    renders: m.counter({
+      name: 'brokkr_renders_total',
+      help: 'Distinct render inputs (chart or overlay, values, capability class, patches) rendered by this api, by outcome',
+      labelNames: ['outcome'] as const,
+    }),
+    renderReuses: m.counter({
+      name: 'brokkr_render_cache_hits_total',
+      help: 'Distinct render inputs a write needed that were already stored (rendered before, for any agent or object)',
+    }),
     webhookDecryptFailures: m.counter({
       name: 'brokkr_webhook_decrypt_failures_total',
       help: 'Webhook URLs or auth headers that could not be decrypted',

@@ -49,6 +49,13 @@ function outcomeOf(plan: AgentPlan, results: Map<string, Rendered>): { render: A
   return { render: { ...base, key: inputKey, inputKey, error: null }, yaml: result.yaml };
 }
 
+function countRenders(deps: RenderDeps, reused: number, fresh: Map<string, Rendered>): void {
+  const failed = [...fresh.values()].filter((r) => !r.ok).length;
+  deps.counts?.reused(reused);
+  deps.counts?.rendered('ok', fresh.size - failed);
+  deps.counts?.rendered('failed', failed);
+}
+
 /**
  * Every agent's render of an object, each distinct input rendered once and none rendered again
  * that is already stored: what the submit checks (every agent must be renderable) and stores.
@@ -66,6 +73,7 @@ export async function prepareRenders(deps: RenderDeps & { db: Queryable }, args:
     args.tenant,
     inputs.filter((i) => !stored.has(i.key)),
   );
+  countRenders(deps, stored.size, fresh);
   const results = new Map([...(await storedYaml(deps.db, [...stored])), ...fresh]);
   const prepared: PreparedRenders = { rendererVersion, agentRenders: [], newRenders: [], failures: [], yamlByAgent: new Map() };
   for (const plan of plans) {

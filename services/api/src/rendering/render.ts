@@ -32,8 +32,15 @@ export const NO_ENGINE: Engine = {
 
 export type Rendered = { ok: true; yaml: string; checksum: string } | { ok: false; error: string };
 
+/** Where render counts go (the api's metrics). */
+export interface RenderCounts {
+  rendered(outcome: 'ok' | 'failed', n: number): void;
+  reused(n: number): void;
+}
+
 export interface RenderDeps {
   engine: Engine;
+  counts?: RenderCounts | undefined;
 }
 
 /** The renderer a render key names: the engine's version for a chart or an overlay; patching plain YAML is this module's own. */

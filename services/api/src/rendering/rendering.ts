@@ -12,6 +12,7 @@ export interface Rendering extends RenderDeps {
 export interface RenderingParts {
   pool: pg.Pool;
   engine: Engine;
+  counts: RenderDeps['counts'];
   transact: Transact;
   logger: Logger;
   /** The advisory lock's name: one sweeper at a time per database schema. */
@@ -20,7 +21,7 @@ export interface RenderingParts {
 }
 
 export function createRendering(parts: RenderingParts): Rendering {
-  const deps = { engine: parts.engine };
+  const deps = { engine: parts.engine, counts: parts.counts };
   const sweeper = createRenderSweeper({
     ...deps,
     db: parts.pool,

@@ -227,4 +227,21 @@ describe('console in a browser', function () {
     expect(await op.locator('.live-responses-table').textContent()).to.contain('"admin": true');
     await screenshot(page, 'api-docs', false);
   });
+
+  it("shows a stack's override layers and an agent's render with the layer that set each field", async () => {
+    const layer = {
+      name: 'edge-greeting',
+      priority: 3,
+      patches: [{ target: { kind: 'ConfigMap', name: 'console-demo' }, merge_patch: { data: { greeting: 'hello {{ agent.name }}' } } }],
+    };
+    const created = await tenant.client.post(`/stacks/${stack.id}/overrides`, layer);
+    expect(created.status, created.text).to.equal(201);
+    await signIn(tenant.pak);
+    await page.goto(`${api.url}/ui#/stacks/${stack.id}`);
+    await page.locator('[data-testid=layers-table] tr[data-layer=edge-greeting]').waitFor();
+    await page.selectOption('[data-testid=render-agent]', agent.agent.id);
+    await page.locator('[data-testid=render-yaml]', { hasText: `greeting: hello ${agent.agent.name}` }).waitFor();
+    expect(await page.locator('[data-testid=field-origins]').textContent()).to.contain('/data/greeting').and.to.contain('edge-greeting');
+    await screenshot(page, 'stack-renders');
+  });
 });

@@ -5,6 +5,7 @@ import { link } from '../lib/router.js';
 import { Badge, HealthCounts, Loaded, Pager } from '../lib/ui.js';
 import { useApi, useNow } from '../lib/use-api.js';
 import { StackDrift } from './drift-view.js';
+import { StackRenders } from './stack-renders.js';
 import { Expiry, StackRollouts } from './stack-rollouts.js';
 
 const LIMIT = 50;
@@ -36,6 +37,7 @@ export function StackPage({ id }) {
         </dl>
         <${StackRollouts} stackId=${stack.id} />
         <${StackDrift} stackId=${stack.id} />
+        <${StackRenders} stackId=${stack.id} newestObjectId=${offset === 0 ? objects.find((o) => !o.is_deletion_marker)?.id : undefined} />
         <h2>Deployment objects (${total})</h2>
         <table data-testid="objects-table">
           <thead>

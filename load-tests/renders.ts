@@ -15,14 +15,14 @@
  * Scenario 2 (BENCH_BIG_AGENTS, 1,000): a chart whose render is BENCH_BIG_MIB (10) MiB, served to
  * every agent: the POST, then until all hold it; the api's RSS.
  *
- * CPU of the api (its renderer processes included), PostgreSQL, NATS and the simulator are printed
+ * CPU of the api, the renderer service (its brokkr-render processes included), PostgreSQL, NATS and the simulator are printed
  * beside each figure: they share the machine's cores.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { locateRenderer } from '@brokkr/render';
-import { TestClient, startChartRepository, type ChartRepository } from '@brokkr/testkit';
+import { TestClient, spawnRenderer, startChartRepository, type ChartRepository, type TestRenderer } from '@brokkr/testkit';
 import { apiStartFlags, buildApi, spawnApi, type ApiProcess } from './api-env.ts';
 import { epochNow, natsServerPid, postmasterPid, processStats, seedAgents, treeCpuSeconds } from './agents-support.ts';
 import { SimFleet, type SimAgentSpec } from './agents-sim.ts';
@@ -65,14 +65,17 @@ async function benchCharts(): Promise<string[]> {
 
 interface Cpu {
   api: number;
+  renderer: number;
   pg: number;
   nats: number;
 }
 
-function cpuOf(api: ApiProcess, pg: number, nats: number): Cpu {
-  return { api: treeCpuSeconds(api.pid), pg: treeCpuSeconds(pg), nats: treeCpuSeconds(nats) };
+function cpuOf(env: Env): Cpu {
+  const { api, renderer, pids } = env;
+  return { api: treeCpuSeconds(api.pid), renderer: treeCpuSeconds(renderer.child.pid!), pg: treeCpuSeconds(pids.pg), nats: treeCpuSeconds(pids.nats) };
 }
-const cpuText = (a: Cpu, b: Cpu) => `api ${(b.api - a.api).toFixed(2)} + PostgreSQL ${(b.pg - a.pg).toFixed(2)} + NATS ${(b.nats - a.nats).toFixed(2)} CPU-s`;
+const cpuText = (a: Cpu, b: Cpu) =>
+  `api ${(b.api - a.api).toFixed(2)} + renderer ${(b.renderer - a.renderer).toFixed(2)} + PostgreSQL ${(b.pg - a.pg).toFixed(2)} + NATS ${(b.nats - a.nats).toFixed(2)} CPU-s`;
 
 async function counter(metricsUrl: string, name: string, labels = ''): Promise<number> {
   const text = await (await fetch(metricsUrl)).text();
@@ -83,6 +86,7 @@ async function counter(metricsUrl: string, name: string, labels = ''): Promise<n
 interface Env {
   stack: Stack;
   api: ApiProcess;
+  renderer: TestRenderer;
   admin: TestClient;
   repo: ChartRepository;
   pids: { pg: number; nats: number };
@@ -97,7 +101,7 @@ async function postChart(env: Env, stackId: string, chart: string, values: Recor
 /** One change: POST, then until every agent holds the object. */
 async function change(env: Env, fleet: SimFleet, post: () => Promise<string>) {
   await fleet.arm();
-  const cpuBefore = cpuOf(env.api, env.pids.pg, env.pids.nats);
+  const cpuBefore = cpuOf(env);
   const rendersBefore = await counter(`${env.api.url}/metrics`, 'brokkr_renders_total', 'outcome="ok"');
   const t0 = epochNow();
   const id = await post();
@@ -105,7 +109,7 @@ async function change(env: Env, fleet: SimFleet, post: () => Promise<string>) {
   const got = await fleet.collect([id], HELD_TIMEOUT_MS);
   const held = got.held.map((t) => t - t0).sort((a, b) => a - b);
   const renders = (await counter(`${env.api.url}/metrics`, 'brokkr_renders_total', 'outcome="ok"')) - rendersBefore;
-  const cpu = cpuText(cpuBefore, cpuOf(env.api, env.pids.pg, env.pids.nats));
+  const cpu = cpuText(cpuBefore, cpuOf(env));
   log(
     `    POST ${ms(postMs)} ms (${renders} render(s)); every agent holds it: p50 ${ms(percentile(held, 50))} / p99 ${ms(percentile(held, 99))} / max ${ms(held.at(-1) ?? NaN)} ms, ` +
       `${got.missed} missed; ${cpu}; simulator ${got.cpuSeconds.toFixed(2)} CPU-s`,
@@ -139,6 +143,7 @@ async function withEnv<T>(fn: (env: Env) => Promise<T>): Promise<T> {
   const stack = await freshStack(server);
   const [charts, renderer] = await Promise.all([benchCharts(), locateRenderer()]);
   const repo = await startChartRepository(charts);
+  const rendererService = await spawnRenderer({ databaseUrl: stack.dbUrl, binary: renderer, env: { BROKKR__LOG__LEVEL: 'warn' } });
   const { pak, hash } = adminPak();
   const api = await spawnApi(
     {
@@ -147,7 +152,6 @@ async function withEnv<T>(fn: (env: Env) => Promise<T>): Promise<T> {
       BROKKR__BROKER__HOST: '127.0.0.1',
       BROKKR__BROKER__PAK_HASH: hash,
       BROKKR__BROKER__WEBHOOK_ENCRYPTION_KEY: KEY_HEX,
-      BROKKR__BROKER__RENDERER: renderer,
       BROKKR__BROKER__SOURCE_ALLOW_PRIVATE_NETWORKS: 'true',
       BROKKR__BROKER__BODY_LIMIT_BYTES: String(64 * 1024 * 1024),
       BROKKR__LOG__LEVEL: 'warn',
@@ -156,9 +160,10 @@ async function withEnv<T>(fn: (env: Env) => Promise<T>): Promise<T> {
   );
   try {
     const pids = { pg: await postmasterPid(stack.pool), nats: natsServerPid(stack.natsUrl) };
-    return await fn({ stack, api, admin: new TestClient(api.url, pak), repo, pids });
+    return await fn({ stack, api, renderer: rendererService, admin: new TestClient(api.url, pak), repo, pids });
   } finally {
     await api.stop();
+    await rendererService.stop();
     await repo.close();
     await stack.close();
     await server.stop();

@@ -4,7 +4,15 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { generatePak } from '@brokkr/pak';
 import { locateRenderer } from '@brokkr/render';
-import { fixtureChartDir, fixtureKustomizeDir, startChartRepository, useTestInfra, type ChartRepository } from '@brokkr/testkit';
+import {
+  fixtureChartDir,
+  fixtureKustomizeDir,
+  spawnRenderer,
+  startChartRepository,
+  useTestInfra,
+  type ChartRepository,
+  type TestRenderer,
+} from '@brokkr/testkit';
 import {
   buildCli,
   configMap,
@@ -29,18 +37,18 @@ describe('brokkr apply --chart / -k and brokkr overrides (built CLI against a re
   const infra = useTestInfra({ nats: true });
   let hub: TestHub;
   let repo: ChartRepository;
+  let renderer: TestRenderer;
 
   before(async () => {
-    const [renderer] = await Promise.all([locateRenderer(), buildCli()]);
+    const [binary] = await Promise.all([locateRenderer(), buildCli()]);
     repo = await startChartRepository([fixtureChartDir('demo')]);
-    hub = await startHub(infra, generatePak(), {
-      BROKKR__BROKER__RENDERER: renderer,
-      BROKKR__BROKER__SOURCE_ALLOW_PRIVATE_NETWORKS: 'true',
-    });
+    renderer = await spawnRenderer({ databaseUrl: infra.db.url, binary });
+    hub = await startHub(infra, generatePak(), { BROKKR__BROKER__SOURCE_ALLOW_PRIVATE_NETWORKS: 'true' });
   });
 
   after(async () => {
     await hub?.stop();
+    await renderer?.stop();
     await repo?.close();
   });
 

@@ -141,6 +141,40 @@ describe('api target state: the cache across replicas', function () {
     expect(after.database - before.database).to.equal(0);
   });
 
+  it('patches a stack rendered per agent too: each agent gets its own render, from one read of the stack', async () => {
+    const agents = await Promise.all([agent(), agent(), agent()]);
+    const stack = await createStack(gen.client, { generator_id: gen.id });
+    for (const [i, a] of agents.entries()) {
+      const res = await api.admin.post(`/agents/${a.id}/annotations`, { agent_id: a.id, key: 'region', value: `r${i}` });
+      expect(res.status, res.text).to.equal(201);
+      await target(a.id, stack.id);
+    }
+    await publish(stack.id, '1');
+    const layer = await gen.client.post(`/stacks/${stack.id}/overrides`, {
+      name: 'region',
+      patches: [{ target: { kind: 'ConfigMap', name: 'app' }, merge_patch: { data: { region: '{{ agent.annotations.region }}' } } }],
+    });
+    expect(layer.status, layer.text).to.equal(201);
+    const held = await Promise.all(agents.map((a) => served(a.onReplica, a.id)));
+    const before = { reads: await reads(replica.url), stack: await stackReads(replica.url) };
+    const id = await publish(stack.id, '2');
+    for (const [i, a] of agents.entries()) {
+      const res = await a.onReplica.get<{ id: string; yaml_content: string }[]>(`/agents/${a.id}/target-state`, {
+        query: { mode: 'full' },
+        headers: { 'if-none-match': held[i]!.etag },
+      });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.map((o) => o.id)).to.deep.equal([id]);
+      expect(res.body[0]!.yaml_content).to.include('version: "2"').and.include(`region: r${i}`);
+      const fresh = await served(a.onApi, a.id);
+      expect(res.headers.get('etag'), 'the same answer the database gives').to.equal(fresh.etag);
+    }
+    const after = { reads: await reads(replica.url), stack: await stackReads(replica.url) };
+    expect(after.reads.patched - before.reads.patched).to.equal(agents.length);
+    expect(after.reads.database - before.reads.database).to.equal(0);
+    expect(after.stack - before.stack, 'one read of the stack for every agent').to.equal(1);
+  });
+
   it('any other change to an agent (a new target) drops its cached answer on every replica', async () => {
     const a = await agent();
     const [one, two] = [await createStack(gen.client, { generator_id: gen.id }), await createStack(gen.client, { generator_id: gen.id })];

@@ -79,7 +79,8 @@ const MAX_AGENTS = 200_000;
  *   - a notice that says only "a new deployment object in stack S" (`stack_id` alone, sent by
  *     storeDeploymentObject) marks S pending in the agent's entries. The next answer replaces the
  *     entry's row of S with S's newest object, read ONCE per stack for all agents
- *     (sql/stack-latest.ts): a change to a stack held by N agents costs one query, not N. When
+ *     (sql/stack-latest.ts): a change to a stack held by N agents costs one query, not N (an object
+ *     rendered per agent: two, and each agent gets its own render of it). When
  *     that is not plainly "every holder gets the newest object" (a rollout exists for it, the stack
  *     is deleted) or the entry has no row of S (incremental mode after a success, a stack that had
  *     no object), the entry is read again from the target-state query;
@@ -149,7 +150,7 @@ export class TargetStateCache {
         this.outcomes.hit();
         return entry;
       }
-      const patched = await this.patch(agent, entry, full);
+      const patched = await this.patch(key, agent, entry, full);
       if (patched) return patched;
     }
     return this.load(key, full, now);
@@ -166,7 +167,7 @@ export class TargetStateCache {
     const entry = agent?.full;
     if (!agent || !entry || entry.expiresAt <= now || !this.trusted || entry.pending.size === 0) return undefined;
     const stacks = new Set(entry.pending.keys());
-    const patched = await this.patch(agent, entry, true);
+    const patched = await this.patch(agentId.toLowerCase(), agent, entry, true);
     if (!patched) return undefined;
     return { base: entry.etag, etag: patched.etag, objects: patched.rows.filter((row) => stacks.has(row.stack_id)) };
   }
@@ -196,16 +197,16 @@ export class TargetStateCache {
     return agent;
   }
 
-  /** The entry with each pending stack's row replaced by its newest object; undefined: read it instead. */
-  private async patch(agent: AgentEntries, entry: Entry, full: boolean): Promise<CachedState | undefined> {
+  /** The entry with each pending stack's row replaced by its newest object (its own render of it); undefined: read it instead. */
+  private async patch(key: string, agent: AgentEntries, entry: Entry, full: boolean): Promise<CachedState | undefined> {
     const pending = [...entry.pending];
     const parts = await Promise.all(pending.map(([stackId, need]) => this.stackLatest(stackId, need)));
     let rows = entry.rows;
     for (const [i, [stackId]] of pending.entries()) {
-      const part = parts[i]!;
+      const newest = newestFor(parts[i]!, key);
       const at = rows.findIndex((r) => r.stack_id === stackId);
-      if (part.kind !== 'plain' || at < 0) return undefined;
-      rows = rows.with(at, part.row);
+      if (!newest || at < 0) return undefined;
+      rows = rows.with(at, newest);
     }
     rows = rows.toSorted((a, b) => b.sequence_id - a.sequence_id);
     this.outcomes.patched();
@@ -231,20 +232,37 @@ export class TargetStateCache {
       const known = this.stacks.get(stackId);
       if (!known || known.since < need.notice) break;
       const latest = await known.latest;
-      if (need.object === undefined || latest.kind !== 'plain' || latest.row.sequence_id >= need.object) return latest;
+      if (need.object === undefined || latest.kind === 'per-agent' || sequenceOf(latest) >= need.object) return latest;
       // Read before the object was written; read again, unless another answer already did.
       if (this.stacks.get(stackId) === known) break;
     }
     this.outcomes.stackRead();
-    const latest = queryStackLatest(this.db, stackId).then((found) =>
-      found.kind === 'plain' ? { ...found, row: this.shared.share(found.row) } : found,
-    );
+    const latest = queryStackLatest(this.db, stackId).then((found) => this.shareRows(found));
     const part: StackPart = { since: this.sequence, latest };
     this.stacks.set(stackId, part);
     // A failed read is not kept: the next answer tries again.
     part.latest.catch(() => this.stacks.get(stackId) === part && this.stacks.delete(stackId));
     return part.latest;
   }
+
+  /** One copy of each row for every answer that holds it (per distinct render, for a rendered object). */
+  private shareRows(found: StackLatest): StackLatest {
+    if (found.kind === 'plain') return { ...found, row: this.shared.share(found.row) };
+    if (found.kind === 'rendered')
+      return { kind: 'rendered', rows: new Map([...found.rows].map(([agent, row]) => [agent, this.shared.share(row)])) };
+    return found;
+  }
+}
+
+/** The row an agent holding the stack is served now: the newest object, or its own render of it; undefined: read its answer. */
+function newestFor(latest: StackLatest, agentKey: string): DeploymentObjectRow | undefined {
+  if (latest.kind === 'plain') return latest.row;
+  return latest.kind === 'rendered' ? latest.rows.get(agentKey) : undefined;
+}
+
+/** The sequence_id of the newest object a read found (every render of it has the same). */
+function sequenceOf(latest: Exclude<StackLatest, { kind: 'per-agent' }>): number {
+  return latest.kind === 'plain' ? latest.row.sequence_id : (latest.rows.values().next().value?.sequence_id ?? Number.MAX_SAFE_INTEGER);
 }
 
 /** What a stack's read must reflect after one more notice (a new Need: see there). */

@@ -26,18 +26,47 @@ SELECT s.deleted_at IS NOT NULL AS stack_deleted,
 
 const stackLatestStatement = prepared('brokkr_stack_latest', STACK_LATEST_SQL);
 
+/**
+ * Which render each agent gets of an object rendered per agent, and each distinct render once:
+ * 10,000 agents in 10 distinct renders read 10,000 short rows and 10 renders, not 10,000 YAMLs.
+ */
+const agentRenderKeysStatement = prepared(
+  'brokkr_stack_latest_render_keys',
+  'SELECT agent_id, render_key FROM agent_renders WHERE deployment_object_id = $1 AND render_key IS NOT NULL',
+);
+const rendersStatement = prepared(
+  'brokkr_stack_latest_renders',
+  'SELECT key, yaml_content, yaml_checksum FROM renders WHERE key = ANY($1::text[])',
+);
+
 export type StackLatest =
   /** Every agent that holds the stack is served `row`. */
   | { kind: 'plain'; row: DeploymentObjectRow }
+  /** Each agent that holds the stack is served its own render of the newest object: `rows` by agent id (none: read its answer). */
+  | { kind: 'rendered'; rows: Map<string, DeploymentObjectRow> }
   /** No stack, no live object, a deleted stack or a rollout: each agent's answer must be read. */
   | { kind: 'per-agent' };
+
+/** The object's row once per distinct render, by agent (agent ids in lower case). */
+async function renderedRows(db: Queryable, row: DeploymentObjectRow): Promise<Map<string, DeploymentObjectRow>> {
+  const { rows: keys } = await db.query<{ agent_id: string; render_key: string }>(agentRenderKeysStatement([row.id]));
+  const distinct = [...new Set(keys.map((k) => k.render_key))];
+  const { rows: renders } = await db.query<{ key: string; yaml_content: string; yaml_checksum: string }>(rendersStatement([distinct]));
+  const byKey = new Map(renders.map((r) => [r.key, { ...row, yaml_content: r.yaml_content, yaml_checksum: r.yaml_checksum }]));
+  const byAgent = new Map<string, DeploymentObjectRow>();
+  for (const k of keys) {
+    const own = byKey.get(k.render_key);
+    if (own) byAgent.set(k.agent_id, own);
+  }
+  return byAgent;
+}
 
 export async function queryStackLatest(db: Queryable, stackId: string): Promise<StackLatest> {
   const { rows } = await db.query<DeploymentObjectRow & { stack_deleted: boolean; has_rollout: boolean; per_agent: boolean }>(
     stackLatestStatement([stackId]),
   );
   const found = rows[0];
-  if (!found || found.id === null || found.stack_deleted || found.has_rollout || found.per_agent) return { kind: 'per-agent' };
-  const { stack_deleted: _deleted, has_rollout: _rollout, per_agent: _perAgent, ...row } = found;
-  return { kind: 'plain', row };
+  if (!found || found.id === null || found.stack_deleted || found.has_rollout) return { kind: 'per-agent' };
+  const { stack_deleted: _deleted, has_rollout: _rollout, per_agent: perAgent, ...row } = found;
+  return perAgent ? { kind: 'rendered', rows: await renderedRows(db, row) } : { kind: 'plain', row };
 }

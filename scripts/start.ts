@@ -1,7 +1,9 @@
 /**
  * `npm start`: the whole hub in one terminal. Starts (or uses) PostgreSQL and NATS, applies the
- * migrations, runs api, webhook-dispatcher, maintenance and audit-writer with prefixed logs,
- * prints the API URL and the admin PAK; then, unless `--no-cluster` or BROKKR_LOCAL_CLUSTER=false,
+ * migrations, runs api, webhook-dispatcher, maintenance and audit-writer with prefixed logs, and the
+ * renderer once its brokkr-render binary is built (scripts/lib/renderer.ts), serves examples/charts
+ * as a chart repository on 127.0.0.1 that the api may fetch from (`chart repository: URL`), prints
+ * the API URL and the admin PAK; then, unless `--no-cluster` or BROKKR_LOCAL_CLUSTER=false,
  * starts a local Kubernetes API server with an agent for it and prints a first deployment to paste.
  * `--require-signatures`: that agent applies only what the generator `local-dev` signed, with a key
  * made here and printed as `signing key: PATH` (docs/signatures.md).
@@ -14,8 +16,10 @@ import pg from 'pg';
 import { startNats, startPostgres, freePort, repoRoot, type NatsHandle, type PostgresHandle } from '@brokkr/infra';
 import { migrateLatest } from '@brokkr/db';
 import { hubNatsServer, newNatsPasswords, type NatsUser } from '@brokkr/bus';
+import { CHART_REPOSITORY_CIDR, startExampleCharts, type ExampleCharts } from './lib/chart-repository.ts';
 import { startChild, type Child } from './lib/child.ts';
 import { startLocalCluster, type LocalCluster } from './lib/local-cluster.ts';
+import { startLocalRenderer, type LocalRenderer } from './lib/renderer.ts';
 
 const HUB = ['api', 'webhook-dispatcher', 'maintenance', 'audit-writer'] as const;
 const say = (line: string): void => void process.stdout.write(`\x1b[1m[brokkr]\x1b[0m ${line}\n`);
@@ -104,12 +108,46 @@ async function distinctFreePort(taken: Set<number>): Promise<number> {
   }
 }
 
+/** What every hub service is given (each reads the settings of its own schema). */
+function hubEnv(o: { databaseUrl: string; natsUrl: string; apiPort: number; pakFile: string }): Record<string, string> {
+  return {
+    BROKKR__DATABASE__URL: o.databaseUrl,
+    BROKKR__NATS__URL: o.natsUrl,
+    BROKKR__LOG__FORMAT: process.env.BROKKR__LOG__FORMAT ?? 'text',
+    BROKKR__BROKER__PORT: String(o.apiPort),
+    BROKKR__BROKER__PAK_HASH: process.env.BROKKR__BROKER__PAK_HASH || '',
+    BROKKR__BROKER__PAK_FILE: o.pakFile,
+    // The api may fetch charts from npm start's chart repository (and from no other private address).
+    BROKKR__BROKER__SOURCE_ALLOWED_PRIVATE_CIDRS: process.env.BROKKR__BROKER__SOURCE_ALLOWED_PRIVATE_CIDRS ?? CHART_REPOSITORY_CIDR,
+  };
+}
+
+/** api, webhook-dispatcher, maintenance and audit-writer, each added to `children` as it starts; any of them exiting stops everything. */
+async function startHubServices(o: {
+  common: Record<string, string>;
+  envOf: (user: NatsUser) => Record<string, string>;
+  taken: Set<number>;
+  children: Child[];
+  crashed: (service: string, code: number | null) => void;
+}): Promise<void> {
+  for (const service of HUB) {
+    const env = {
+      ...o.common,
+      ...o.envOf(service),
+      ...(service === 'api' ? {} : { BROKKR__HEALTH__PORT: String(await distinctFreePort(o.taken)) }),
+    };
+    o.children.push(startChild({ service, env, onExit: (code) => o.crashed(service, code) }));
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const children: Child[] = [];
   let postgres: PostgresHandle | undefined;
   let nats: NatsHandle | undefined;
   let cluster: LocalCluster | undefined;
+  let renderer: LocalRenderer | undefined;
+  let charts: ExampleCharts | undefined;
   let stopping = false;
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brokkr-start-'));
 
@@ -117,7 +155,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say('stopping services…');
-    await Promise.all([cluster?.stop(), ...children.map((c) => c.stop())]);
+    await Promise.all([cluster?.stop(), renderer?.stop(), charts?.repository.close(), ...children.map((c) => c.stop())]);
     say('stopping NATS and PostgreSQL…');
     await nats?.stop();
     await postgres?.stop();
@@ -140,39 +178,29 @@ async function main(): Promise<void> {
 
     const apiPort = Number(process.env.BROKKR__BROKER__PORT ?? 3000);
     const pakFile = path.join(workDir, 'admin-pak.txt');
-    const configuredHash = process.env.BROKKR__BROKER__PAK_HASH || undefined;
-    const common: Record<string, string> = {
-      BROKKR__DATABASE__URL: databaseUrl,
-      BROKKR__NATS__URL: nats.url,
-      BROKKR__LOG__FORMAT: process.env.BROKKR__LOG__FORMAT ?? 'text',
-      BROKKR__BROKER__PORT: String(apiPort),
-      BROKKR__BROKER__PAK_HASH: configuredHash ?? '',
-      BROKKR__BROKER__PAK_FILE: pakFile,
-    };
+    const common = hubEnv({ databaseUrl, natsUrl: nats.url, apiPort, pakFile });
     const taken = new Set<number>([apiPort]);
-    for (const service of HUB) {
-      const env = {
-        ...common,
-        ...own.envOf(service),
-        ...(service === 'api' ? {} : { BROKKR__HEALTH__PORT: String(await distinctFreePort(taken)) }),
-      };
-      children.push(
-        startChild({
-          service,
-          env,
-          onExit: (code) => {
-            if (!stopping) {
-              say(`${service} exited unexpectedly (code ${code}); stopping everything`);
-              void stopAll(1);
-            }
-          },
-        }),
-      );
-    }
+    const crashed = (service: string, code: number | null) => {
+      if (stopping) return;
+      say(`${service} exited unexpectedly (code ${code}); stopping everything`);
+      void stopAll(1);
+    };
+    await startHubServices({ common, envOf: own.envOf, taken, children, crashed });
+    renderer = startLocalRenderer({
+      databaseUrl,
+      healthPort: await distinctFreePort(taken),
+      say,
+      onExit: (code) => {
+        if (!stopping)
+          say(`renderer exited unexpectedly (code ${code}); the hub keeps running, charts and overlays get 503 renderer_unavailable`);
+      },
+    });
+    charts = await startExampleCharts();
     await waitForReady(`http://127.0.0.1:${apiPort}/readyz`, 60_000);
     say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     say(`API: http://127.0.0.1:${apiPort}/api/v1   docs: http://127.0.0.1:${apiPort}/docs`);
     say(`console: http://127.0.0.1:${apiPort}/ui   (sign in with the admin PAK below)`);
+    say(`chart repository: ${charts.repository.url} (${charts.describe})`);
     const admin = await adminPak(pakFile);
     say(admin.line);
     say('press Ctrl-C to stop everything');

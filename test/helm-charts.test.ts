@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -8,6 +9,7 @@ import { NATS_USERS, natsPasswordEnv, natsPasswordVariable, type NatsUser } from
 import { natsSettingsFrom, type NatsConfig } from '@brokkr/config';
 import { pinnedNatsVersion, startNats } from '@brokkr/infra';
 import { startKubeApiServer, type KubeApiServer } from '@brokkr/testkit';
+import { parseTrustPolicy } from '@brokkr/trust';
 import { opsTool } from '../scripts/lib/ops-tools.ts';
 import { currentK8s, differences, renderK8s, RENDERINGS } from '../scripts/render-k8s.ts';
 import { renderNatsConfig, staleNatsConfigFiles } from '../scripts/render-nats-config.ts';
@@ -362,7 +364,16 @@ describe('Helm charts (deploy/helm)', function () {
         values: [options('brokkr-agent')],
       });
       expect(await serverSideDryRun(kube, objects)).to.deep.equal([]);
-      expect(objects.map((o) => o.kind).sort()).to.deep.equal(['ConfigMap', 'Deployment', 'Role', 'RoleBinding', 'ServiceAccount']);
+      expect(objects.map((o) => o.kind).sort()).to.deep.equal([
+        'ConfigMap',
+        'Deployment',
+        'Role',
+        'Role',
+        'RoleBinding',
+        'RoleBinding',
+        'Secret',
+        'ServiceAccount',
+      ]);
       const role = named(objects, 'Role', 'edge-agent')!;
       expect(role.metadata.namespace).to.equal('team-a');
       expect(role.rules, 'rbac.allResources: every verb on every group in front of the 2 rules').to.have.length(3);
@@ -386,6 +397,69 @@ describe('Helm charts (deploy/helm)', function () {
         BROKKR__AGENT__NAMESPACE: 'brokkr-edge',
       });
       expect(settings.secretRefs.BROKKR__AGENT__PAK).to.deep.equal({ name: 'edge-agent-credentials', key: 'pak' });
+    });
+
+    it('trustPolicy: the policy from a Secret of its own namespace (never the hub), mounted readable; its state ConfigMap reachable there only', async () => {
+      const objects = await helmTemplate(helm, 'brokkr-agent', {
+        release: 'edge',
+        namespace: 'brokkr-edge',
+        values: [options('brokkr-agent')],
+      });
+      const deployment = of(objects, 'Deployment')[0]!;
+      const settings = containerSettings(objects, deployment);
+      expect(settings.parsed).to.include({
+        BROKKR__AGENT__TRUST_POLICY_FILE: '/etc/brokkr/trust/trust-policy.json',
+        BROKKR__AGENT__TRUST_STATE_CONFIGMAP: 'edge-trust-state',
+      });
+      // The chart's Secret holds the value as the agent reads it: a policy it accepts, as given.
+      const secret = named(objects, 'Secret', 'edge-agent-trust-policy')!;
+      expect(secret.metadata.namespace).to.equal('brokkr-edge');
+      const policy = JSON.parse(secret.stringData!['trust-policy.json']!) as unknown;
+      const values = parse(await readFile(options('brokkr-agent'), 'utf8')) as { trustPolicy: { policy: unknown } };
+      expect(policy).to.deep.equal(values.trustPolicy.policy);
+      expect(parseTrustPolicy(policy)).to.include({ requireSignatures: true, maxMetadataAgeMs: 12 * 3_600_000 });
+      const pod = podSpec(deployment) as unknown as {
+        volumes: { name: string; secret?: { secretName: string; defaultMode: number } }[];
+        containers: { volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+      };
+      // Readable by all: root owns the file and the agent runs as uid 1000 without an fsGroup. The
+      // template's `0444` is octal to helm and the API server (YAML 1.1); this parser reads YAML 1.2.
+      expect(pod.volumes.find((v) => v.name === 'trust-policy')?.secret).to.deep.include({
+        secretName: 'edge-agent-trust-policy',
+        defaultMode: 444,
+      });
+      expect(pod.containers[0]!.volumeMounts).to.deep.include({ name: 'trust-policy', mountPath: '/etc/brokkr/trust', readOnly: true });
+      // The state ConfigMap: create (no name can be given to create) and get/update of that one, in the release's namespace.
+      const role = named(objects, 'Role', 'edge-agent-trust-state')!;
+      expect(role.metadata.namespace).to.equal('brokkr-edge');
+      expect(role.rules).to.deep.equal([
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['configmaps'], resourceNames: ['edge-trust-state'], verbs: ['get', 'update'] },
+      ]);
+      expect(named(objects, 'RoleBinding', 'edge-agent-trust-state')).to.deep.include({
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'edge-agent-trust-state' },
+        subjects: [{ kind: 'ServiceAccount', name: 'edge-agent-sa', namespace: 'brokkr-edge' }],
+      });
+    });
+
+    it('trustPolicy.existingSecret: the admin’s Secret is mounted and the chart makes none; without a policy nothing of it renders', async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'brokkr-agent-trust-'));
+      const values = path.join(dir, 'values.yaml');
+      await writeFile(values, 'trustPolicy: { existingSecret: cluster-trust, policy: { requireSignatures: true } }\n');
+      try {
+        const objects = await helmTemplate(helm, 'brokkr-agent', { release: 'brokkr-agent', namespace: 'brokkr-agent', values: [values] });
+        expect(await serverSideDryRun(kube, objects)).to.deep.equal([]);
+        expect(of(objects, 'Secret').map((o) => o.metadata.name)).to.deep.equal(['brokkr-agent-pak']);
+        const pod = podSpec(of(objects, 'Deployment')[0]!) as unknown as { volumes: { name: string; secret?: { secretName: string } }[] };
+        expect(pod.volumes.find((v) => v.name === 'trust-policy')?.secret).to.deep.include({ secretName: 'cluster-trust' });
+        expect(named(objects, 'Role', 'brokkr-agent-trust-state')).to.not.equal(undefined);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      const plain = await helmTemplate(helm, 'brokkr-agent', { release: 'brokkr-agent', namespace: 'brokkr-agent' });
+      const settings = containerSettings(plain, of(plain, 'Deployment')[0]!);
+      expect(Object.keys(settings.env).filter((name) => name.includes('TRUST'))).to.deep.equal([]);
+      expect(of(plain, 'Role')).to.deep.equal([]);
     });
   });
 

@@ -35,3 +35,12 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- toYaml $rules -}}
 {{- end }}
+
+{{/* The Secret holding the trust policy (signed intent), or nothing when the agent has none. */}}
+{{- define "brokkr-agent.trustPolicySecret" -}}
+{{- if .Values.trustPolicy.existingSecret -}}
+{{ .Values.trustPolicy.existingSecret }}
+{{- else if .Values.trustPolicy.policy -}}
+{{ include "brokkr-agent.name" . }}-trust-policy
+{{- end -}}
+{{- end }}

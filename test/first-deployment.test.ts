@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { freePort } from '@brokkr/testkit';
 import { BEGIN_MARKER, END_MARKER } from '../scripts/lib/first-deployment.ts';
-import { runStart } from './support/start-process.ts';
+import { annotateAgent, brokkr, chartConfigMapData, kubeClients, valuesFile, type LocalHub } from './support/local-renders.ts';
+import { runStart, type StartProcess } from './support/start-process.ts';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -49,18 +50,58 @@ async function expectInTheCluster(kubeconfigPath: string, stack: string): Promis
   expect(pods.items.map((p) => p.spec?.nodeName).every((n) => n?.startsWith('kwok-node-'))).to.equal(true);
 }
 
+const alive = (pid: number | undefined): boolean => {
+  try {
+    return pid !== undefined && process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+};
+
+/** What the walkthrough of docs/renders.md reads from npm start's output and the first deployment block. */
+function localHub(output: string, block: string, kubeconfigPath: string): LocalHub {
+  const read = (re: RegExp, what: string) => {
+    const value = re.exec(block)?.[1] ?? re.exec(output)?.[1];
+    expect(value, what).to.be.a('string');
+    return value!;
+  };
+  return {
+    apiUrl: read(/^export BROKKR_URL=(\S+)/m, 'BROKKR_URL'),
+    adminPak: read(/^export ADMIN_PAK=(\S+)/m, 'ADMIN_PAK'),
+    agentId: read(/\/agents\/([0-9a-f-]{36})\/targets/, 'the local agent'),
+    chartRepository: read(
+      /chart repository: (http:\/\/127\.0\.0\.1:\d+\/charts) \(examples\/charts: [^)]*hello 0\.1\.0/,
+      'chart repository',
+    ),
+    kubeconfigPath,
+  };
+}
+
 /**
  * The README's first deployment, end to end: `npm start` brings up the hub, then a local cluster
  * where pods run (controllers, scheduler, KWOK) with an agent, and prints three steps. We paste
  * exactly those steps, see the agent's SUCCESS event and a healthy report through the api, find
- * the ConfigMap and the Available Deployment in the local cluster, and Ctrl-C leaves no process and
- * no directory behind.
+ * the ConfigMap and the Available Deployment in the local cluster. The same hub then renders a chart
+ * from the chart repository npm start serves and a kustomize overlay for the local agent
+ * (docs/renders.md), and Ctrl-C leaves no process and no directory behind.
  */
 describe('npm start: first deployment on the local cluster', () => {
+  let start: StartProcess | undefined;
+  let hub: LocalHub | undefined;
+  let interrupted = false;
+  const started = (): LocalHub => {
+    if (!hub) throw new Error('npm start did not get as far as the first deployment (see the first test)');
+    return hub;
+  };
+
+  after(async () => {
+    if (start && !interrupted) await start.interrupt();
+  });
+
   it('the printed steps, pasted as they are, put the object into the local API server', async function () {
     this.timeout(600_000); // includes building kube-apiserver on a machine that has never done so
     const port = await freePort();
-    const start = runStart([], { BROKKR__BROKER__PORT: String(port) });
+    start = runStart([], { BROKKR__BROKER__PORT: String(port) });
     await start.waitFor(/ready in [\d.]+ s/, 60_000);
     // The api is usable before the cluster exists: the cluster comes up afterwards.
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).to.equal(200);
@@ -86,13 +127,70 @@ describe('npm start: first deployment on the local cluster', () => {
     expect(seen).to.include('Available=True, 2/2 pods ready');
 
     await expectInTheCluster(kubeconfigPath, stack);
+    hub = localHub(start.output(), block, kubeconfigPath);
+  });
 
-    const pid = start.child.pid;
-    const { code, leaked, processes } = await start.interrupt();
+  it("a chart from npm start's chart repository reaches the local cluster with a value from the agent's annotation and the cluster's version", async function () {
+    this.timeout(240_000);
+    const local = started();
+    await annotateAgent(local, 'region', 'local-1');
+    // Strict: no default, so the value can only come from the annotation.
+    let stack: string | undefined;
+    const values = await valuesFile("greeting: 'hello from {{ agent.annotations.region }}'\nreplicaCount: 2\n");
+    try {
+      const out = await brokkr(local, [
+        ...['apply', '--chart', 'hello', '--repo', local.chartRepository, '--chart-version', '0.1.0', '--values', values.file],
+        ...['--stack', 'hello-chart', '--generator', 'local-dev', '--target', 'local', '--wait', '--timeout', '150s'],
+      ]);
+      expect(out).to.include('from chart hello 0.1.0').and.include('applied by every agent');
+      stack = /stack "hello-chart" created \(([0-9a-f-]{36})\)/.exec(out)?.[1];
+    } finally {
+      await values.remove();
+    }
+    const data = await chartConfigMapData(local.kubeconfigPath, 'hello-chart');
+    expect(data.greeting).to.equal('hello from local-1');
+    const deployment = await kubeClients(local.kubeconfigPath).apps.readNamespacedDeployment({
+      name: 'hello-chart-hello',
+      namespace: 'default',
+    });
+    expect(deployment.spec?.replicas).to.equal(2);
+    expect(stack, 'the stack apply created').to.be.a('string');
+    expect(deployment.metadata?.labels?.['k8s.brokkr.io/stack']).to.equal(stack);
+  });
+
+  it('a kustomize overlay sent with brokkr apply -k reaches the local cluster as the overlay builds it', async function () {
+    this.timeout(240_000);
+    const local = started();
+    const out = await brokkr(local, [
+      ...['apply', '-k', 'examples/kustomize/hello/overlays/local'],
+      ...['--generator', 'local-dev', '--target', 'local', '--wait', '--timeout', '150s'],
+    ]);
+    expect(out)
+      .to.include('stack "hello-local"')
+      .and.include('from kustomize overlay overlays/local')
+      .and.include('applied by every agent');
+    const kube = kubeClients(local.kubeconfigPath);
+    // The overlay's name prefix and its patch of the base's replicas.
+    const deployment = await kube.apps.readNamespacedDeployment({ name: 'local-hello', namespace: 'default' });
+    expect(deployment.spec?.replicas).to.equal(2);
+    // Its ConfigMap generator merged over the base's, the hashed name referenced from the Deployment.
+    const configMap = deployment.spec?.template.spec?.containers[0]?.envFrom?.[0]?.configMapRef?.name ?? '';
+    expect(configMap).to.match(/^local-hello-[a-z0-9]+$/);
+    const cm = await kube.core.readNamespacedConfigMap({ name: configMap, namespace: 'default' });
+    expect(cm.data).to.deep.equal({ greeting: 'hello from the local overlay' });
+  });
+
+  it('Ctrl-C stops everything and leaves no process and no directory behind', async function () {
+    this.timeout(120_000);
+    started();
+    const pid = start!.child.pid;
+    interrupted = true;
+    const { code, leaked, processes } = await start!.interrupt();
     expect(code).to.equal(0);
-    expect(processes).to.not.include('scripts/start.ts');
+    // Its own process by id: other npm starts may run on the same machine meanwhile.
+    expect(alive(pid), 'scripts/start.ts').to.equal(false);
     expect(processes).to.not.match(new RegExp(`guard\\.sh ${pid} `));
-    expect(processes).to.not.include(kubeconfigPath);
+    expect(processes).to.not.include(hub!.kubeconfigPath);
     expect(leaked, 'temporary directories left behind').to.deep.equal([]);
   });
 });

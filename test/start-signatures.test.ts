@@ -64,9 +64,11 @@ describe('npm start --require-signatures', () => {
       .catch((err: { code?: number }) => err.code);
     expect(missing, 'nothing changed in the cluster').to.equal(404);
 
-    // The same directory signed: the content is unchanged (no new object), its signature makes it acceptable.
-    const signed = brokkr('apply', '-f', dir, '--stack', 'signed-hello', '--sign', key);
+    // The same directory signed: the content is unchanged (no new object), its signature makes it
+    // acceptable; --wait counts the agent's verdicts from the signature on, not its earlier refusal.
+    const signed = brokkr('apply', '-f', dir, '--stack', 'signed-hello', '--sign', key, '--wait', '--timeout', '60s');
     expect(signed).to.deep.include({ created: false, deployment_object: { ...signed.deployment_object, id: unsigned.id } });
+    expect(signed.rollout).to.include({ outcome: 'applied', exitCode: 0 });
     await eventually(async () => (await events()).find((e) => e.deployment_object_id === unsigned.id && e.status === 'SUCCESS'), {
       timeoutMs: 60_000,
       what: 'the local agent applying the signed content',

@@ -130,8 +130,7 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   const stack = await ensureStack(io, me, manifests, options);
   await ensureLabels(io, stack, labels);
   await ensureTargets(io, stack, targets);
-  if (manifests.kind === 'yaml') await ensureSignature(io, stack, manifests, options);
-  else if (options.sign || options.signature) throw new CliError('--sign and --signature sign YAML content (-f); a chart or an overlay is rendered by the hub');
+  const signedAt = await ensureSignature(io, stack, manifests, options);
   const { object, created } =
     manifests.kind === 'yaml' ? await ensureDeploymentObject(io, stack, manifests) : await postSource(io, stack, manifests);
 
@@ -141,7 +140,8 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
     print(render({ stack, deployment_object: deploymentObject, created }, format, () => ''));
     return 0;
   }
-  const waitOptions = { timeoutMs, intervalMs, say };
+  // A re-signature of unchanged content: the agents' verdicts from before it (a refusal) do not count.
+  const waitOptions = { timeoutMs, intervalMs, say, ...(signedAt ? { since: signedAt } : {}) };
   const progressive = await rolloutOf(hub, stack, object);
   if (progressive) return followWaves(format, applied, await followRollout(hub, progressive, waitOptions), options.timeout);
   // A stack's first object, or one published before its policy, goes to every agent at once:
@@ -248,17 +248,26 @@ async function ensureTargets({ hub, say }: Io, stack: Stack, agents: Agent[]): P
   }
 }
 
-/** With --sign or --signature: the signature of the content, stored before the content (also when it is unchanged: a re-signature). */
-async function ensureSignature({ hub, say }: Io, stack: Stack, manifests: Manifests, options: ApplyOptions): Promise<void> {
+/**
+ * With --sign or --signature: the signature of the content, stored before the content (also when it
+ * is unchanged: a re-signature); resolves with when the hub stored it.
+ */
+async function ensureSignature({ hub, say }: Io, stack: Stack, manifests: Content, options: ApplyOptions): Promise<string | undefined> {
   if (options.sign && options.signature) throw new CliError('--sign and --signature exclude each other');
+  if (manifests.kind !== 'yaml') {
+    if (options.sign || options.signature)
+      throw new CliError('--sign and --signature sign YAML content (-f); a chart or an overlay is rendered by the hub');
+    return undefined;
+  }
   let signature: unknown;
   if (options.signature) signature = readSignatureFile(options.signature);
   else if (options.sign) {
     const signOptions = { signFor: [], signForLabel: [], allowRollbackTo: [], ...options, key: options.sign };
     signature = signContent(signOptions, stack.id, manifests.content, false);
-  } else return;
-  await storeSignature(hub, stack.id, signature);
+  } else return undefined;
+  const storedAt = await storeSignature(hub, stack.id, signature);
   say(`stack "${stack.name}": signature stored (content sha256 ${manifests.checksum.slice(0, 12)}…)`);
+  return storedAt;
 }
 
 function readSignatureFile(file: string): unknown {

@@ -69,7 +69,10 @@ export function signContent(options: SignOptions, stackId: string, content: stri
   return signIntent(content, predicate, key);
 }
 
-/** Stores the signature on the hub, before the content it signs is posted (agents woken by the content find it). */
-export async function storeSignature(hub: Hub, stackId: string, signature: unknown): Promise<void> {
-  await hub.post(`/stacks/${stackId}/signatures`, { signature });
+/**
+ * Stores the signature on the hub, before the content it signs is posted (agents woken by the
+ * content find it); resolves with when the hub stored it (its clock).
+ */
+export async function storeSignature(hub: Hub, stackId: string, signature: unknown): Promise<string> {
+  return (await hub.post<{ created_at: string }>(`/stacks/${stackId}/signatures`, { signature })).created_at;
 }

@@ -28,6 +28,12 @@ export interface WaitOptions {
   intervalMs: number;
   /** One progress line (the caller decides where it goes). */
   say: (line: string) => void;
+  /**
+   * The hub's time from which events count (e.g. when a new signature of unchanged content was
+   * stored): an agent's earlier verdict on the same object, such as its refusal of the unsigned
+   * content, says nothing about this apply.
+   */
+  since?: string;
 }
 
 /** "90s", "5m", "1h" or a number of seconds. */
@@ -54,18 +60,19 @@ async function agentsForStack(hub: Hub, stack: Stack, say: (line: string) => voi
   return targeting.filter((a) => a.status === 'ACTIVE');
 }
 
-/** The newest event this agent posted for the object decides: SUCCESS = applied, anything else = failed. */
-function stateOf(events: AgentEvent[], objectId: string): { state: AgentState; message: string | null } {
-  const latest = events.find((e) => e.deployment_object_id === objectId);
+/** The newest event this agent posted for the object (from `since`) decides: SUCCESS = applied, anything else = failed. */
+function stateOf(events: AgentEvent[], objectId: string, since?: string): { state: AgentState; message: string | null } {
+  const from = since ? Date.parse(since) : -Infinity;
+  const latest = events.find((e) => e.deployment_object_id === objectId && Date.parse(e.created_at) >= from);
   if (!latest) return { state: 'pending', message: null };
   return { state: latest.status.toUpperCase() === 'SUCCESS' ? 'applied' : 'failed', message: latest.message };
 }
 
-async function poll(hub: Hub, agents: Agent[], object: DeploymentObject): Promise<AgentProgress[]> {
+async function poll(hub: Hub, agents: Agent[], object: DeploymentObject, since?: string): Promise<AgentProgress[]> {
   const health = await hub.get<DeploymentObjectHealth>(`/deployment-objects/${object.id}/health`);
   return mapLimit(agents, CONCURRENCY, async (agent) => {
     const events = await hub.get<AgentEvent[]>(`/agents/${agent.id}/events`);
-    const { state, message } = stateOf(events, object.id);
+    const { state, message } = stateOf(events, object.id, since);
     const record = health.health_records.find((h) => h.agent_id === agent.id);
     return { agent_id: agent.id, name: agent.name, cluster_name: agent.cluster_name, state, health: record?.status ?? null, message };
   });
@@ -86,7 +93,7 @@ export async function waitForRollout(hub: Hub, stack: Stack, object: DeploymentO
   options.say(`waiting for ${agents.length} agent(s) to apply deployment object ${object.id} (sequence ${object.sequence_id})…`);
   const seen = new Map<string, string>();
   for (;;) {
-    const progress = await poll(hub, agents, object);
+    const progress = await poll(hub, agents, object, options.since);
     const elapsed = `${Math.round((Date.now() - started) / 1000)}s`;
     for (const p of progress) {
       const line = describe(p);

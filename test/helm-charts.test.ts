@@ -24,6 +24,9 @@ import { chartDir, helmTemplate, parseObjects, runHelm, serverSideDryRun, type K
  */
 
 const HUB_SERVICES = ['api', 'webhook-dispatcher', 'audit-writer', 'maintenance'];
+/** The hub services that use NATS: all but the renderer, which talks to PostgreSQL only (docs/adr/0046). */
+const usesNats = (deployment: K8sObject) => !deployment.metadata.name.endsWith('-renderer');
+const natsSettingsOf = (env: Record<string, string>) => Object.keys(env).filter((k) => k.startsWith('BROKKR__NATS__'));
 const options = (chart: string) => path.join(chartDir(chart), 'ci/options-values.yaml');
 const of = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
 /** Paths of every leaf (scalars, lists, empty maps) of a values document. */
@@ -80,7 +83,7 @@ describe('Helm charts (deploy/helm)', function () {
       const objects = await helmTemplate(helm, 'brokkr-hub', { release: 'brokkr', namespace: 'brokkr' });
       expect(await serverSideDryRun(kube, objects)).to.deep.equal([]);
       const deployments = of(objects, 'Deployment');
-      expect(deployments.map((d) => d.metadata.name).sort()).to.deep.equal(HUB_SERVICES.map((s) => `brokkr-${s}`).sort());
+      expect(deployments.map((d) => d.metadata.name).sort()).to.deep.equal([...HUB_SERVICES, 'renderer'].map((s) => `brokkr-${s}`).sort());
       for (const deployment of deployments) {
         const settings = containerSettings(objects, deployment);
         expect(settings.unknown, `${settings.service}: variables its schema does not define`).to.deep.equal([]);
@@ -114,7 +117,7 @@ describe('Helm charts (deploy/helm)', function () {
       const monitoring = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }];
       const policies = of(objects, 'NetworkPolicy');
       expect(policies.map((p) => p.metadata.name).sort()).to.deep.equal(
-        [...HUB_SERVICES, 'nats', 'postgres'].map((s) => `brokkr-${s}`).sort(),
+        [...HUB_SERVICES, 'renderer', 'nats', 'postgres'].map((s) => `brokkr-${s}`).sort(),
       );
       expect(named(objects, 'NetworkPolicy', 'brokkr-api')?.spec).to.deep.include({
         policyTypes: ['Ingress'],
@@ -122,6 +125,26 @@ describe('Helm charts (deploy/helm)', function () {
       });
       expect(named(objects, 'NetworkPolicy', 'brokkr-audit-writer')?.spec).to.deep.include({
         ingress: [{ from: monitoring, ports: [{ port: 9102, protocol: 'TCP' }] }],
+      });
+      // The renderer runs tenants' charts: nothing reaches it but monitoring, and it reaches PostgreSQL and DNS only.
+      expect(named(objects, 'NetworkPolicy', 'brokkr-renderer')?.spec).to.deep.include({
+        policyTypes: ['Ingress', 'Egress'],
+        ingress: [{ from: monitoring, ports: [{ port: 9104, protocol: 'TCP' }] }],
+        egress: [
+          { to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'postgresql' } } }], ports: [{ port: 5432, protocol: 'TCP' }] },
+          {
+            to: [
+              {
+                namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+                podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+              },
+            ],
+            ports: [
+              { port: 53, protocol: 'UDP' },
+              { port: 53, protocol: 'TCP' },
+            ],
+          },
+        ],
       });
     });
 
@@ -145,12 +168,16 @@ describe('Helm charts (deploy/helm)', function () {
       for (const user of NATS_USERS) {
         expect(serverEnv[natsPasswordVariable(user)], user).to.deep.equal({ name: 'brokkr-nats-users', key: user });
       }
-      for (const deployment of of(objects, 'Deployment')) {
+      for (const deployment of of(objects, 'Deployment').filter(usesNats)) {
         const settings = containerSettings(objects, deployment);
         expect(settings.env.BROKKR__NATS__URL).to.equal('nats://brokkr-nats:4222');
         expect(settings.env.BROKKR__NATS__USER, deployment.metadata.name).to.equal(settings.service);
         expect(settings.secretRefs.BROKKR__NATS__PASSWORD).to.deep.equal({ name: 'brokkr-nats-users', key: settings.service });
       }
+      // The renderer, where tenants' charts run, holds no NATS setting and no NATS credential.
+      const renderer = containerSettings(objects, named(objects, 'Deployment', 'brokkr-renderer')!);
+      expect(natsSettingsOf(renderer.env)).to.deep.equal([]);
+      expect(Object.values(renderer.secretRefs).map((r) => r.name)).to.deep.equal(['brokkr']);
       // NetworkPolicies: NATS's client port only from the hub's pods; PostgreSQL's likewise.
       const natsPods = (nats.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
       const natsPolicy = named(objects, 'NetworkPolicy', 'brokkr-nats')?.spec as {
@@ -211,17 +238,14 @@ describe('Helm charts (deploy/helm)', function () {
         of(objects, 'Deployment')
           .map((d) => d.metadata.name)
           .sort(),
-      ).to.deep.equal(['fleet-api', 'fleet-maintenance', 'fleet-webhook-dispatcher']);
+      ).to.deep.equal(['fleet-api', 'fleet-maintenance', 'fleet-renderer', 'fleet-webhook-dispatcher']);
       for (const deployment of of(objects, 'Deployment')) {
         const settings = containerSettings(objects, deployment);
         expect(settings.unknown, settings.service).to.deep.equal([]);
         expect(settings.parsed, settings.service).to.not.be.instanceOf(Error);
         expect(settings.secretRefs.BROKKR__DATABASE__URL).to.deep.equal({ name: 'brokkr-credentials', key: 'database-url' });
-        expect(settings.env).to.include({
-          BROKKR__DATABASE__SCHEMA: 'brokkr',
-          BROKKR__LOG__LEVEL: 'debug',
-          BROKKR__NATS__URL: 'nats://nats.messaging.svc:4222',
-        });
+        expect(settings.env).to.include({ BROKKR__DATABASE__SCHEMA: 'brokkr', BROKKR__LOG__LEVEL: 'debug' });
+        if (usesNats(deployment)) expect(settings.env).to.include({ BROKKR__NATS__URL: 'nats://nats.messaging.svc:4222' });
         const pod = podSpec(deployment);
         expect(pod.serviceAccountName).to.equal('brokkr-hub-sa');
         expect(pod.nodeSelector).to.deep.equal({ 'kubernetes.io/os': 'linux' });
@@ -249,8 +273,8 @@ describe('Helm charts (deploy/helm)', function () {
         ingressClassName: 'nginx',
         tls: [{ hosts: ['brokkr.internal.example.com'], secretName: 'brokkr-tls' }],
       });
-      // NATS credentials from their own Secret, TLS files from a mounted one, for every service.
-      for (const deployment of of(objects, 'Deployment')) {
+      // NATS credentials from their own Secret, TLS files from a mounted one, for every service that uses NATS.
+      for (const deployment of of(objects, 'Deployment').filter(usesNats)) {
         const settings = containerSettings(objects, deployment);
         expect(settings.secretRefs.BROKKR__NATS__PASSWORD).to.deep.equal({ name: 'nats-credentials', key: 'nats-password' });
         expect(natsSettingsFrom(settings.parsed as NatsConfig)).to.deep.include({
@@ -270,6 +294,29 @@ describe('Helm charts (deploy/helm)', function () {
         ports: [{ port: 4223, protocol: 'TCP' }],
       });
       expect(named(objects, 'NetworkPolicy', 'fleet-postgres')).to.not.equal(undefined);
+      const rendererDeployment = named(objects, 'Deployment', 'fleet-renderer')!;
+      const renderer = containerSettings(objects, rendererDeployment);
+      expect(renderer.parsed).to.include({
+        BROKKR__HEALTH__PORT: 9204,
+        BROKKR__RENDERER__CONCURRENCY: 4,
+        BROKKR__RENDERER__TIMEOUT_SECONDS: 20,
+        BROKKR__RENDERER__OUTPUT_MAX_MIB: 32,
+        BROKKR__RENDERER__MEMORY_MIB: 256,
+        BROKKR__RENDERER__BINARY: '/opt/brokkr/bin/brokkr-render',
+      });
+      expect(natsSettingsOf(renderer.env)).to.deep.equal([]);
+      expect((podSpec(rendererDeployment) as { volumes?: { name: string }[] }).volumes?.map((v) => v.name)).to.deep.equal(['tmp']);
+      expect(rendererDeployment.spec).to.have.property('replicas', 2);
+      // A managed PostgreSQL by address, no DNS: the renderer may connect to that address only.
+      expect((named(objects, 'NetworkPolicy', 'fleet-renderer')?.spec as { egress: unknown[] }).egress).to.deep.equal([
+        {
+          to: [
+            { podSelector: { matchLabels: { app: 'postgres', 'app.kubernetes.io/name': 'postgresql' } } },
+            { ipBlock: { cidr: '10.0.12.5/32' } },
+          ],
+          ports: [{ port: 5433, protocol: 'TCP' }],
+        },
+      ]);
       expect(named(objects, 'PodDisruptionBudget', 'fleet-api')?.spec).to.have.property('minAvailable', 2);
       expect(named(objects, 'Service', 'fleet-api')?.spec).to.deep.include({ type: 'LoadBalancer' });
     });

@@ -4,6 +4,7 @@ import {
   auditWriterConfigSchema,
   maintenanceConfigSchema,
   parseEnv,
+  rendererConfigSchema,
   webhookDispatcherConfigSchema,
 } from '@brokkr/config';
 import type { K8sObject } from './helm.ts';
@@ -14,6 +15,7 @@ const SCHEMAS = {
   'webhook-dispatcher': webhookDispatcherConfigSchema,
   'audit-writer': auditWriterConfigSchema,
   maintenance: maintenanceConfigSchema,
+  renderer: rendererConfigSchema,
   agent: agentConfigSchema,
 } as const;
 

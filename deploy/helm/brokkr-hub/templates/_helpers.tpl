@@ -41,12 +41,14 @@ app.kubernetes.io/component: {{ . }}
 {{/*
 The Deployment of one hub service. Arguments (a dict):
   root       the chart's root context ($)
-  component  the service's name (api, webhook-dispatcher, audit-writer, maintenance)
+  component  the service's name (api, webhook-dispatcher, audit-writer, maintenance, renderer)
   values     that service's values (.Values.api, ...)
   port       its HTTP port (health, readiness and /metrics are served there)
   portVar    the variable that sets the port (BROKKR__BROKER__PORT or BROKKR__HEALTH__PORT)
   metricsPort  optional: a separate port Prometheus scrapes instead (the api's agent-labelled series)
   env        more env entries (YAML list text), e.g. settings only this service reads
+  withoutNats  optional: the service talks to PostgreSQL only (the renderer): the shared settings but
+             NATS's as env entries instead of the ConfigMap, and no NATS credentials or files
 */}}
 {{- define "brokkr-hub.deployment" -}}
 {{- $root := .root -}}
@@ -96,13 +98,23 @@ spec:
           image: {{ printf "%s:%s" $v.image.repository (default $root.Chart.AppVersion $v.image.tag) | quote }}
           imagePullPolicy: {{ $v.image.pullPolicy }}
           command: ["node",{{ range .values.nodeArgs }} {{ . | quote }},{{ end }} "services/{{ .component }}/dist/main.js"]
+          {{- if not .withoutNats }}
           envFrom:
             - configMapRef:
                 name: {{ include "brokkr-hub.prefix" $root }}
+          {{- end }}
           env:
+            {{- if .withoutNats }}
+            {{- range $name, $value := include "brokkr-hub.sharedSettings" $root | fromYaml }}
+            - name: {{ $name }}
+              value: {{ $value | toString | quote }}
+            {{- end }}
+            {{- end }}
             {{- include "brokkr-hub.secretEnv" (dict "root" $root "name" "BROKKR__DATABASE__URL" "key" $v.secrets.databaseUrlKey) | nindent 12 }}
+            {{- if not .withoutNats }}
             {{- with include "brokkr-hub.natsEnv" (dict "root" $root "component" .component) | trim }}
             {{- . | nindent 12 }}
+            {{- end }}
             {{- end }}
             - name: {{ .portVar }}
               value: {{ .port | quote }}
@@ -139,20 +151,20 @@ spec:
             {{- toYaml $v.containerSecurityContext | nindent 12 }}
           volumeMounts:
             - { name: tmp, mountPath: /tmp }
-            {{- if has $v.nats.auth.method (list "nkey" "creds") }}
+            {{- if and (not .withoutNats) (has $v.nats.auth.method (list "nkey" "creds")) }}
             - { name: nats-auth, mountPath: /etc/brokkr/nats-auth, readOnly: true }
             {{- end }}
-            {{- if $v.nats.tls.enabled }}
+            {{- if and (not .withoutNats) $v.nats.tls.enabled }}
             - { name: nats-tls, mountPath: /etc/brokkr/nats-tls, readOnly: true }
             {{- end }}
       volumes:
         - name: tmp
           emptyDir: {}
-        {{- if has $v.nats.auth.method (list "nkey" "creds") }}
+        {{- if and (not .withoutNats) (has $v.nats.auth.method (list "nkey" "creds")) }}
         - name: nats-auth
           secret: { secretName: {{ required "nats.auth.existingSecret is required for nats.auth.method nkey or creds" $v.nats.auth.existingSecret }} }
         {{- end }}
-        {{- if $v.nats.tls.enabled }}
+        {{- if and (not .withoutNats) $v.nats.tls.enabled }}
         - name: nats-tls
           secret: { secretName: {{ required "nats.tls.existingSecret is required when nats.tls.enabled" $v.nats.tls.existingSecret }} }
         {{- end }}
@@ -168,6 +180,19 @@ spec:
       affinity:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+{{- end }}
+
+{{/* The settings every hub service reads but NATS's: the ConfigMap's data (01-config.yaml), the renderer's env. */}}
+{{- define "brokkr-hub.sharedSettings" -}}
+BROKKR__LOG__LEVEL: {{ .Values.log.level | quote }}
+BROKKR__LOG__FORMAT: {{ .Values.log.format | quote }}
+BROKKR__DATABASE__POOL_SIZE: {{ .Values.database.poolSize | toString | quote }}
+{{- with .Values.database.schema }}
+BROKKR__DATABASE__SCHEMA: {{ . | quote }}
+{{- end }}
+BROKKR__TELEMETRY__ENABLED: {{ .Values.telemetry.enabled | toString | quote }}
+BROKKR__TELEMETRY__OTLP_ENDPOINT: {{ .Values.telemetry.otlpEndpoint | quote }}
+BROKKR__TELEMETRY__SAMPLING_RATE: {{ .Values.telemetry.samplingRate | toString | quote }}
 {{- end }}
 
 {{/* Settings the api and the dispatcher share: the webhook key and webhook policy. */}}
@@ -283,4 +308,16 @@ jetstream {
   max_memory_store: 64MB
 }
 {{ .Files.Get "files/nats-authorization.conf" }}
+{{- end }}
+
+{{/* The renderer's own settings (rendererConfigSchema in shared/config/src/services/renderer.ts). */}}
+{{- define "brokkr-hub.rendererEnv" -}}
+- name: BROKKR__RENDERER__CONCURRENCY
+  value: {{ .Values.renderer.concurrency | toString | quote }}
+- name: BROKKR__RENDERER__TIMEOUT_SECONDS
+  value: {{ .Values.renderer.timeoutSeconds | toString | quote }}
+- name: BROKKR__RENDERER__OUTPUT_MAX_MIB
+  value: {{ .Values.renderer.outputMaxMiB | toString | quote }}
+- name: BROKKR__RENDERER__MEMORY_MIB
+  value: {{ .Values.renderer.memoryMiB | toString | quote }}
 {{- end }}

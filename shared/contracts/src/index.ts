@@ -47,3 +47,4 @@ export * from './grants.ts';
 export * from './drift.ts';
 export * from './signatures.ts';
 export * from './overrides.ts';
+export * from './dependencies.ts';

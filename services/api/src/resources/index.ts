@@ -30,6 +30,8 @@ import { previewRoutes } from './previews/routes.ts';
 import { rolloutPolicyRoutes } from './rollouts/policy-routes.ts';
 import { rolloutRoutes } from './rollouts/routes.ts';
 import { signatureRoutes } from './signatures/routes.ts';
+import { stackDependencyRoutes } from './stack-dependencies/routes.ts';
+import { stackAgentStatusRoutes } from './stack-dependencies/status-routes.ts';
 import { stackExpiryRoutes } from './stacks/expiry-routes.ts';
 import { stackMetadataRoutes } from './stacks/metadata-routes.ts';
 import { stackRoutes } from './stacks/routes.ts';
@@ -71,6 +73,8 @@ export const allRoutes: readonly AnyRoute[] = [
   ...stackRoutes,
   ...stackMetadataRoutes,
   ...stackExpiryRoutes,
+  ...stackDependencyRoutes,
+  ...stackAgentStatusRoutes,
   ...rolloutPolicyRoutes,
   ...rolloutRoutes,
   ...deploymentObjectRoutes,

@@ -2,6 +2,7 @@ import { statementEvent, statementOutboxRow } from '@brokkr/outbox';
 import { writeOnce, type WriteOnceDeps } from '../../events/write-once.ts';
 import { foreignKeyViolation } from '../../http/db-errors.ts';
 import type { AgentEventRow } from '../../domain/agent-event-row.ts';
+import { dependencyWatchers } from '../../domain/stack-dependencies.ts';
 import { AGENT_EVENT_DATA_KEYS, recordAgentEvent, type NewAgentEvent } from './sql/record-agent-event.ts';
 
 export type AgentEventReport = Omit<NewAgentEvent, 'agentId'>;
@@ -17,7 +18,9 @@ const notServed = () => foreignKeyViolation({ constraint: 'agent_events_deployme
  * /agents/{id}/events` or an `agent_event` frame on the WebSocket channel): the row, the
  * `deployment.applied`/`deployment.failed` webhook event (Brokkr's WS path skips it; we do not)
  * and a wake-up of the agent's incremental long-poll. One statement (writeOnce), which writes
- * nothing for an object the agent is not, and was not, served (domain/association.ts).
+ * nothing for an object the agent is not, and was not, served (domain/association.ts). An event on
+ * a stack others depend on may release or hold back a dependent stack: whom it may concern
+ * (dependencyWatchers, read after the statement committed) is woken to have their answers read again.
  */
 export async function reportAgentEvent(ctx: WriteOnceDeps, agentId: string, report: AgentEventReport): Promise<AgentEventRow> {
   const event = statementEvent(report.status.toUpperCase() === 'SUCCESS' ? 'deployment.applied' : 'deployment.failed');
@@ -28,6 +31,8 @@ export async function reportAgentEvent(ctx: WriteOnceDeps, agentId: string, repo
     w.inserted(statementOutboxRow(event, eventData, AGENT_EVENT_DATA_KEYS));
     // The incremental target state drops what the agent applied (or acknowledged): only what events decide.
     w.notifyAgents([agentId], { ack: true });
+    const watchers = recorded.gates ? await dependencyWatchers(ctx.db.pool, agentId, [row.deployment_object_id]) : [];
+    if (watchers.length > 0) w.notifyAgents(watchers);
     return row;
   });
 }

@@ -6,12 +6,16 @@ import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../do
  * target-state query's `latest` picks it (sql/target-state.ts), and whether anything could make an
  * agent's answer differ from "that object": the stack is deleted (its marker has its own rules)
  * or a rollout exists for the object (agents of unreleased waves are held on a baseline), or each
- * agent gets its own render of it (migration 0026).
+ * agent gets its own render of it (migration 0026), or the stack takes part in a dependency
+ * (migration 0028: a dependent stack is held back where what it needs is not ready, and a new
+ * object of a stack others depend on may hold them back again).
  */
 const STACK_LATEST_SQL = `
 SELECT s.deleted_at IS NOT NULL AS stack_deleted,
        EXISTS (SELECT 1 FROM rollouts r WHERE r.deployment_object_id = o.id) AS has_rollout,
        EXISTS (SELECT 1 FROM rendered_objects ro WHERE ro.deployment_object_id = o.id) AS per_agent,
+       EXISTS (SELECT 1 FROM stack_dependencies sd WHERE sd.stack_id = s.id)
+         OR EXISTS (SELECT 1 FROM stack_dependencies sd WHERE sd.depends_on = s.id) AS dependencies,
        ${DEPLOYMENT_OBJECT_COLUMNS.split(', ')
          .map((c) => `o.${c}`)
          .join(', ')}
@@ -44,7 +48,7 @@ export type StackLatest =
   | { kind: 'plain'; row: DeploymentObjectRow }
   /** Each agent that holds the stack is served its own render of the newest object: `rows` by agent id (none: read its answer). */
   | { kind: 'rendered'; rows: Map<string, DeploymentObjectRow> }
-  /** No stack, no live object, a deleted stack or a rollout: each agent's answer must be read. */
+  /** No stack, no live object, a deleted stack, a rollout or a dependency: each agent's answer must be read. */
   | { kind: 'per-agent' };
 
 /** The object's row once per distinct render, by agent (agent ids in lower case). */
@@ -62,11 +66,11 @@ async function renderedRows(db: Queryable, row: DeploymentObjectRow): Promise<Ma
 }
 
 export async function queryStackLatest(db: Queryable, stackId: string): Promise<StackLatest> {
-  const { rows } = await db.query<DeploymentObjectRow & { stack_deleted: boolean; has_rollout: boolean; per_agent: boolean }>(
-    stackLatestStatement([stackId]),
-  );
+  const { rows } = await db.query<
+    DeploymentObjectRow & { stack_deleted: boolean; has_rollout: boolean; per_agent: boolean; dependencies: boolean }
+  >(stackLatestStatement([stackId]));
   const found = rows[0];
-  if (!found || found.id === null || found.stack_deleted || found.has_rollout) return { kind: 'per-agent' };
-  const { stack_deleted: _deleted, has_rollout: _rollout, per_agent: perAgent, ...row } = found;
+  if (!found || found.id === null || found.stack_deleted || found.has_rollout || found.dependencies) return { kind: 'per-agent' };
+  const { stack_deleted: _deleted, has_rollout: _rollout, per_agent: perAgent, dependencies: _dependencies, ...row } = found;
   return perAgent ? { kind: 'rendered', rows: await renderedRows(db, row) } : { kind: 'plain', row };
 }

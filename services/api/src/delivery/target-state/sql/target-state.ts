@@ -1,6 +1,7 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import type { DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 import { associationPairs } from '../../../domain/association.ts';
+import { dependencyReadySql } from '../../../domain/stack-dependencies.ts';
 
 /**
  * Progressive rollouts (ADR 0016): the baseline object a rollout of the latest object `l` still
@@ -30,7 +31,15 @@ const HELD_BASELINE = `
  *             one row per stack. For a soft-deleted stack only its deletion marker counts (the
  *             stack trigger retired every other object and inserted the marker live); a stack
  *             retired with its generator has no live object left and drops out;
- *   served    the latest object, or the baseline a progressive rollout still holds the agent on.
+ *   waiting   the stacks that depend on another stack not ready for this agent yet (migration 0028,
+ *             domain/stack-dependencies.ts), with `kept`: the newest of their objects this agent
+ *             reported a SUCCESS for. A stack without dependencies pays one probe of the
+ *             stack_dependencies primary key;
+ *   served    the latest object, or the baseline a progressive rollout still holds the agent on;
+ *             for a waiting stack, its kept object (nothing new arrives, nothing applied goes: a
+ *             stack absent from a full answer would be deleted by the agent) or, when the agent
+ *             never applied it, nothing at all. In incremental mode the kept object, already
+ *             applied, is dropped by the filter below like any other.
  *
  * Then the "already handled" filter (docs/compatibility.md, deliberately unlike Brokkr):
  *   - a deleted stack's marker is served in both modes until the agent posts ANY event for it
@@ -57,7 +66,7 @@ stack_ids AS (
   SELECT DISTINCT p.stack_id FROM (${associationPairs('agent')}) p
 ),
 latest AS (
-  SELECT d.id, s.deleted_at IS NOT NULL AS stack_deleted
+  SELECT d.id, si.stack_id, s.deleted_at IS NOT NULL AS stack_deleted
     FROM stack_ids si
     JOIN stacks s ON s.id = si.stack_id
     CROSS JOIN LATERAL (
@@ -68,10 +77,25 @@ latest AS (
     ) d
    WHERE s.deleted_at IS NULL OR d.is_deletion_marker
 ),
-served AS (
-  SELECT coalesce(h.baseline_object_id, l.id) AS id, l.stack_deleted, h.baseline_object_id IS NOT NULL AS held
+waiting AS (
+  SELECT l.stack_id,
+         (SELECT k.id FROM deployment_objects k
+           WHERE k.stack_id = l.stack_id AND k.deleted_at IS NULL
+             AND EXISTS (SELECT 1 FROM agent_events ke
+                          WHERE ke.agent_id = $1 AND ke.deployment_object_id = k.id AND ke.deleted_at IS NULL
+                            AND upper(ke.status) = 'SUCCESS')
+           ORDER BY k.sequence_id DESC LIMIT 1) AS kept
     FROM latest l
-    LEFT JOIN LATERAL (${HELD_BASELINE}) h ON true
+   WHERE NOT l.stack_deleted
+     AND EXISTS (SELECT 1 FROM stack_dependencies sd WHERE sd.stack_id = l.stack_id AND NOT ${dependencyReadySql('sd', '$1')})
+),
+served AS (
+  SELECT coalesce(w.kept, h.baseline_object_id, l.id) AS id, l.stack_deleted,
+         w.stack_id IS NULL AND h.baseline_object_id IS NOT NULL AS held
+    FROM latest l
+    LEFT JOIN waiting w ON w.stack_id = l.stack_id
+    LEFT JOIN LATERAL (${HELD_BASELINE}) h ON w.stack_id IS NULL
+   WHERE w.stack_id IS NULL OR w.kept IS NOT NULL
 )
 SELECT o.id, o.created_at, o.updated_at, o.deleted_at, o.sequence_id, o.stack_id,
        coalesce(r.yaml_content, o.yaml_content) AS yaml_content, coalesce(r.yaml_checksum, o.yaml_checksum) AS yaml_checksum,

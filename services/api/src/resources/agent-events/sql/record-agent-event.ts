@@ -2,6 +2,7 @@ import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
 import { AGENT_EVENT_COLUMNS, type AgentEventRow } from '../../../domain/agent-event-row.ts';
 import { servedToAgent } from '../../../domain/association.ts';
+import { gatesOnObjectSql } from '../../../domain/stack-dependencies.ts';
 
 export interface NewAgentEvent {
   agentId: string;
@@ -26,7 +27,9 @@ export const AGENT_EVENT_DATA_KEYS = [
 // ONE statement (its own transaction, no BEGIN/COMMIT round trips): the event row, only for an
 // object the agent is or was served (domain/association.ts), the object's stack (the webhook data
 // carries `stack_id`, null when the object is soft-deleted) and the outbox row built from both.
-// Any other object inserts nothing, so no event and no outbox row either.
+// Any other object inserts nothing, so no event and no outbox row either. `gates`: some stack
+// depends on the object's stack (domain/stack-dependencies.ts), so the event may make a dependent
+// stack ready or unready: one index probe, false for every stack nobody depends on.
 const recordStatement = prepared(
   'brokkr_agent_event_record',
   `WITH ins AS (
@@ -48,7 +51,7 @@ const recordStatement = prepared(
                                  'created_at', ${isoTimestampSql('rec.created_at')})`,
      })}
    )
-   SELECT rec.*, event.event_data FROM rec, event`,
+   SELECT rec.*, event.event_data, ${gatesOnObjectSql('rec.deployment_object_id')} AS gates FROM rec, event`,
 );
 
 /**
@@ -60,11 +63,11 @@ export async function recordAgentEvent(
   db: Queryable,
   e: NewAgentEvent,
   event: StatementEvent,
-): Promise<{ row: AgentEventRow; stackId: string | null; eventData: Record<string, unknown> } | undefined> {
-  const { rows } = await db.query<AgentEventRow & { stack_id: string | null; event_data: Record<string, unknown> }>(
+): Promise<{ row: AgentEventRow; stackId: string | null; eventData: Record<string, unknown>; gates: boolean } | undefined> {
+  const { rows } = await db.query<AgentEventRow & { stack_id: string | null; event_data: Record<string, unknown>; gates: boolean }>(
     recordStatement([e.agentId, e.deploymentObjectId, e.eventType, e.status, e.message, JSON.stringify(event)]),
   );
   if (!rows[0]) return undefined;
-  const { stack_id, event_data, ...row } = rows[0];
-  return { row, stackId: stack_id, eventData: event_data };
+  const { stack_id, event_data, gates, ...row } = rows[0];
+  return { row, stackId: stack_id, eventData: event_data, gates };
 }

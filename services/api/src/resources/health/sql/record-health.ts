@@ -1,5 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { servedToAgent } from '../../../domain/association.ts';
+import { gatesOnObjectSql } from '../../../domain/stack-dependencies.ts';
 
 export interface HealthInput {
   deploymentObjectId: string;
@@ -15,6 +16,11 @@ export interface HealthInput {
  * CONFLICT cannot touch one row twice in a statement). The batch is stored only when every object
  * in it is one the agent is or was served (domain/association.ts): one that is not (or an unknown
  * one) stores nothing and is returned, as an unknown object broke the whole batch before.
+ *
+ * `moved`: the objects of the batch whose healthy-or-not changed and that some stack depends on
+ * (domain/stack-dependencies.ts, `ready_when: healthy`), compared with the rows as they were
+ * before the upsert (the statement's snapshot). A report that changes nothing there, the usual
+ * periodic one, returns none; a batch on stacks nobody depends on costs one index probe per object.
  */
 const upsertStatement = prepared(
   'brokkr_health_upsert',
@@ -33,14 +39,29 @@ stored AS (
    WHERE NOT EXISTS (SELECT 1 FROM refused)
   ON CONFLICT ON CONSTRAINT unique_agent_deployment_health DO UPDATE
      SET status = EXCLUDED.status, summary = EXCLUDED.summary, checked_at = EXCLUDED.checked_at
+),
+moved AS (
+  SELECT i.deployment_object_id FROM input i
+    LEFT JOIN deployment_health p ON p.agent_id = $1::uuid AND p.deployment_object_id = i.deployment_object_id
+   WHERE NOT EXISTS (SELECT 1 FROM refused)
+     AND (i.status = 'healthy') IS DISTINCT FROM (coalesce(p.status, '') = 'healthy')
+     AND ${gatesOnObjectSql('i.deployment_object_id')}
 )
-SELECT deployment_object_id AS refused FROM refused`,
+SELECT (SELECT deployment_object_id FROM refused) AS refused,
+       coalesce((SELECT array_agg(deployment_object_id) FROM moved), '{}') AS moved`,
 );
 
-/** Stores the batch; the first object the agent is not served (nothing stored then), else undefined. */
-export async function upsertHealth(db: Queryable, agentId: string, records: HealthInput[]): Promise<string | undefined> {
-  if (!records.length) return undefined;
-  const { rows } = await db.query<{ refused: string }>(
+/**
+ * Stores the batch: `refused` is the first object the agent is not served (nothing stored then),
+ * `moved` the objects whose health others wait on that became healthy or stopped being so.
+ */
+export async function upsertHealth(
+  db: Queryable,
+  agentId: string,
+  records: HealthInput[],
+): Promise<{ refused: string | undefined; moved: string[] }> {
+  if (!records.length) return { refused: undefined, moved: [] };
+  const { rows } = await db.query<{ refused: string | null; moved: string[] }>(
     upsertStatement([
       agentId,
       records.map((r) => r.deploymentObjectId),
@@ -49,5 +70,5 @@ export async function upsertHealth(db: Queryable, agentId: string, records: Heal
       records.map((r) => r.checkedAt),
     ]),
   );
-  return rows[0]?.refused;
+  return { refused: rows[0]?.refused ?? undefined, moved: rows[0]?.moved ?? [] };
 }

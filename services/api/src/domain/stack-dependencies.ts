@@ -1,0 +1,83 @@
+import type { Queryable } from '@brokkr/db';
+import { agentsForOneStackSql, agentsForStacks } from './agents-for-stacks.ts';
+
+/**
+ * Dependencies between stacks (migration 0028, docs/dependencies.md): the one home of the rule
+ * "is this dependency ready for this agent". The target-state query (delivery/target-state/sql/)
+ * holds a dependent stack back with it, the per-agent status answer names what it waits for with
+ * it, and the event and health reports wake whom it may concern with dependencyWatchers below.
+ */
+
+/**
+ * The dependency's stack is ready on one agent: it is live and the agent's last event for its
+ * newest live object is a SUCCESS (`applied`, upper-cased as the target state compares), or the
+ * agent reports that object healthy (`healthy`). A deleted dependency is never ready (migration
+ * 0028 says why). `dep` is the alias of a stack_dependencies row, `agent` an SQL uuid expression.
+ * Each probe is one index lookup: deployment_objects (stack_id, sequence_id DESC), agent_events
+ * (agent_id, deployment_object_id), deployment_health (agent_id, deployment_object_id).
+ */
+function readyOnAgent(dep: string, agent: string): string {
+  return `EXISTS (
+    SELECT 1 FROM stacks ds
+     CROSS JOIN LATERAL (
+       SELECT o.id FROM deployment_objects o
+        WHERE o.stack_id = ds.id AND o.deleted_at IS NULL
+        ORDER BY o.sequence_id DESC LIMIT 1) n
+     WHERE ds.id = ${dep}.depends_on AND ds.deleted_at IS NULL
+       AND CASE ${dep}.ready_when
+             WHEN 'applied' THEN (
+               SELECT upper(e.status) FROM agent_events e
+                WHERE e.agent_id = ${agent} AND e.deployment_object_id = n.id AND e.deleted_at IS NULL
+                ORDER BY e.created_at DESC, e.id DESC LIMIT 1) = 'SUCCESS'
+             ELSE EXISTS (
+               SELECT 1 FROM deployment_health h
+                WHERE h.agent_id = ${agent} AND h.deployment_object_id = n.id AND h.status = 'healthy')
+           END)`;
+}
+
+/**
+ * The ACTIVE agents a dependency's stack targets (an inactive agent is served nothing, so it
+ * could never be ready and would hold the fleet forever).
+ */
+function activeAgentsOf(dep: string): string {
+  return `SELECT fa.id FROM (${agentsForOneStackSql(`${dep}.depends_on`)}) fa
+           JOIN agents fx ON fx.id = fa.id AND fx.status = 'ACTIVE'`;
+}
+
+/**
+ * The dependency (alias `dep`) is ready for `agent` (an SQL uuid expression): scope `agent`, ready
+ * on that agent; scope `fleet`, ready on every active agent the dependency targets, and it targets
+ * at least one (a dependency deployed nowhere is not ready anywhere).
+ */
+export function dependencyReadySql(dep: string, agent: string): string {
+  return `(CASE ${dep}.scope
+      WHEN 'agent' THEN ${readyOnAgent(dep, agent)}
+      ELSE EXISTS (${activeAgentsOf(dep)})
+           AND NOT EXISTS (SELECT 1 FROM (${activeAgentsOf(dep)}) fl WHERE NOT ${readyOnAgent(dep, 'fl.id')})
+    END)`;
+}
+
+/**
+ * Whom an agent's report on `objectIds` (events, health) may concern, when their stacks are ones
+ * other stacks depend on: the agent itself for `agent`-scope dependencies (its own dependents'
+ * readiness changed), and every agent of a dependent stack for `fleet`-scope ones. Called only
+ * when the report's own statement said some dependency gates on these objects, so reports on
+ * stacks nobody depends on pay one EXISTS inside their statement and nothing more.
+ */
+export async function dependencyWatchers(db: Queryable, agentId: string, objectIds: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ stack_id: string; scope: 'agent' | 'fleet' }>(
+    `SELECT DISTINCT sd.stack_id, sd.scope
+       FROM deployment_objects d
+       JOIN stack_dependencies sd ON sd.depends_on = d.stack_id
+      WHERE d.id = ANY($1::uuid[])`,
+    [objectIds],
+  );
+  const ids = rows.some((r) => r.scope === 'agent') ? [agentId] : [];
+  const fleetStacks = rows.filter((r) => r.scope === 'fleet').map((r) => r.stack_id);
+  return [...ids, ...(await agentsForStacks(db, fleetStacks))];
+}
+
+/** An SQL condition: a dependency gates on the stack of object `object` (a uuid expression). One index probe per object. */
+export function gatesOnObjectSql(object: string): string {
+  return `EXISTS (SELECT 1 FROM deployment_objects gd JOIN stack_dependencies gsd ON gsd.depends_on = gd.stack_id WHERE gd.id = ${object})`;
+}

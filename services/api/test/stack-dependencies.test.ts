@@ -1,0 +1,325 @@
+import { expect } from 'chai';
+import { eventually, useTestInfra } from '@brokkr/testkit';
+import {
+  auditMessages,
+  createAgent,
+  createGenerator,
+  createStack,
+  startTestApi,
+  type ApiClient,
+  type ApiResponse,
+  type TestApi,
+} from './support/index.ts';
+
+/**
+ * Dependencies between stacks (docs/dependencies.md): a stack is not served to an agent until the
+ * stacks it depends on are ready there (applied or healthy, on the same agent or fleet-wide), the
+ * per-agent status says it waits and on what, cycles are refused at write. Black-box, through
+ * HTTP; every target-state read goes through the api's cache of answers, so a release that
+ * arrives proves the report woke the agent.
+ */
+describe('api stack dependencies', () => {
+  const infra = useTestInfra({ nats: true });
+  let api: TestApi;
+
+  interface Agent {
+    id: string;
+    client: ApiClient;
+  }
+  interface Tenant {
+    id: string;
+    client: ApiClient;
+  }
+
+  const CM = (name: string, v = '1') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  v: "${v}"\n`;
+
+  async function tenant(): Promise<Tenant> {
+    const { generator, client } = await createGenerator(api.admin);
+    return { id: generator.id, client };
+  }
+
+  const stackOf = async (t: Tenant) => (await createStack(t.client, { generator_id: t.id })).id;
+
+  /** An active agent registered with the tenant and targeting `stacks`. */
+  async function agentOf(t: Tenant, stacks: string[]): Promise<Agent> {
+    const { agent, client } = await createAgent(api.admin);
+    expect((await api.admin.post(`/generators/${t.id}/register`, { agent_id: agent.id })).status).to.equal(201);
+    expect((await api.admin.put(`/agents/${agent.id}`, { status: 'ACTIVE' })).status).to.equal(200);
+    for (const stack of stacks) {
+      const res = await t.client.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: stack });
+      expect(res.status, res.text).to.equal(201);
+    }
+    return { id: agent.id, client };
+  }
+
+  const postObject = async (t: Tenant, stack: string, v = '1') => {
+    const res = await t.client.post<{ id: string }>(`/stacks/${stack}/deployment-objects`, { yaml_content: CM(`s-${stack}`, v) });
+    expect(res.status, res.text).to.equal(201);
+    return res.body.id;
+  };
+
+  /** `how`: the ready_when, then the scope if any (`'applied fleet'`). */
+  const depend = (t: Tenant, stack: string, on: string, how: string) => {
+    const [readyWhen, scope] = how.split(' ');
+    return t.client.post(`/stacks/${stack}/dependencies`, { stack_id: on, ready_when: readyWhen, ...(scope ? { scope } : {}) });
+  };
+
+  /** The objects of the agent's full target state, by stack. */
+  async function served(agent: Agent): Promise<Map<string, string>> {
+    const res = await agent.client.get<{ id: string; stack_id: string }[]>(`/agents/${agent.id}/target-state`, { query: { mode: 'full' } });
+    expect(res.status, res.text).to.equal(200);
+    return new Map(res.body.map((o) => [o.stack_id, o.id]));
+  }
+
+  const report = async (agent: Agent, objectId: string, status: 'SUCCESS' | 'FAILURE') => {
+    const res = await agent.client.post(`/agents/${agent.id}/events`, {
+      agent_id: agent.id,
+      deployment_object_id: objectId,
+      event_type: 'DEPLOY',
+      status,
+      message: null,
+    });
+    expect(res.status, res.text).to.equal(201);
+  };
+
+  const reportHealth = async (agent: Agent, objectId: string, status: 'healthy' | 'degraded') => {
+    const res = await agent.client.patch(`/agents/${agent.id}/health-status`, {
+      deployment_objects: [{ id: objectId, status, checked_at: new Date().toISOString() }],
+    });
+    expect(res.status, res.text).to.equal(200);
+  };
+
+  const status = async (t: Tenant, stack: string, agent: Agent) => {
+    const res = await t.client.get<Record<string, unknown>>(`/stacks/${stack}/agents/${agent.id}/status`);
+    expect(res.status, res.text).to.equal(200);
+    return res.body;
+  };
+
+  const expectError = (res: ApiResponse, httpStatus: number, code: string) =>
+    expect([res.status, res.body?.code], res.text).to.deep.equal([httpStatus, code]);
+
+  before(async () => {
+    api = await startTestApi(infra);
+  });
+
+  after(async () => {
+    await api?.stop();
+  });
+
+  it('creates, lists and deletes a dependency, audited; a second one on the same stack is refused', async () => {
+    const t = await tenant();
+    const [a, b] = [await stackOf(t), await stackOf(t)];
+    const res = await depend(t, b, a, 'healthy');
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body).to.deep.include({
+      stack_id: a,
+      dependent_id: b,
+      ready_when: 'healthy',
+      scope: 'agent',
+      created_by: `generator:${t.id}`,
+    });
+    expect(res.body.created_at).to.be.a('string');
+    expectError(await depend(t, b, a, 'applied'), 409, 'dependency_exists');
+
+    const list = await t.client.get<{ stack_id: string }[]>(`/stacks/${b}/dependencies`);
+    expect(list.status).to.equal(200);
+    expect(list.body.map((d) => d.stack_id)).to.deep.equal([a]);
+    expect((await t.client.get(`/stacks/${a}/dependencies`)).body).to.deep.equal([]);
+
+    const fleet = await depend(t, a, await stackOf(t), 'applied fleet');
+    expect(fleet.status, fleet.text).to.equal(201);
+    expect(fleet.body.scope).to.equal('fleet');
+
+    expect((await t.client.delete(`/stacks/${b}/dependencies/${a}`)).status).to.equal(204);
+    expectError(await t.client.delete(`/stacks/${b}/dependencies/${a}`), 404, 'dependency_not_found');
+    expect((await t.client.get(`/stacks/${b}/dependencies`)).body).to.deep.equal([]);
+
+    const audited = await eventually(async () => {
+      const entries = (await auditMessages(api.natsUrl)).filter((e) => e.resource_id === b);
+      const actions = entries.map((e) => e.action);
+      return actions.includes('stack.dependency_created') && actions.includes('stack.dependency_deleted') ? entries : undefined;
+    });
+    expect(audited.find((e) => e.action === 'stack.dependency_created')).to.deep.include({ actor_type: 'generator', actor_id: t.id });
+  });
+
+  it('lets only the admin and the owning generator change or read them, on stacks they may read; bad input is a 4xx', async () => {
+    const [t, other] = [await tenant(), await tenant()];
+    const [a, b, foreign] = [await stackOf(t), await stackOf(t), await stackOf(other)];
+    expectError(await depend(other, b, a, 'applied'), 403, 'stack_not_owned');
+    expectError(await other.client.get(`/stacks/${b}/dependencies`), 403, 'stack_not_owned');
+    expectError(await depend(t, b, foreign, 'applied'), 403, 'stack_not_owned');
+    expectError(await depend(t, b, '00000000-0000-4000-8000-000000000000', 'applied'), 404, 'stack_not_found');
+    expectError(await depend(t, b, a, 'soon'), 422, 'invalid_request_body');
+    expectError(await depend(t, b, a, 'applied galaxy'), 422, 'invalid_request_body');
+    expectError(await t.client.post(`/stacks/${b}/dependencies`, { stack_id: 'nope', ready_when: 'applied' }), 422, 'invalid_request_body');
+    expectError(await t.client.get(`/stacks/not-a-uuid/dependencies`), 400, 'invalid_id');
+    expect((await t.client.get(`/stacks/${b}/dependencies`)).body).to.deep.equal([]);
+
+    // The admin may tie any two stacks; the owner then sees and removes it, the other tenant still not.
+    expect((await depend({ id: '', client: api.admin }, b, foreign, 'applied')).status).to.equal(201);
+    expectError(await other.client.delete(`/stacks/${b}/dependencies/${foreign}`), 403, 'stack_not_owned');
+    expect((await t.client.delete(`/stacks/${b}/dependencies/${foreign}`)).status).to.equal(204);
+  });
+
+  it('refuses a dependency that closes a cycle, naming the stacks in order', async () => {
+    const t = await tenant();
+    const [a, b, c] = [await stackOf(t), await stackOf(t), await stackOf(t)];
+    expect((await depend(t, a, b, 'applied')).status).to.equal(201);
+    expect((await depend(t, b, c, 'applied')).status).to.equal(201);
+    const res = await depend(t, c, a, 'applied');
+    expectError(res, 422, 'dependency_cycle');
+    expect(res.body.details).to.deep.equal({ cycle: [c, a, b, c] });
+    const self = await depend(t, a, a, 'applied');
+    expectError(self, 422, 'dependency_cycle');
+    expect(self.body.details).to.deep.equal({ cycle: [a, a] });
+    expect((await t.client.get(`/stacks/${c}/dependencies`)).body).to.deep.equal([]);
+  });
+
+  it('lets no two concurrent writes close a cycle between them', async () => {
+    const t = await tenant();
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = [await stackOf(t), await stackOf(t)];
+      const results = await Promise.all([depend(t, a, b, 'applied'), depend(t, b, a, 'applied')]);
+      expect(results.map((r) => r.status).sort()).to.deep.equal([201, 422]);
+    }
+  });
+
+  it('holds a stack back until the agent applied what it needs (applied), and says so; an agent without dependencies is unaffected', async () => {
+    const t = await tenant();
+    const [a, b, c] = [await stackOf(t), await stackOf(t), await stackOf(t)];
+    const agent = await agentOf(t, [a, b]);
+    const plain = await agentOf(t, [a, c]);
+    const aObject = await postObject(t, a);
+    const bObject = await postObject(t, b);
+    const cObject = await postObject(t, c);
+    expect((await depend(t, b, a, 'applied')).status).to.equal(201);
+
+    expect(await served(agent)).to.deep.equal(new Map([[a, aObject]]));
+    expect(await status(t, b, agent)).to.deep.equal({
+      state: 'waiting',
+      reason: 'dependency',
+      stack_id: a,
+      ready_when: 'applied',
+      scope: 'agent',
+      waiting_on: [{ stack_id: a, ready_when: 'applied', scope: 'agent' }],
+    });
+    expect(await status(t, a, agent)).to.deep.equal({ state: 'served', waiting_on: [] });
+    expect(await served(plain)).to.deep.equal(
+      new Map([
+        [a, aObject],
+        [c, cObject],
+      ]),
+    );
+
+    await report(agent, aObject, 'FAILURE');
+    expect(await served(agent)).to.deep.equal(new Map([[a, aObject]]));
+    await report(agent, aObject, 'SUCCESS');
+    expect(await served(agent)).to.deep.equal(
+      new Map([
+        [a, aObject],
+        [b, bObject],
+      ]),
+    );
+    expect(await status(t, b, agent)).to.deep.equal({ state: 'served', waiting_on: [] });
+    // Another agent applying A releases nothing on an agent of its own (scope: agent).
+    expect(await served(plain)).to.deep.equal(
+      new Map([
+        [a, aObject],
+        [c, cObject],
+      ]),
+    );
+
+    // A new version of A holds B again: B's newest object is not served, but what the agent applied of B stays.
+    await report(agent, bObject, 'SUCCESS');
+    const aNext = await postObject(t, a, '2');
+    const bNext = await postObject(t, b, '2');
+    expect(await served(agent)).to.deep.equal(
+      new Map([
+        [a, aNext],
+        [b, bObject],
+      ]),
+    );
+    expect((await status(t, b, agent)).state).to.equal('waiting');
+    await report(agent, aNext, 'SUCCESS');
+    expect(await served(agent)).to.deep.equal(
+      new Map([
+        [a, aNext],
+        [b, bNext],
+      ]),
+    );
+  });
+
+  it('waits for health (healthy): a SUCCESS is not enough, a healthy report releases, a degraded one holds back again', async () => {
+    const t = await tenant();
+    const [a, b] = [await stackOf(t), await stackOf(t)];
+    const agent = await agentOf(t, [a, b]);
+    const aObject = await postObject(t, a);
+    expect((await depend(t, b, a, 'healthy')).status).to.equal(201);
+    const bObject = await postObject(t, b);
+
+    await report(agent, aObject, 'SUCCESS');
+    expect(await served(agent)).to.deep.equal(new Map([[a, aObject]]));
+    expect(await status(t, b, agent)).to.deep.include({ state: 'waiting', reason: 'dependency', stack_id: a, ready_when: 'healthy' });
+    await reportHealth(agent, aObject, 'degraded');
+    expect(await served(agent)).to.deep.equal(new Map([[a, aObject]]));
+
+    await reportHealth(agent, aObject, 'healthy');
+    expect(await served(agent)).to.deep.equal(
+      new Map([
+        [a, aObject],
+        [b, bObject],
+      ]),
+    );
+    expect((await status(t, b, agent)).state).to.equal('served');
+
+    // Never applied: held back entirely again while A is degraded.
+    await reportHealth(agent, aObject, 'degraded');
+    expect(await served(agent)).to.deep.equal(new Map([[a, aObject]]));
+    expect((await status(t, b, agent)).state).to.equal('waiting');
+  });
+
+  it('waits for every agent of the dependency (fleet): the last one to apply it releases the dependent stack elsewhere', async () => {
+    const t = await tenant();
+    const [a, b] = [await stackOf(t), await stackOf(t)];
+    const edge = await agentOf(t, [b]);
+    const db1 = await agentOf(t, [a]);
+    const db2 = await agentOf(t, [a]);
+    const aObject = await postObject(t, a);
+    const bObject = await postObject(t, b);
+    expect((await depend(t, b, a, 'applied fleet')).status).to.equal(201);
+
+    expect(await served(edge)).to.deep.equal(new Map());
+    await report(db1, aObject, 'SUCCESS');
+    expect(await served(edge)).to.deep.equal(new Map());
+    expect(await status(t, b, edge)).to.deep.include({ state: 'waiting', stack_id: a, scope: 'fleet' });
+    await report(db2, aObject, 'SUCCESS');
+    expect(await served(edge)).to.deep.equal(new Map([[b, bObject]]));
+  });
+
+  it('answers the status of an agent the stack does not reach, and 404 for an unknown agent', async () => {
+    const t = await tenant();
+    const [a, b] = [await stackOf(t), await stackOf(t)];
+    const agent = await agentOf(t, [a]);
+    expect((await status(t, b, agent)).state).to.equal('not_targeted');
+    expect((await status(t, a, agent)).state).to.equal('no_object');
+    expectError(await t.client.get(`/stacks/${a}/agents/00000000-0000-4000-8000-000000000000/status`), 404, 'agent_not_found');
+    expectError(await (await tenant()).client.get(`/stacks/${a}/agents/${agent.id}/status`), 403, 'stack_not_owned');
+  });
+
+  it('releases the dependent stack when the dependency is removed', async () => {
+    const t = await tenant();
+    const [a, b] = [await stackOf(t), await stackOf(t)];
+    const agent = await agentOf(t, [a, b]);
+    const aObject = await postObject(t, a);
+    const bObject = await postObject(t, b);
+    expect((await depend(t, b, a, 'healthy')).status).to.equal(201);
+    expect(await served(agent)).to.deep.equal(new Map([[a, aObject]]));
+    expect((await t.client.delete(`/stacks/${b}/dependencies/${a}`)).status).to.equal(204);
+    expect(await served(agent)).to.deep.equal(
+      new Map([
+        [a, aObject],
+        [b, bObject],
+      ]),
+    );
+  });
+});

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { timestamp, uuid } from './wire.ts';
+
+// Dependencies between stacks (docs/dependencies.md): the api serves them, the CLI and the console
+// read them.
+
+export const READY_WHEN = ['applied', 'healthy'] as const;
+export const DEPENDENCY_SCOPES = ['agent', 'fleet'] as const;
+
+const readyWhen = z.enum(READY_WHEN).meta({
+  description:
+    "`applied`: the agent's last event for the dependency's newest object is a SUCCESS; `healthy`: the agent reports that object healthy",
+});
+const scope = z.enum(DEPENDENCY_SCOPES).meta({
+  description: '`agent`: ready on the same agent; `fleet`: ready on every agent the dependency targets',
+});
+
+export const newStackDependencySchema = z
+  .strictObject({
+    stack_id: uuid().meta({ description: 'The stack depended on' }),
+    ready_when: readyWhen,
+    scope: scope.default('agent'),
+  })
+  .meta({ id: 'NewStackDependency' });
+
+export const stackDependencySchema = z
+  .object({
+    stack_id: uuid().meta({ description: 'The stack depended on' }),
+    dependent_id: uuid().meta({ description: 'The stack that waits for it' }),
+    ready_when: readyWhen,
+    scope,
+    created_at: timestamp(),
+    created_by: z.string().meta({ description: '`admin` or `generator:<id>`' }),
+  })
+  .meta({ id: 'StackDependency' });
+
+const unmetDependency = z.object({ stack_id: uuid(), ready_when: readyWhen, scope });
+
+/**
+ * GET /stacks/{id}/agents/{agent_id}/status: whether the agent is served the stack now and, if not,
+ * why. While it waits, `stack_id`, `ready_when` and `scope` name the first dependency not ready.
+ */
+export const stackAgentStatusSchema = z
+  .object({
+    state: z.enum(['served', 'waiting', 'not_targeted', 'no_object']).meta({
+      description:
+        "`served`: the stack's newest object is in the agent's target state; `waiting`: held back (`reason` says why); " +
+        '`not_targeted`: the stack does not reach the agent; `no_object`: the stack has no live object',
+    }),
+    reason: z.literal('dependency').optional(),
+    stack_id: uuid().optional().meta({ description: 'While waiting: the stack waited for' }),
+    ready_when: readyWhen.optional(),
+    scope: scope.optional(),
+    waiting_on: z.array(unmetDependency).meta({ description: 'Every dependency not ready for this agent, oldest first' }),
+  })
+  .meta({ id: 'StackAgentStatus' });
+
+export type NewStackDependency = z.output<typeof newStackDependencySchema>;
+export type StackDependency = z.output<typeof stackDependencySchema>;
+export type StackAgentStatus = z.output<typeof stackAgentStatusSchema>;

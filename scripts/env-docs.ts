@@ -11,6 +11,7 @@ import {
   apiConfigSchema,
   auditWriterConfigSchema,
   maintenanceConfigSchema,
+  rendererConfigSchema,
   webhookDispatcherConfigSchema,
 } from '@brokkr/config';
 
@@ -19,6 +20,7 @@ const SERVICES: [string, z.ZodObject][] = [
   ['webhook-dispatcher', webhookDispatcherConfigSchema],
   ['maintenance', maintenanceConfigSchema],
   ['audit-writer', auditWriterConfigSchema],
+  ['renderer', rendererConfigSchema],
   ['agent', agentConfigSchema],
 ];
 

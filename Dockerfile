@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# One image for every hub service (api, webhook-dispatcher, maintenance, audit-writer; the agent
-# runs from it too). The command picks the service:
+# One image for every hub service (api, webhook-dispatcher, maintenance, audit-writer, renderer; the
+# agent runs from it too). The command picks the service:
 #
 #   docker build -t brokkr .
 #   docker run brokkr                                              # api (the default CMD)
@@ -9,6 +9,18 @@
 # The api applies pending migrations itself at start (knex locks make concurrent replicas safe);
 # the migrations are erasable TypeScript that Node 24 loads natively, so migrations/ ships as is.
 ARG NODE_IMAGE=node:24-bookworm-slim
+ARG GO_IMAGE=golang:1.26-bookworm
+
+# brokkr-render (tools/renderer: Helm's and kustomize's engines) for the renderer service, built by
+# the repository's own recipe, scripts/build-renderer.sh: the same flags and the same version (source
+# hash) as in development, so renders cached by one are keyed alike by the other (docs/adr/0043).
+FROM ${GO_IMAGE} AS renderer
+WORKDIR /src
+COPY tools/renderer/ tools/renderer/
+COPY scripts/build-renderer.sh scripts/
+RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
+    BROKKR_CACHE=/cache bash scripts/build-renderer.sh > /tmp/brokkr-render.path \
+ && install -m 0755 "$(cat /tmp/brokkr-render.path)" /brokkr-render
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
@@ -39,9 +51,12 @@ WORKDIR /app
 # Owned by root and read-only for the service user: nothing under /app is written at run time
 # (a minted admin PAK goes to BROKKR__BROKER__PAK_FILE, by default under /tmp).
 COPY --from=build /out/ ./
+# Where BROKKR__RENDERER__BINARY points by default; util-linux (unshare, prlimit, setpriv), which
+# the renderer wraps each render process in, is part of every Debian image.
+COPY --from=renderer /brokkr-render /usr/local/bin/brokkr-render
 # `node` (uid 1000) is the unprivileged user the official Node images provide.
 USER node
-EXPOSE 3000 9101 9102 9103
+EXPOSE 3000 9101 9102 9103 9104
 # The api's node flags are its npm start script's (services/api/package.json): a 4 MiB young
 # generation semi-space keeps its RSS under load about 50 MiB lower (ADR 0026).
 CMD ["node", "--max-semi-space-size=4", "services/api/dist/main.js"]

@@ -17,6 +17,7 @@ import {
   maintenanceConfigSchema,
   natsSettingsFrom,
   parseEnv,
+  rendererConfigSchema,
   webhookDispatcherConfigSchema,
   type NatsConfig,
 } from '@brokkr/config';
@@ -140,8 +141,8 @@ describe('compose/docker-compose.yml', () => {
     expect(validate({ services: { x: { healthcheck: { bogus: 1 } } } }), 'the schema rejects unknown keys').to.equal(false);
   });
 
-  it('runs postgres, nats and the four hub services', () => {
-    expect(Object.keys(compose.services)).to.have.members(['postgres', 'nats', ...HUB.map((s) => s.name)]);
+  it('runs postgres, nats, the four hub services on NATS and the renderer', () => {
+    expect(Object.keys(compose.services)).to.have.members(['postgres', 'nats', ...HUB.map((s) => s.name), 'renderer']);
   });
 
   it('publishes PostgreSQL and NATS on the loopback interface only (docs/security.md)', () => {
@@ -209,6 +210,28 @@ describe('compose/docker-compose.yml', () => {
       });
     });
   }
+
+  describe('renderer', () => {
+    const renderer = (): ComposeService => compose.services.renderer ?? {};
+
+    it('builds from the repository root Dockerfile and runs its own dist/main.js', () => {
+      expect(renderer().build).to.deep.equal(compose.services.api?.build);
+      expect(renderer().command).to.deep.equal(nodeCommand('renderer'));
+    });
+
+    it('talks to PostgreSQL only: waits for it and the migrating api, has no NATS setting', () => {
+      expect(Object.keys(renderer().depends_on ?? {})).to.have.members(['postgres', 'api']);
+      const env = environmentOf(renderer(), REQUIRED);
+      for (const key of Object.keys(env)) expect(knownNames.has(key), `${key} is not defined in shared/config/src`).to.equal(true);
+      expect(Object.keys(env).filter((k) => k.startsWith('BROKKR__NATS__'))).to.deep.equal([]);
+      expect(parseEnv(rendererConfigSchema, env)).to.include({ BROKKR__HEALTH__PORT: 9104 });
+      expect(env.BROKKR__DATABASE__URL).to.equal(environmentOf(compose.services.api ?? {}, REQUIRED).BROKKR__DATABASE__URL);
+    });
+
+    it('health-checks /readyz on its health port', () => {
+      expect(((renderer().healthcheck?.test ?? []) as string[]).join(' ')).to.include('http://127.0.0.1:9104/readyz');
+    });
+  });
 
   it('shares one webhook encryption key between api and webhook-dispatcher', () => {
     const env = REQUIRED;
@@ -361,9 +384,20 @@ describe('Dockerfile', () => {
   };
   const runs = (s: Stage) => s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
 
-  it('has a build stage and a runtime stage on node:24-bookworm-slim', () => {
-    expect(stages.map((s) => s.name)).to.deep.equal(['build', 'runtime']);
-    for (const s of stages) expect(s.base).to.equal('node:24-bookworm-slim');
+  it('has a build stage and a runtime stage on node:24-bookworm-slim, and a Go stage for brokkr-render', () => {
+    expect(stages.map((s) => s.name)).to.deep.equal(['renderer', 'build', 'runtime']);
+    for (const s of stages.slice(1)) expect(s.base).to.equal('node:24-bookworm-slim');
+    // The Go the renderer's go.mod asks for (build-renderer.sh builds with GOTOOLCHAIN=local).
+    const goVersion = /^go (\d+\.\d+)/m.exec(readFileSync(path.join(root, 'tools/renderer/go.mod'), 'utf8'))?.[1];
+    expect(stage('renderer').base).to.equal(`golang:${goVersion}-bookworm`);
+  });
+
+  it('builds brokkr-render by the repository recipe and puts it where the renderer looks by default', () => {
+    expect(runs(stage('renderer')).join('\n')).to.include('bash scripts/build-renderer.sh');
+    const copied = stage('runtime')
+      .instructions.filter((i) => i.keyword === 'COPY' && i.args.startsWith('--from=renderer'))
+      .map((i) => i.args.split(/\s+/).at(-1));
+    expect(copied).to.deep.equal([(parseEnv(rendererConfigSchema, {}) as { BROKKR__RENDERER__BINARY: string }).BROKKR__RENDERER__BINARY]);
   });
 
   it('copies only paths that exist in the repository and are not dockerignored', () => {
@@ -406,7 +440,7 @@ describe('Dockerfile', () => {
     const runtimeCopies = stage('runtime')
       .instructions.filter((i) => i.keyword === 'COPY')
       .map((i) => copySources(i.args));
-    expect(runtimeCopies.every((c) => c.from === 'build')).to.equal(true);
+    expect(runtimeCopies.every((c) => c.from === 'build' || c.from === 'renderer')).to.equal(true);
   });
 
   it('runs as a non-root user in production mode, the api by default', () => {

@@ -367,6 +367,68 @@ describe('api drift records', () => {
       const late = await post(agent!.client, agent!.id, { reports: [{ ...report(t.stackId, 'web'), id: record.id }] });
       expect(late.body).to.deep.include({ detected: 0, closed: [record.id] });
     });
+
+    it('accepts an open record as an override: a layer for that agent keeps the live value in its render, the others keep the manifest’s; not for a Secret', async () => {
+      const t = await tenant(2);
+      const [drifted, other] = t.agents;
+      const deployment = [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: {name: web, namespace: shop}',
+        'spec:',
+        '  replicas: 2',
+        '  selector: {matchLabels: {app: web}}',
+        '  template: {metadata: {labels: {app: web}}, spec: {containers: [{name: main, image: "shop/web:1.0"}]}}',
+      ].join('\n');
+      expect((await t.gen.post(`/stacks/${t.stackId}/deployment-objects`, { yaml_content: deployment })).status).to.equal(201);
+      const served = async (agent: { id: string; client: ApiClient }) => {
+        const res = await agent.client.get<{ yaml_content: string }[]>(`/agents/${agent.id}/target-state`, { query: { mode: 'full' } });
+        expect(res.status, res.text).to.equal(200);
+        return /replicas: (\d+)/.exec(res.body[0]!.yaml_content)?.[1];
+      };
+      expect(await served(drifted!)).to.equal('2');
+
+      await post(drifted!.client, drifted!.id, { reports: [report(t.stackId, 'web')] });
+      const record = (await t.gen.get(`/stacks/${t.stackId}/drift`)).body.items[0];
+      const accepted = await t.gen.post(`/drift/${record.id}/accept`, { scope: 'override', note: 'five until the sale ends' });
+      expect(accepted.status, accepted.text).to.equal(200);
+      const name = `drift-${record.id.slice(0, 8)}`;
+      expect(accepted.body).to.deep.equal({ record_id: record.id, stack_id: t.stackId, override: name });
+
+      const fetched = await t.gen.get(`/stacks/${t.stackId}/overrides/${name}`);
+      expect(fetched.status, fetched.text).to.equal(200);
+      const layer = fetched.body;
+      expect(layer.selector).to.deep.equal({ agent_ids: [drifted!.id] });
+      expect(layer.patches).to.deep.equal([
+        {
+          target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
+          json_patch: [{ op: 'add', path: '/spec/replicas', value: 5 }],
+        },
+      ]);
+      expect(await served(drifted!)).to.equal('5');
+      expect(await served(other!)).to.equal('2');
+      expect((await t.gen.get(`/drift/${record.id}`)).body.state).to.equal('accepted');
+      expect((await t.gen.get(`/stacks/${t.stackId}/drift-policy`)).status, 'no ignore rule made').to.equal(404);
+      expect((await t.gen.post(`/drift/${record.id}/accept`, { scope: 'override' })).body.code).to.equal('drift_not_open');
+      const audit = await eventually(async () =>
+        (await auditMessages(api.natsUrl, 'drift.accepted')).find((a) => a.details?.record_id === record.id),
+      );
+      expect(audit.details).to.deep.include({ override: name, note: 'five until the sale ends' });
+
+      const secret = {
+        ...report(t.stackId, 'db'),
+        object: { api_version: 'v1', kind: 'Secret', namespace: 'shop', name: 'db' },
+        fields: [
+          { path: '/data/password', desired: null, live: null, withheld: true, manager: 'kubectl-edit', operation: 'Update', time: null },
+        ],
+      };
+      await post(drifted!.client, drifted!.id, { reports: [secret] });
+      const secretRecord = (await t.gen.get(`/stacks/${t.stackId}/drift`, { query: { kind: 'Secret' } })).body.items[0];
+      const refused = await t.gen.post(`/drift/${secretRecord.id}/accept`, { scope: 'override' });
+      expect([refused.status, refused.body.code]).to.deep.equal([422, 'drift_not_keepable']);
+      expect((await t.gen.get(`/drift/${secretRecord.id}`)).body.state).to.equal('open');
+      expect((await t.gen.get(`/stacks/${t.stackId}/overrides`)).body.map((l: { name: string }) => l.name)).to.deep.equal([name]);
+    });
   });
 
   it('counts open drift per stack on the metrics port, not on the public port', async () => {

@@ -257,9 +257,13 @@ export type DriftGroups = z.output<typeof driftGroupsSchema>;
 export const driftAcceptSchema = z
   .object({
     scope: z
-      .enum(['fields', 'object'])
+      .enum(['fields', 'object', 'override'])
       .default('fields')
-      .meta({ description: "`fields`: ignore the record's paths on this object; `object`: ignore the whole object" }),
+      .meta({
+        description:
+          "`fields`: ignore the record's paths on this object; `object`: ignore the whole object; `override`: keep the live values " +
+          "as an override layer of the stack for the record's agent (its render then holds them, so they are no drift)",
+      }),
     note: z.string().max(500).optional(),
   })
   .strict()

@@ -7,8 +7,9 @@ import { buildCli, createActiveAgent, createGenerator, manifestDir, runCli, star
 
 /**
  * `brokkr drift` against a real hub: records an agent reported over REST (as our agent does),
- * listed per field with both values and the manager, counted by field across clusters, accepted,
- * and a stack's drift policy set and read from a file.
+ * listed per field with both values and the manager, counted by field across clusters, accepted
+ * (an ignore rule, or an override layer keeping the live value), and a stack's drift policy set and
+ * read from a file.
  */
 describe('brokkr drift', function () {
   this.timeout(120_000);
@@ -64,11 +65,17 @@ describe('brokkr drift', function () {
     expect((await cli(['drift', '--group-by', 'nonsense'])).stderr).to.include('--group-by must be one of');
   });
 
-  it('accepts a record (an ignore rule in the stack’s policy) and sets and reads a policy from a file', async () => {
-    const [record] = JSON.parse((await cli(['drift', '--stack', stack.id, '-o', 'json'])).stdout) as { id: string }[];
+  it('accepts a record (an ignore rule in the stack’s policy, or an override layer keeping the live value) and sets and reads a policy from a file', async () => {
+    const [record, other] = JSON.parse((await cli(['drift', '--stack', stack.id, '-o', 'json'])).stdout) as { id: string }[];
     const accepted = await cli(['drift', 'accept', record!.id, '--note', 'hotfix']);
     expect(accepted.code, accepted.stderr).to.equal(0);
     expect(accepted.stdout + accepted.stderr).to.include('now has 1 ignore rule(s)');
+    const kept = await cli(['drift', 'accept', other!.id, '--override']);
+    expect(kept.code, kept.stderr).to.equal(0);
+    expect(kept.stdout + kept.stderr).to.include(`keeps the live values in override layer drift-${other!.id.slice(0, 8)}`);
+    expect((await hub.admin.get(`/stacks/${stack.id}/overrides`)).body.map((l: { name: string }) => l.name)).to.deep.equal([
+      `drift-${other!.id.slice(0, 8)}`,
+    ]);
 
     const file = path.join(await manifestDir(uniqueName('policy'), {}), 'drift.yaml');
     await fs.writeFile(file, 'mode: report\ncomparison: full\nignore:\n  - paths: [/spec/replicas]\n    managers: ["^hpa$"]\n');

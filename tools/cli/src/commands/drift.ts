@@ -185,14 +185,22 @@ export function registerDrift(program: Command): void {
     });
   drift
     .command('accept <record>')
-    .description('Accept an open drift: the stack ignores it from now on (an ignore rule in its policy)')
+    .description(
+      'Accept an open drift: the stack ignores it from now on (an ignore rule in its policy), or, with --override, keeps its live values on that cluster (an override layer)',
+    )
     .option('--object', 'ignore the whole object, not only the drifted fields')
-    .option('--note <text>', 'why (kept with the rule)')
-    .action(async (id: string, options: { object?: boolean; note?: string }, cmd: Command) => {
+    .option('--override', "keep the live values: an override layer for the record's agent that sets each drifted path to its live value")
+    .option('--note <text>', 'why (kept with the rule, or in the audit log)')
+    .action(async (id: string, options: { object?: boolean; override?: boolean; note?: string }, cmd: Command) => {
       const hub = hubFor(cmd);
-      const body = { scope: options.object ? 'object' : 'fields', ...(options.note ? { note: options.note } : {}) };
-      const answer = await hub.post<{ stack_id: string; rules: number }>(`/drift/${id}/accept`, body);
-      sayFor(formatFor(cmd))(`drift ${short(id)} accepted: stack ${short(answer.stack_id)} now has ${answer.rules} ignore rule(s)`);
+      const scope = options.override ? 'override' : options.object ? 'object' : 'fields';
+      const body = { scope, ...(options.note ? { note: options.note } : {}) };
+      const answer = await hub.post<{ stack_id: string; rules?: number; override?: string }>(`/drift/${id}/accept`, body);
+      sayFor(formatFor(cmd))(
+        answer.override
+          ? `drift ${short(id)} accepted: stack ${short(answer.stack_id)} keeps the live values in override layer ${answer.override}`
+          : `drift ${short(id)} accepted: stack ${short(answer.stack_id)} now has ${answer.rules} ignore rule(s)`,
+      );
       print(render(answer, formatFor(cmd), () => ''));
     });
   registerPolicy(drift);

@@ -7,6 +7,10 @@ import type { DriftRow } from './sql/drift-row.ts';
 export const driftNotReadable = errorKind(403, 'drift_not_readable', 'Drift records are for admins and generators');
 const driftRecordNotFound = errorKind(404, 'drift_record_not_found', 'Drift record not found');
 const driftRecordNotOwned = errorKind(403, 'drift_record_not_owned', 'Access denied to this drift record');
+export const driftNotOpen = errorKind(409, 'drift_not_open', 'Only an open drift record can be accepted');
+
+/** Who accepted a record, as the record keeps it. */
+export const actorOf = (identity: Identity) => (identity.admin ? 'admin' : `generator:${identity.generator}`);
 
 /**
  * Whose records a reader sees: an admin every stack's (undefined), a generator its own stacks'.

@@ -1,21 +1,20 @@
 import { driftAcceptSchema, driftGroupsSchema, driftPageSchema, driftRecordSchema, type DriftIgnoreRule } from '@brokkr/contracts';
-import type { Identity } from '../../auth/identity.ts';
 import { errorKind } from '../../errors/api-error.ts';
 import { agentsForStack } from '../../domain/agents-for-stacks.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import type { ApiContext } from '../../context.ts';
-import { fetchOwnedDrift, readerScope } from './access.ts';
+import { actorOf, driftNotOpen, fetchOwnedDrift, readerScope } from './access.ts';
 import { driftAcceptAnswerSchema, fleetDriftQuery, fleetGroupQuery, stackDriftQuery, stackGroupQuery } from './schemas.ts';
 import { cursorAfter, driftJson, filterOf, pageKeyOf } from './serialize.ts';
+import { acceptAsOverride, acceptAsOverrideErrors } from './accept-override.ts';
 import { appendIgnoreRule, markAccepted } from './sql/accept-drift.ts';
 import type { DriftRow } from './sql/drift-row.ts';
 import { agentsTotal, groupDrift, listDrift, type DriftFilter } from './sql/queries.ts';
 
 const tags = ['drift'];
 const invalidCursor = errorKind(400, 'invalid_cursor', 'The cursor is not one this api gave out');
-const driftNotOpen = errorKind(409, 'drift_not_open', 'Only an open drift record can be accepted');
 const driftPolicyFull = errorKind(409, 'drift_policy_full', "The stack's drift policy holds the most ignore rules it may");
 
 /** One page of records: the items, the cursor of the next page, and a `Link` to it while more follow. */
@@ -47,8 +46,6 @@ function acceptedRule(r: DriftRow, scope: 'fields' | 'object', note: string | un
   const whole = scope === 'object' || r.missing || r.paths.length === 0;
   return { target, ...(whole ? {} : { paths: [...new Set(r.paths)] }), ...(note ? { note } : {}), accepted_from: r.id };
 }
-
-const actorOf = (identity: Identity) => (identity.admin ? 'admin' : `generator:${identity.generator}`);
 
 export const driftRoutes: AnyRoute[] = [
   defineRoute({
@@ -100,18 +97,23 @@ export const driftRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post',
     path: '/drift/:id/accept',
-    summary: 'Accept an open drift: its stack ignores it from now on (an ignore rule), and the record is closed as accepted',
+    summary:
+      'Accept an open drift: its stack ignores it (an ignore rule) or keeps its live values (an override layer); the record is closed as accepted',
     description:
-      "`scope: fields` ignores the record's paths on this object, `object` the whole object. The stack's agents read the new rule at once.",
+      "`scope: fields` ignores the record's paths on this object, `object` the whole object; the stack's agents read the new rule at once. " +
+      "`override` adds an override layer for the record's agent that sets each drifted path to its live value (not for a deleted object or a Secret); " +
+      'it is rendered first, as any layer, and the agent is served the render that holds the live values.',
     tags,
     access: 'any',
     params: idParams,
     body: driftAcceptSchema,
     bodyMode: 'optional-json',
     responses: { 200: { description: 'Accepted', schema: driftAcceptAnswerSchema } },
-    errors: [fetchOwnedDrift, driftNotOpen, driftPolicyFull],
+    errors: [fetchOwnedDrift, driftNotOpen, driftPolicyFull, ...acceptAsOverrideErrors],
     async handler({ params, body, identity, ctx, clientIp, userAgent }) {
       const scope = body?.scope ?? 'fields';
+      if (scope === 'override')
+        return json(200, await acceptAsOverride(ctx, identity, params.id, { clientIp, userAgent, note: body?.note }));
       const result = await ctx.transact(async (tx) => {
         const record = await fetchOwnedDrift(tx.client, identity, params.id, true);
         if (record.state !== 'open') throw driftNotOpen({ state: record.state });

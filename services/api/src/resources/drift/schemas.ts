@@ -63,6 +63,10 @@ export const driftAcceptAnswerSchema = z
   .object({
     record_id: uuid(),
     stack_id: uuid(),
-    rules: z.number().int().meta({ description: "Ignore rules the stack's policy now holds" }),
+    rules: z.number().int().optional().meta({ description: "Ignore rules the stack's policy now holds (scopes fields and object)" }),
+    override: z
+      .string()
+      .optional()
+      .meta({ description: 'The override layer that keeps the live values (scope override): GET /stacks/{id}/overrides/{name}' }),
   })
   .meta({ id: 'DriftAcceptAnswer' });

@@ -294,6 +294,13 @@ describe('api stack dependencies', () => {
     expect(await status(t, b, edge)).to.deep.include({ state: 'waiting', stack_id: a, scope: 'fleet' });
     await report(db2, aObject, 'SUCCESS');
     expect(await served(edge)).to.deep.equal(new Map([[b, bObject]]));
+
+    // A new version of A is ready nowhere yet: the edge agent, which never applied B, loses it until it is.
+    const aNext = await postObject(t, a, '2');
+    expect(await served(edge)).to.deep.equal(new Map());
+    await report(db1, aNext, 'SUCCESS');
+    await report(db2, aNext, 'SUCCESS');
+    expect(await served(edge)).to.deep.equal(new Map([[b, bObject]]));
   });
 
   it('answers the status of an agent the stack does not reach, and 404 for an unknown agent', async () => {

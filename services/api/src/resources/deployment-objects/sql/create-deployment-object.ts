@@ -47,7 +47,10 @@ const I_COLUMNS = RETURNED_COLUMNS.map((c) => `ins.${c}`).join(', ');
 // the row, its `deployment.created` outbox row and the agents to wake come out together. Who is
 // associated with the stack does not depend on the new object, so the wake-up subquery (which
 // sees the statement's snapshot) gives agentsForStack's answer. With no live stack, or one of
-// another generator, nothing is inserted and `ins_id` is null.
+// another generator, nothing is inserted and `ins_id` is null. The agents of stacks that depend on
+// this one fleet-wide are woken too (migration 0028): a new object is ready nowhere yet, so they
+// are held back again; for a stack nobody depends on that costs one probe of
+// idx_stack_dependencies_depends_on.
 //
 // Why FOR SHARE and not the cheaper-looking FOR KEY SHARE (what the foreign key takes) or no
 // lock at all: a stack is deleted by an UPDATE of deleted_at (soft delete), and its trigger
@@ -75,7 +78,12 @@ const insertStatement = prepared(
   `WITH stack AS (
      SELECT id, generator_id, has_layers, layers_revision FROM stacks WHERE id = $1 AND deleted_at IS NULL FOR SHARE
    ),
-   wake AS (${agentsForOneStackSql('$1::uuid')}),
+   wake AS (
+     SELECT id FROM (${agentsForOneStackSql('$1::uuid')}) holders
+     UNION ALL
+     SELECT fd.id FROM stack_dependencies sd CROSS JOIN LATERAL (${agentsForOneStackSql('sd.stack_id')}) fd
+      WHERE sd.depends_on = $1 AND sd.scope = 'fleet'
+   ),
    confined AS (
      ${CONFINED_AGENTS_SELECT} AND NOT $4
    ),

@@ -111,13 +111,48 @@ function commonChecks(
   return undefined;
 }
 
+type StatementSchema<S> = { safeParse(v: unknown): { success: true; data: S } | { success: false } };
+
+interface Verified {
+  root: Root;
+  keyless: TrustMaterial | undefined;
+  schema: unknown;
+  result: Checked<{ statement: IntentStatement | WorkOrderStatement; signer: Signer }>;
+}
+
+/**
+ * What verifying a relayed signature found, by the signature object itself and remembered with the
+ * root and keyless material it was checked against. An agent screens its whole target state on
+ * every change and its relay hands it the same object until it asks the hub again, so a signature
+ * is verified once (a keyless one costs milliseconds: certificate chain, log entry) until the root
+ * rotates. Revocations, expiry, targeting and versions are judged on every check.
+ */
+const verifiedSignatures = new WeakMap<object, Verified>();
+
 /** The statement of a relayed signature, parsed with `schema`, and who signed it; refused when any of that fails or the signer is revoked. */
 function verifyStatement<S extends IntentStatement | WorkOrderStatement>(
   view: TrustView,
   signed: unknown,
-  schema: { safeParse(v: unknown): { success: true; data: S } | { success: false } },
+  schema: StatementSchema<S>,
 ): Checked<{ statement: S; signer: Signer }> {
   if (signed === undefined || signed === null) return no(refuse('signature_invalid', 'the hub relayed no signature for it'));
+  const cached = typeof signed === 'object' ? verifiedSignatures.get(signed) : undefined;
+  const fresh = cached && cached.root === view.root && cached.keyless === view.keyless && cached.schema === schema;
+  const verified = fresh ? (cached.result as Checked<{ statement: S; signer: Signer }>) : readAndIdentify(view, signed, schema);
+  if (!fresh && typeof signed === 'object')
+    verifiedSignatures.set(signed, { root: view.root, keyless: view.keyless, schema, result: verified });
+  if (!verified.ok) return verified;
+  const revoked = revocationOf(view.revocations, verified.value.signer);
+  if (revoked) return no(revoked);
+  return verified;
+}
+
+/** The signature read, its statement parsed, its signer found in the root (no revocation judged). */
+function readAndIdentify<S extends IntentStatement | WorkOrderStatement>(
+  view: TrustView,
+  signed: unknown,
+  schema: StatementSchema<S>,
+): Checked<{ statement: S; signer: Signer }> {
   let intent: SignedIntent;
   try {
     intent = readSignedIntent(signed);
@@ -131,8 +166,6 @@ function verifyStatement<S extends IntentStatement | WorkOrderStatement>(
   if (!statement.success) return no(refuse('signature_invalid', 'the signed payload is not a statement of the expected kind'));
   const signer = signerOf(view, intent, statement.data.predicate.generator);
   if (!signer.ok) return signer;
-  const revoked = revocationOf(view.revocations, signer.value);
-  if (revoked) return no(revoked);
   return { ok: true, value: { statement: statement.data, signer: signer.value } };
 }
 

@@ -191,6 +191,23 @@ describe('signed intent: what an agent checks before it acts', () => {
     );
   });
 
+  it('a signature checked again is judged again: a revocation, other bytes, another agent, a root without its key', () => {
+    const signed = signIntent(yaml, predicate(), ci.privateKey);
+    const current = view();
+    expect(reasonOf(checkIntent(current, served(signed), undefined))).to.equal('ok');
+    expect(reasonOf(checkIntent(current, served(signed), undefined))).to.equal('ok');
+    // What verifying found is kept for this root; what is judged on every check is not.
+    const revocations = buildRevocations(1, { keys: [ci.privateKey] });
+    expect(reasonOf(checkIntent({ ...current, revocations }, served(signed), undefined))).to.match(/^key_revoked/);
+    expect(reasonOf(checkIntent(current, served(signed, `${yaml}# changed\n`), undefined))).to.match(/^signature_invalid: its content/);
+    expect(reasonOf(checkIntent({ ...current, identity: { ...me, name: 'edge-2' } }, served(signed), undefined))).to.equal('ok');
+    // A root without the key: verified again, and refused.
+    const withoutCi = root(2, [{ name: 'ci', keys: [ciEcdsa.privateKey], stacks: [stack] }]);
+    expect(reasonOf(checkIntent({ ...current, root: withoutCi }, served(signed), undefined))).to.match(/^signature_invalid/);
+    // A refusal is kept per root too, and a root that names the key again takes it.
+    expect(reasonOf(checkIntent(current, served(signed), undefined))).to.equal('ok');
+  });
+
   it('takes no new version while the metadata is stale, but the version it holds still resyncs', () => {
     const signed = served(signIntent(yaml, predicate({ version: 2 }), ci.privateKey));
     const stale = view({ stale: 'timestamp expired' });

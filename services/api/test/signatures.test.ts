@@ -56,6 +56,15 @@ describe('api: signatures and trust metadata (stored and relayed, never made)', 
     expect(relayed.status, relayed.text).to.equal(200);
     expect(relayed.body).to.deep.equal({ deployment_objects: [{ deployment_object_id: signed.body.id, signature }], work_orders: [] });
 
+    // Relayed answers are kept a moment per api process; a signature stored meanwhile is relayed at once.
+    const resigned = signIntent(`${yaml}# other\n`, predicate(stack.id, { version: 8 }), key.privateKey);
+    expect((await gen.client.post(`/stacks/${stack.id}/signatures`, { signature: resigned })).status).to.equal(201);
+    const after = await agentClient.get(`/agents/${agent.id}/signatures`, { query: { deployment_object_ids: ids } });
+    expect(after.body.deployment_objects).to.deep.equal([
+      { deployment_object_id: signed.body.id, signature },
+      { deployment_object_id: unsigned.body.id, signature: resigned },
+    ]);
+
     const other = await createAgent(api.admin);
     expect((await other.client.get(`/agents/${agent.id}/signatures`, { query: { deployment_object_ids: ids } })).status).to.equal(403);
     expect((await api.admin.get(`/agents/${agent.id}/signatures`, { query: { deployment_object_ids: 'nope' } })).status).to.equal(400);
@@ -119,6 +128,10 @@ describe('api: signatures and trust metadata (stored and relayed, never made)', 
     const got = await client.get('/trust-metadata');
     expect(got.status, `${agent.id} ${got.text}`).to.equal(200);
     expect(got.body).to.deep.equal({ roots: [root(1), root(2)], revocations: revocations[1], timestamp: stamp });
+    // Kept a moment per api process, but a document published meanwhile is relayed at once.
+    const next = signDocument(buildTimestamp({ version: 4, root: 2, revocations: 2, validForMs: 60_000 }), [ts.privateKey]);
+    expect((await api.admin.put('/trust-metadata', { envelope: next })).status).to.equal(200);
+    expect((await client.get('/trust-metadata')).body).to.deep.include({ timestamp: next });
 
     expect((await client.put('/trust-metadata', { envelope: stamp })).status, 'admins only').to.equal(403);
     const unsigned = await api.admin.put('/trust-metadata', { envelope: { ...stamp, signatures: [] } });

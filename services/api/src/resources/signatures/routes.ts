@@ -12,7 +12,8 @@ import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams, uuid } from '../../http/schemas.ts';
 import { readSignature, readTrustDocument } from './read-signed.ts';
-import { publishTrustMetadata, signaturesFor, trustMetadata } from './sql/queries.ts';
+import { forgetRelayedSignatures, forgetRelayedTrustMetadata, relayedSignatures, relayedTrustMetadata } from './relay-cache.ts';
+import { publishTrustMetadata } from './sql/queries.ts';
 import { storeSignature } from './sql/store-signature.ts';
 
 /**
@@ -70,6 +71,7 @@ export const signatureRoutes: AnyRoute[] = [
         bundle: body.signature,
         bundleSha256: read.bundleSha256,
       });
+      forgetRelayedSignatures(ctx.db.pool);
       const details = { content_digest: read.contentDigest, version: read.subject.version };
       await ctx.audit({
         actor: identity,
@@ -109,6 +111,7 @@ export const signatureRoutes: AnyRoute[] = [
         bundle: body.signature,
         bundleSha256: read.bundleSha256,
       });
+      forgetRelayedSignatures(ctx.db.pool);
       const details = { work_type: read.subject.workType, content_digest: read.contentDigest };
       await ctx.audit({
         actor: identity,
@@ -138,7 +141,7 @@ export const signatureRoutes: AnyRoute[] = [
     errors: [requireAdminOrSelf],
     async handler({ params, query, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
-      return json(200, await signaturesFor(ctx.db.pool, query.deployment_object_ids, query.work_order_ids));
+      return json(200, await relayedSignatures(ctx.db.pool, query.deployment_object_ids, query.work_order_ids));
     },
   }),
 
@@ -150,7 +153,7 @@ export const signatureRoutes: AnyRoute[] = [
     access: 'any',
     responses: { 200: { description: 'The trust metadata', schema: trustMetadataSchema } },
     async handler({ ctx }) {
-      return json(200, await trustMetadata(ctx.db.pool));
+      return json(200, await relayedTrustMetadata(ctx.db.pool));
     },
   }),
 
@@ -170,6 +173,7 @@ export const signatureRoutes: AnyRoute[] = [
       const read = readTrustDocument(body.envelope);
       if (!read.ok) throw invalidTrustMetadata.with(`Invalid trust metadata: ${read.reason}`);
       const filed = await publishTrustMetadata(ctx.db.pool, read.kind, read.version, body.envelope);
+      forgetRelayedTrustMetadata(ctx.db.pool);
       await ctx.audit({
         actor: identity,
         action: 'trust.metadata_published',

@@ -5,7 +5,7 @@
 #
 #   brokkr-ci.sh install            build the CLI from BROKKR_CLI_REPO at BROKKR_CLI_REF (skipped when `brokkr` exists)
 #   brokkr-ci.sh diff <dir>         preview <dir> on every cluster; writes brokkr-diff.md; fails only on errors
-#   brokkr-ci.sh apply <dir>        publish <dir> and follow the rollout; fails when it is rolled back or fails
+#   brokkr-ci.sh apply <dir>        publish <dir> (signed with BROKKR_SIGNING_KEY when set) and follow the rollout; fails when it is rolled back or fails
 #   brokkr-ci.sh gitlab-note <file> post <file> as a merge request note (GITLAB_NOTE_TOKEN: a token with api scope)
 set -euo pipefail
 
@@ -42,8 +42,21 @@ diff() {
   [ "$code" -eq 0 ] || [ "$code" -eq 3 ]
 }
 
+# With BROKKR_SIGNING_KEY (the generator's PEM key, or the path of a file holding it; a CI secret) the content is signed before it is
+# posted: agents with a trust policy apply only signed content (docs/signatures.md). BROKKR_SIGNER
+# names the generator in the trust root. The key goes to a 0600 file that is removed on exit.
 apply() {
-  brokkr apply -f "$1" --wait --timeout "${BROKKR_WAIT_TIMEOUT:-15m}"
+  local sign=()
+  if [ -n "${BROKKR_SIGNING_KEY:-}" ] && [ -f "$BROKKR_SIGNING_KEY" ]; then
+    sign=(--sign "$BROKKR_SIGNING_KEY") # a file variable (GitLab's File type): the path
+  elif [ -n "${BROKKR_SIGNING_KEY:-}" ]; then
+    SIGNING_KEY_FILE="$(mktemp)"
+    trap 'rm -f "$SIGNING_KEY_FILE"' EXIT
+    chmod 600 "$SIGNING_KEY_FILE"
+    printf '%s\n' "$BROKKR_SIGNING_KEY" >"$SIGNING_KEY_FILE"
+    sign=(--sign "$SIGNING_KEY_FILE")
+  fi
+  brokkr apply -f "$1" "${sign[@]}" --wait --timeout "${BROKKR_WAIT_TIMEOUT:-15m}"
 }
 
 gitlab_note() {

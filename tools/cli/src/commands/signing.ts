@@ -10,7 +10,7 @@ import { parseDuration } from './wait.ts';
 export interface SignOptions {
   /** PEM private key (Ed25519 or ECDSA P-256) of a generator of the agents' trust root. */
   key: string;
-  /** The generator's name in the trust root; default: BROKKR_SIGNER, else the key file's name without extension. */
+  /** The generator's name in the trust root; default: BROKKR_SIGNER (unless empty, as CI sets an unset variable), else the key file's name without extension. */
   signer?: string;
   /** Monotonic per stack; default: the current time in seconds. */
   signatureVersion?: string;
@@ -44,7 +44,7 @@ export function readSigningKey(file: string): KeyObject {
 }
 
 export const signerName = (options: Pick<SignOptions, 'key' | 'signer'>): string =>
-  options.signer ?? process.env.BROKKR_SIGNER ?? path.basename(options.key).replace(/\.(key|pem)$/i, '');
+  options.signer ?? (process.env.BROKKR_SIGNER || undefined) ?? path.basename(options.key).replace(/\.(key|pem)$/i, '');
 
 /** The statement of `content` for the stack, signed with the key: a keyed Sigstore bundle. */
 export function signContent(options: SignOptions, stackId: string, content: string, deletion: boolean): SerializedBundle {

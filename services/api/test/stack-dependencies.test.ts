@@ -278,6 +278,26 @@ describe('api stack dependencies', () => {
     expect((await status(t, b, agent)).state).to.equal('waiting');
   });
 
+  it("names the waiting agents in the stack's health summary, and nothing more for a stack that waits for nothing", async () => {
+    const t = await tenant();
+    const [a, b] = [await stackOf(t), await stackOf(t)];
+    const ready = await agentOf(t, [a, b]);
+    const waiting = await agentOf(t, [a, b]);
+    const aObject = await postObject(t, a);
+    await postObject(t, b);
+    expect((await depend(t, b, a, 'healthy')).status).to.equal(201);
+    await reportHealth(ready, aObject, 'healthy');
+    await reportHealth(waiting, aObject, 'degraded');
+
+    const summary = await api.admin.get<Record<string, unknown>>(`/stacks/${b}/health`);
+    expect(summary.status, summary.text).to.equal(200);
+    expect(summary.body.waiting_agents).to.deep.equal([
+      { agent_id: waiting.id, stack_id: a, ready_when: 'healthy', scope: 'agent', reason: 'dependency' },
+    ]);
+    const plain = await api.admin.get<Record<string, unknown>>(`/stacks/${a}/health`);
+    expect(Object.keys(plain.body).sort()).to.deep.equal(['deployment_objects', 'overall_status', 'stack_id']);
+  });
+
   it('waits for every agent of the dependency (fleet): the last one to apply it releases the dependent stack elsewhere', async () => {
     const t = await tenant();
     const [a, b] = [await stackOf(t), await stackOf(t)];

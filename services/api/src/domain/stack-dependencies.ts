@@ -81,3 +81,31 @@ export async function dependencyWatchers(db: Queryable, agentId: string, objectI
 export function gatesOnObjectSql(object: string): string {
   return `EXISTS (SELECT 1 FROM deployment_objects gd JOIN stack_dependencies gsd ON gsd.depends_on = gd.stack_id WHERE gd.id = ${object})`;
 }
+
+export interface WaitingAgent {
+  agent_id: string;
+  /** The first dependency not ready for the agent (oldest first). */
+  stack_id: string;
+  ready_when: 'applied' | 'healthy';
+  scope: 'agent' | 'fleet';
+}
+
+/**
+ * The active agents of the stack that it waits on a dependency for, each with the first dependency
+ * not ready there, in agent id order. A stack without dependencies costs one primary-key probe.
+ */
+export async function waitingAgents(db: Queryable, stackId: string): Promise<WaitingAgent[]> {
+  const { rows } = await db.query<WaitingAgent>(
+    `SELECT ag.id AS agent_id, w.stack_id, w.ready_when, w.scope
+       FROM (SELECT DISTINCT h.id FROM (${agentsForOneStackSql('$1::uuid')}) h) ag
+       JOIN agents a ON a.id = ag.id AND a.status = 'ACTIVE'
+       CROSS JOIN LATERAL (
+         SELECT sd.depends_on AS stack_id, sd.ready_when, sd.scope FROM stack_dependencies sd
+          WHERE sd.stack_id = $1 AND NOT ${dependencyReadySql('sd', 'ag.id')}
+          ORDER BY sd.created_at, sd.depends_on LIMIT 1) w
+      WHERE EXISTS (SELECT 1 FROM stack_dependencies x WHERE x.stack_id = $1)
+      ORDER BY ag.id`,
+    [stackId],
+  );
+  return rows;
+}

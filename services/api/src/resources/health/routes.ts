@@ -3,6 +3,7 @@ import { foreignKeyViolation } from '../../http/db-errors.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { requireAdminOrSelf } from '../../domain/agent-access.ts';
+import { waitingAgents } from '../../domain/stack-dependencies.ts';
 import { overallStatus } from './overall-status.ts';
 import { deploymentObjectHealthResponseSchema, stackHealthResponseSchema } from './schemas.ts';
 import { healthOfDeploymentObject, healthOfStack, type HealthRow } from './sql/queries.ts';
@@ -62,14 +63,20 @@ export const healthRoutes: AnyRoute[] = [
     method: 'get',
     path: '/stacks/:id/health',
     summary: "A stack's health per deployment object",
-    description: 'Counts the agents reporting each status for every live deployment object of the stack that has health records.',
+    description:
+      'Counts the agents reporting each status for every live deployment object of the stack that has health records. ' +
+      '`waiting_agents` (only when there are any) lists the agents the stack waits on a dependency for, each with the first dependency not ready there (docs/dependencies.md).',
     tags,
     access: 'admin',
     params: idParams,
     responses: { 200: { description: 'Health per deployment object', schema: stackHealthResponseSchema } },
     async handler({ params, ctx }) {
-      const groups = stackGroups(await healthOfStack(ctx.db.pool, params.id));
-      return json(200, { stack_id: params.id, overall_status: overallStatus(groups.map((g) => g.status)), deployment_objects: groups });
+      const [groups, waiting] = await Promise.all([
+        healthOfStack(ctx.db.pool, params.id).then(stackGroups),
+        waitingAgents(ctx.db.pool, params.id),
+      ]);
+      const summary = { stack_id: params.id, overall_status: overallStatus(groups.map((g) => g.status)), deployment_objects: groups };
+      return json(200, waiting.length > 0 ? { ...summary, waiting_agents: waiting.map((w) => ({ ...w, reason: 'dependency' })) } : summary);
     },
   }),
 ];

@@ -1,12 +1,74 @@
 /**
- * A simulator process of `npm run bench:agents` (forked by agents-sim.ts): runs the agents it is
+ * A simulator process of `npm run bench:agents` and `bench:signatures` (forked by agents-sim.ts): runs the agents it is
  * given and answers the parent's requests about them over IPC, one reply per request.
  */
-import { eventuallyAll, LongPollSimAgent, WsSimAgent, type SimAgent } from './agents-support.ts';
-import type { Collected, SimAgentSpec, SimRequest } from './agents-sim.ts';
+import { request } from 'undici';
+import { checkIntent, rootSchema, type TrustView } from '@brokkr/trust';
+import { epochNow, eventuallyAll, fetchDispatcher, LongPollSimAgent, WsSimAgent, type SimAgent } from './agents-support.ts';
+import type { Collected, SimAgentSpec, SimRequest, SimVerify } from './agents-sim.ts';
 
-const agents: { index: number; sim: SimAgent }[] = [];
+interface Simulated {
+  index: number;
+  spec: SimAgentSpec;
+  sim: SimAgent;
+  /** With `verify`: when (epoch ms) each object's signature was fetched and checked. */
+  verified: Map<string, number>;
+}
+
+const agents: Simulated[] = [];
 let cpuAtArm = process.cpuUsage();
+let verifying: { spec: SimVerify; view: TrustView } | undefined;
+let refused = 0;
+
+/**
+ * What our agent's trust gate does with a new target state (bench:signatures): the trust metadata
+ * asked again (at most once a second; read here, not used: the bench's root has no timestamp role),
+ * then the new object's signature, checked.
+ */
+async function verify(agent: Simulated, objectId: string): Promise<void> {
+  const { spec, view } = verifying!;
+  try {
+    const headers = { authorization: `Bearer ${agent.spec.pak}` };
+    const metadata = await request(`${agent.spec.url}/api/v1/trust-metadata`, { dispatcher: fetchDispatcher, headers });
+    await metadata.body.json();
+    const url = `${agent.spec.url}/api/v1/agents/${agent.spec.id}/signatures?deployment_object_ids=${objectId}`;
+    const res = await request(url, { dispatcher: fetchDispatcher, headers });
+    const body = (await res.body.json()) as { deployment_objects?: { deployment_object_id: string; signature: unknown }[] };
+    const signed = body.deployment_objects?.find((o) => o.deployment_object_id === objectId)?.signature;
+    const verdict = checkIntent(
+      { ...view, now: new Date() },
+      { stackId: spec.stackId, content: spec.content, deletion: false, signed },
+      undefined,
+    );
+    if (verdict.ok) agent.verified.set(objectId, epochNow());
+    else refused++;
+  } catch {
+    refused++;
+  }
+}
+
+function arm(verifySpec: SimVerify | undefined): void {
+  refused = 0;
+  verifying = verifySpec
+    ? {
+        spec: verifySpec,
+        view: {
+          root: rootSchema.parse(verifySpec.root),
+          revocations: undefined,
+          stale: undefined,
+          keyless: undefined,
+          identity: { name: 'bench', cluster: 'bench', labels: [] },
+          now: new Date(),
+        },
+      }
+    : undefined;
+  for (const a of agents) {
+    a.sim.arm();
+    a.verified.clear();
+    a.sim.onReceived = verifying ? (id) => void verify(a, id) : undefined;
+  }
+  cpuAtArm = process.cpuUsage();
+}
 
 function simulate(spec: SimAgentSpec, resyncMs: number): SimAgent {
   const agent = { id: spec.id, pak: spec.pak };
@@ -16,12 +78,14 @@ function simulate(spec: SimAgentSpec, resyncMs: number): SimAgent {
 /** Waits until each agent holds `ids[index % ids.length]` (or the timeout), then reports. */
 async function collect(ids: string[], timeoutMs: number): Promise<Collected> {
   const expected = (index: number) => ids[index % ids.length]!;
-  await eventuallyAll(() => agents.every((a) => a.sim.heldAt(expected(a.index)) !== undefined), timeoutMs);
+  const at = (a: Simulated) => (verifying ? a.verified.get(expected(a.index)) : a.sim.heldAt(expected(a.index)));
+  await eventuallyAll(() => agents.every((a) => at(a) !== undefined), timeoutMs);
   // Measured before the report is built, as the in-process simulator measured it.
   const cpu = process.cpuUsage(cpuAtArm);
-  const held = agents.flatMap((a) => a.sim.heldAt(expected(a.index)) ?? []);
+  const held = agents.flatMap((a) => at(a) ?? []);
   return {
     held,
+    refused,
     missed: agents.length - held.length,
     told: agents.flatMap((a) => a.sim.hintedAt ?? []),
     answers: agents.reduce((n, a) => n + a.sim.answers, 0),
@@ -34,15 +98,14 @@ async function handle(request: SimRequest): Promise<unknown> {
     case 'start':
       for (const spec of request.agents) {
         const sim = simulate(spec, request.resyncMs);
-        agents.push({ index: spec.index, sim });
+        agents.push({ index: spec.index, spec, sim, verified: new Map() });
         sim.start();
       }
       return null;
     case 'connected':
       return agents.filter((a) => a.sim.connected).length;
     case 'arm':
-      for (const a of agents) a.sim.arm();
-      cpuAtArm = process.cpuUsage();
+      arm(request.verify);
       return null;
     case 'collect':
       return collect(request.ids, request.timeoutMs);

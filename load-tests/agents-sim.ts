@@ -18,11 +18,23 @@ export interface SimAgentSpec {
   pak: string;
 }
 
+/**
+ * bench:signatures: after `arm`, each agent that receives an object fetches its signature from the
+ * hub (`GET /agents/{id}/signatures`, as our agent's trust gate does) and checks it against `root`
+ * with @brokkr/trust, `content` being the bytes every agent is served; `collect` then reports when
+ * each agent had checked it instead of when it held it.
+ */
+export interface SimVerify {
+  stackId: string;
+  content: string;
+  root: unknown;
+}
+
 /** What a simulator process is asked over IPC; each request gets one reply with the same `seq`. */
 export type SimRequest =
   | { type: 'start'; agents: SimAgentSpec[]; resyncMs: number }
   | { type: 'connected' }
-  | { type: 'arm' }
+  | { type: 'arm'; verify?: SimVerify }
   | { type: 'collect'; ids: string[]; timeoutMs: number }
   | { type: 'disconnected' }
   | { type: 'stop' };
@@ -34,6 +46,8 @@ export type SimRequest =
  */
 export interface Collected {
   held: number[];
+  /** With `verify`: objects whose signature was missing or refused (each would be an event `refused: …`). */
+  refused?: number;
   missed: number;
   told: number[];
   answers: number;
@@ -123,8 +137,8 @@ export class SimFleet {
     return this.until((n) => n === this.total, timeoutMs);
   }
 
-  async arm(): Promise<void> {
-    await this.all({ type: 'arm' });
+  async arm(verify?: SimVerify): Promise<void> {
+    await this.all(verify ? { type: 'arm', verify } : { type: 'arm' });
   }
 
   /** Every process's agents' times, once they hold `ids[index % ids.length]`; CPU summed over the processes. */
@@ -132,6 +146,7 @@ export class SimFleet {
     const parts = await this.all<Collected>({ type: 'collect', ids, timeoutMs });
     return {
       held: parts.flatMap((p) => p.held),
+      refused: parts.reduce((n, p) => n + (p.refused ?? 0), 0),
       missed: parts.reduce((n, p) => n + p.missed, 0),
       told: parts.flatMap((p) => p.told),
       answers: parts.reduce((n, p) => n + p.answers, 0),

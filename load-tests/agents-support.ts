@@ -64,6 +64,7 @@ export interface SimAgent {
   arm(): void;
   /** "Holds": the first target-state answer since `arm()` that contained the object. */
   heldAt(objectId: string): number | undefined;
+  onReceived: ((objectId: string) => void) | undefined;
   start(): void;
   stop(): void;
 }
@@ -74,7 +75,7 @@ export interface SimAgent {
  * the machine allows 20,000 per process (this limit is per api process and simulator process). A fetch that finds them all busy waits its turn here, which
  * counts against "holds".
  */
-const fetchDispatcher = new Agent({ connections: 1000, keepAliveTimeout: 120_000, headersTimeout: 0, bodyTimeout: 0 });
+export const fetchDispatcher = new Agent({ connections: 1000, keepAliveTimeout: 120_000, headersTimeout: 0, bodyTimeout: 0 });
 
 interface Answer {
   status: number;
@@ -109,6 +110,8 @@ async function fetchTargetState(
 abstract class Recording {
   hintedAt: number | undefined;
   answers = 0;
+  /** Called once per object when it is first received since `arm()` (bench:signatures checks its signature then). */
+  onReceived: ((objectId: string) => void) | undefined;
   /** When each object was first received since `arm()`. */
   private readonly seen = new Map<string, number>();
 
@@ -128,7 +131,11 @@ abstract class Recording {
 
   protected received(ids: string[]): void {
     const now = epochNow();
-    for (const id of ids) if (!this.seen.has(id)) this.seen.set(id, now);
+    for (const id of ids)
+      if (!this.seen.has(id)) {
+        this.seen.set(id, now);
+        this.onReceived?.(id);
+      }
   }
 }
 

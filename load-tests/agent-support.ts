@@ -26,11 +26,12 @@ export interface BenchEnv {
   stop(): Promise<void>;
 }
 
-export async function startBenchEnv(): Promise<BenchEnv> {
+/** `kube`: a cluster the caller started (one where pods run, say), stopped with the rest; else a bare kube-apiserver. */
+export async function startBenchEnv(options: { kube?: KubeApiServer } = {}): Promise<BenchEnv> {
   await mochaGlobalSetup();
   const database = await createTestDatabase();
   const nats = await startTestNats();
-  const kube = await startKubeApiServer();
+  const kube = options.kube ?? (await startKubeApiServer());
   const { pak, hash } = generatePak();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

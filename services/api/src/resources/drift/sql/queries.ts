@@ -154,7 +154,7 @@ interface SetRow {
  * once: the total and each agent in it (the totals), each key, and each key with each agent,
  * stack and manager it has; only the `limit` largest keys come back. Distinct agents and stacks
  * are the rows of their sets, so no count DISTINCT sorts anything, and the totals need no second
- * scan (docs/perf/2026-11-28-drift-records.md).
+ * scan (docs/perf/2026-11-28-drift.md).
  */
 function groupSql(by: DriftGrouping, condition: string, limitParam: string): string {
   const g = GROUPINGS[by];

@@ -72,7 +72,12 @@ interface Cpu {
 
 function cpuOf(env: Env): Cpu {
   const { api, renderer, pids } = env;
-  return { api: treeCpuSeconds(api.pid), renderer: treeCpuSeconds(renderer.child.pid!), pg: treeCpuSeconds(pids.pg), nats: treeCpuSeconds(pids.nats) };
+  return {
+    api: treeCpuSeconds(api.pid),
+    renderer: treeCpuSeconds(renderer.child.pid!),
+    pg: treeCpuSeconds(pids.pg),
+    nats: treeCpuSeconds(pids.nats),
+  };
 }
 const cpuText = (a: Cpu, b: Cpu) =>
   `api ${(b.api - a.api).toFixed(2)} + renderer ${(b.renderer - a.renderer).toFixed(2)} + PostgreSQL ${(b.pg - a.pg).toFixed(2)} + NATS ${(b.nats - a.nats).toFixed(2)} CPU-s`;
@@ -136,7 +141,8 @@ async function checkOwnRenders(env: Env, objectId: string, agents: { id: string;
   return `${rows.length} agents' rows, ${distinct} distinct renders; ${own} of ${Math.min(SAMPLE, agents.length)} sampled agents hold exactly their own`;
 }
 
-const wsSpecs = (agents: { id: string; pak: string }[], url: string): SimAgentSpec[] => agents.map((a, index) => ({ index, kind: 'ws', url, ...a }));
+const wsSpecs = (agents: { id: string; pak: string }[], url: string): SimAgentSpec[] =>
+  agents.map((a, index) => ({ index, kind: 'ws', url, ...a }));
 
 async function withEnv<T>(fn: (env: Env) => Promise<T>): Promise<T> {
   const server = await startPostgresServer();
@@ -156,7 +162,8 @@ async function withEnv<T>(fn: (env: Env) => Promise<T>): Promise<T> {
       BROKKR__BROKER__BODY_LIMIT_BYTES: String(64 * 1024 * 1024),
       BROKKR__LOG__LEVEL: 'warn',
     },
-    apiStartFlags(),
+    // BENCH_PROFILE_DIR: the api writes a CPU profile there when it stops (node --cpu-prof).
+    [...apiStartFlags(), ...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [])],
   );
   try {
     const pids = { pg: await postmasterPid(stack.pool), nats: natsServerPid(stack.natsUrl) };
@@ -190,7 +197,9 @@ async function grouped(env: Env): Promise<void> {
       last = one.id;
     }
     held.sort((a, b) => a - b);
-    log(`  ${AGENTS} agents, ${GROUPS} renders per change: every agent holds its own render p50 ${ms(percentile(held, 50))} / p99 ${ms(percentile(held, 99))} ms over ${REPEATS} changes`);
+    log(
+      `  ${AGENTS} agents, ${GROUPS} renders per change: every agent holds its own render p50 ${ms(percentile(held, 50))} / p99 ${ms(percentile(held, 99))} ms over ${REPEATS} changes`,
+    );
     log(`  ${await checkOwnRenders(env, last, seeded.agents)}`);
     const again = await change(env, fleet, () => postChart(env, seeded.all, 'grouped', values(REPEATS)));
     log(`  the same inputs again: ${again.renders} render(s)`);

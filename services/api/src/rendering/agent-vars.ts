@@ -13,6 +13,8 @@ export interface AgentView {
   labels: string[];
   annotations: Record<string, string>;
   facts: Record<string, unknown>;
+  /** A digest of `facts` (sql/agents.ts): agents with equal facts share their Capabilities in a plan. */
+  facts_key?: string;
 }
 
 const REFERENCE = /\{\{\s*agent\.([A-Za-z0-9_.\-/]+)\s*(?:\|\s*default:\s*"((?:[^"\\]|\\.)*)"\s*)?\}\}/g;

@@ -6,7 +6,7 @@ import type { AgentView } from '../agent-vars.ts';
 const stackAgentsStatement = prepared(
   'brokkr_render_stack_agents',
   `WITH ids AS (${agentsForOneStackSql('$1::uuid')})
-   SELECT a.id, a.name, a.cluster_name, coalesce(a.facts, '{}') AS facts,
+   SELECT a.id, a.name, a.cluster_name, coalesce(a.facts, '{}') AS facts, md5(coalesce(a.facts, '{}')::text) AS facts_key,
           ARRAY(SELECT l.label FROM agent_labels l WHERE l.agent_id = a.id ORDER BY l.label) AS labels,
           (SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}') FROM agent_annotations n WHERE n.agent_id = a.id) AS annotations
      FROM agents a
@@ -22,7 +22,7 @@ export async function stackAgents(db: Queryable, stackId: string): Promise<Agent
 /** The same view of given agents (the explain endpoint, an agent targeted later). */
 export async function agentViews(db: Queryable, agentIds: readonly string[]): Promise<AgentView[]> {
   const { rows } = await db.query<AgentView>(
-    `SELECT a.id, a.name, a.cluster_name, coalesce(a.facts, '{}') AS facts,
+    `SELECT a.id, a.name, a.cluster_name, coalesce(a.facts, '{}') AS facts, md5(coalesce(a.facts, '{}')::text) AS facts_key,
             ARRAY(SELECT l.label FROM agent_labels l WHERE l.agent_id = a.id ORDER BY l.label) AS labels,
             (SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}') FROM agent_annotations n WHERE n.agent_id = a.id) AS annotations
        FROM agents a WHERE a.id = ANY($1::uuid[]) AND a.deleted_at IS NULL ORDER BY a.id`,

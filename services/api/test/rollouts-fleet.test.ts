@@ -42,7 +42,20 @@ describe('api GET /rollouts (across the fleet)', function () {
     const own = await tenants[0]!.client.get('/rollouts');
     expect(own.status, own.text).to.equal(200);
     expect((own.body as { stack_id: string }[]).map((r) => r.stack_id)).to.deep.equal([tenants[0]!.stackId]);
-    expect(own.body[0].waves).to.deep.equal([{ index: 0, name: 'all', released: false, agents: 0, applied: 0, healthy: 0, failed: 0 }]);
+    expect(own.body[0].waves).to.deep.equal([
+      {
+        index: 0,
+        name: 'all',
+        released: false,
+        agents: 0,
+        applied: 0,
+        healthy: 0,
+        failed: 0,
+        required_approvals: 0,
+        approvals: 0,
+        awaiting_approval: false,
+      },
+    ]);
   });
 
   it('filters by a comma-separated status list; an unknown status is a 400, an agent a 403', async () => {

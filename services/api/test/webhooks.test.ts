@@ -52,6 +52,7 @@ const EVENT_TYPES = [
   'rollout.resumed',
   'rollout.aborted',
   'rollout.promoted',
+  'approval.requested',
   'preview.created',
   'preview.completed',
   'drift.detected',

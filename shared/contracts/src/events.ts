@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * Brokkr's webhook event types and ours after them (`stack.expiring`,
- * `stack.expired`: expiring preview stacks; `rollout.*`: progressive rollouts; `preview.*`: diff
+ * `stack.expired`: expiring preview stacks; `rollout.*`: progressive rollouts; `approval.requested`: a rollout wave waits for approvals; `preview.*`: diff
  * previews; `drift.*`: changes made behind the agent's back; `deployment.render_failed`: an agent
  * targeted after an object was stored, or whose cluster changed, for which it cannot be rendered); the subject is
  * `brokkr.events.<event_type>`.
@@ -32,6 +32,7 @@ export const EVENT_TYPES = [
   'rollout.resumed',
   'rollout.aborted',
   'rollout.promoted',
+  'approval.requested',
   'preview.created',
   'preview.completed',
   'drift.detected',

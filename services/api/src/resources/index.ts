@@ -29,6 +29,7 @@ import { previewAgentRoutes } from './previews/agent-routes.ts';
 import { previewRoutes } from './previews/routes.ts';
 import { rolloutPolicyRoutes } from './rollouts/policy-routes.ts';
 import { rolloutRoutes } from './rollouts/routes.ts';
+import { rolloutApprovalRoutes } from './rollouts/approval-routes.ts';
 import { signatureRoutes } from './signatures/routes.ts';
 import { stackDependencyRoutes } from './stack-dependencies/routes.ts';
 import { stackAgentStatusRoutes } from './stack-dependencies/status-routes.ts';
@@ -77,6 +78,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...stackAgentStatusRoutes,
   ...rolloutPolicyRoutes,
   ...rolloutRoutes,
+  ...rolloutApprovalRoutes,
   ...deploymentObjectRoutes,
   ...signatureRoutes,
   ...deploymentObjectFromTemplateRoutes,

@@ -33,7 +33,13 @@ export function newRow(object: ObjectFields): NewDeploymentObject {
     source: null,
     rendered: false,
     layersRevision: null,
+    submittedBy: caller ? submitterOf(caller) : null,
   };
+}
+
+/** How deployment_objects.submitted_by names a caller (migration 0029). */
+export function submitterOf(caller: Identity): string | null {
+  return caller.admin ? 'admin' : caller.generator;
 }
 
 /**

@@ -5,14 +5,20 @@ import { errorKind } from '../../errors/api-error.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { fetchOwnedRollout } from './access.ts';
+import { unapprovedWaves } from './approvals.ts';
 import { fleetRolloutSchema, rolloutSchema } from './schemas.ts';
 import { rolloutJson } from './serialize.ts';
-import { listFleetRollouts, listStackRollouts, rolloutAgentIds, waveCounts } from './sql/queries.ts';
+import { approvalCounts, listFleetRollouts, listStackRollouts, rolloutAgentIds, waveCounts } from './sql/queries.ts';
 import { transitionRollout } from './sql/transition-rollout.ts';
 
 const tags = ['rollouts'];
 const rolloutsReaderRequired = errorKind(403, 'rollouts_not_accessible', 'Rollouts are for admins and generators');
-const transitionConflict = errorKind(409, 'rollout_state_conflict', 'The rollout is not in a state this action applies to');
+export const transitionConflict = errorKind(409, 'rollout_state_conflict', 'The rollout is not in a state this action applies to');
+const promoteNeedsApprovals = errorKind(
+  403,
+  'approval_required',
+  'Waves that need approvals lack them: only an admin may promote past them (or approve them first)',
+);
 
 interface Transition {
   action: 'pause' | 'resume' | 'abort' | 'promote';
@@ -69,10 +75,16 @@ function transitionRoute(t: Transition) {
     access: 'any',
     params: idParams,
     responses: { 200: { description: 'The rollout after the action', schema: rolloutSchema } },
-    errors: [fetchOwnedRollout, transitionConflict],
+    errors:
+      t.action === 'promote' ? [fetchOwnedRollout, transitionConflict, promoteNeedsApprovals] : [fetchOwnedRollout, transitionConflict],
     async handler({ params, identity, ctx, clientIp, userAgent }) {
       const row = await ctx.transact(async (tx) => {
         const current = await fetchOwnedRollout(tx.client, identity, params.id, true);
+        // Promoting serves every wave now: past an approval gate only for an admin (audited), never the stack's owner alone.
+        if (t.action === 'promote' && !identity.admin) {
+          const missing = unapprovedWaves(current.policy.waves, current.released_wave, await approvalCounts(tx.client, [current.id]));
+          if (missing.length) throw promoteNeedsApprovals({ waves: missing });
+        }
         const message = `${t.action} by ${identity.admin ? 'an admin' : 'the stack owner'}`;
         const changed = await transitionRollout(tx.client, params.id, { from: t.from, to: t.to, message });
         if (!changed) throw transitionConflict({ status: current.status, allowed_from: t.from });
@@ -93,7 +105,7 @@ function transitionRoute(t: Transition) {
         ipAddress: clientIp,
         userAgent,
       });
-      return json(200, rolloutJson(row, await waveCounts(ctx.db.pool, [row.id])));
+      return json(200, rolloutJson(row, await waveCounts(ctx.db.pool, [row.id]), await approvalCounts(ctx.db.pool, [row.id])));
     },
   });
 }
@@ -122,13 +134,11 @@ export const rolloutRoutes: AnyRoute[] = [
         statuses: query.status ?? null,
         limit: query.limit,
       });
-      const counts = await waveCounts(
-        ctx.db.pool,
-        rows.map((r) => r.id),
-      );
+      const ids = rows.map((r) => r.id);
+      const [counts, approvals] = await Promise.all([waveCounts(ctx.db.pool, ids), approvalCounts(ctx.db.pool, ids)]);
       return json(
         200,
-        rows.map((r) => rolloutJson(r, counts)),
+        rows.map((r) => rolloutJson(r, counts, approvals)),
       );
     },
   }),
@@ -146,13 +156,11 @@ export const rolloutRoutes: AnyRoute[] = [
     async handler({ params, query, identity, ctx }) {
       await fetchOwnedStack(ctx.db.pool, identity, params.id);
       const rows = await listStackRollouts(ctx.db.pool, params.id, query.limit);
-      const counts = await waveCounts(
-        ctx.db.pool,
-        rows.map((r) => r.id),
-      );
+      const ids = rows.map((r) => r.id);
+      const [counts, approvals] = await Promise.all([waveCounts(ctx.db.pool, ids), approvalCounts(ctx.db.pool, ids)]);
       return json(
         200,
-        rows.map((r) => rolloutJson(r, counts)),
+        rows.map((r) => rolloutJson(r, counts, approvals)),
       );
     },
   }),
@@ -168,7 +176,7 @@ export const rolloutRoutes: AnyRoute[] = [
     errors: [fetchOwnedRollout],
     async handler({ params, identity, ctx }) {
       const row = await fetchOwnedRollout(ctx.db.pool, identity, params.id);
-      return json(200, rolloutJson(row, await waveCounts(ctx.db.pool, [row.id])));
+      return json(200, rolloutJson(row, await waveCounts(ctx.db.pool, [row.id]), await approvalCounts(ctx.db.pool, [row.id])));
     },
   }),
 

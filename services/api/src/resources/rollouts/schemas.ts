@@ -1,8 +1,11 @@
 /** The policy and the rollouts the api serves are @brokkr/contracts' (rollouts.ts). */
 export {
   fleetRolloutSchema,
+  rolloutApprovalRequestSchema,
+  rolloutApprovalSchema,
   rolloutPolicySchema,
   rolloutSchema,
   rolloutWaveStatusSchema,
   stackRolloutPolicySchema,
+  waveApprovalsSchema,
 } from '@brokkr/contracts';

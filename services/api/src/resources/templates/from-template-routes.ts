@@ -46,7 +46,12 @@ export const deploymentObjectFromTemplateRoutes: AnyRoute[] = [
         await fetchReadableTemplate(tx.client, identity, template.id, 'share');
         await requireStackMatch(tx.client, template, params.id);
         const inTx: WriteRunner = (write) => write(tx);
-        const row = await storeDeploymentObject(storeDepsOf(ctx, inTx, inTx), { stackId: params.id, yamlContent, isDeletionMarker: false });
+        const row = await storeDeploymentObject(storeDepsOf(ctx, inTx, inTx), {
+          stackId: params.id,
+          yamlContent,
+          isDeletionMarker: false,
+          caller: identity,
+        });
         await insertRenderedObject(tx.client, {
           deploymentObjectId: row.id,
           templateId: template.id,

@@ -11,6 +11,8 @@ export interface RolloutRow {
   policy: RolloutPolicy;
   status: RolloutStatus;
   released_wave: number;
+  /** The wave the rollout waits at for approvals (migration 0029), or null. */
+  approval_wave: number | null;
   wave_started_at: Date | null;
   wave_healthy_since: Date | null;
 }
@@ -21,7 +23,8 @@ export interface RolloutRow {
  */
 export async function lockActiveRollouts(db: TaskClient, limit: number): Promise<RolloutRow[]> {
   const { rows } = await db.query<RolloutRow>(
-    `SELECT id, stack_id, deployment_object_id, baseline_object_id, policy, status, released_wave, wave_started_at, wave_healthy_since
+    `SELECT id, stack_id, deployment_object_id, baseline_object_id, policy, status, released_wave, approval_wave,
+            wave_started_at, wave_healthy_since
        FROM rollouts WHERE status IN ('pending', 'progressing')
       ORDER BY created_at LIMIT $1
       FOR UPDATE SKIP LOCKED`,
@@ -57,4 +60,19 @@ export async function agentReports(db: TaskClient, rolloutId: string, objectId: 
     [rolloutId, objectId],
   );
   return rows;
+}
+
+export interface WaveApprovals {
+  /** What the wave would ship now: brokkr_rollout_digest (migration 0029), the api's definition too. */
+  digest: string;
+  /** Unexpired approvals of that digest. */
+  approvals: number;
+}
+
+export async function waveApprovals(db: TaskClient, rolloutId: string, wave: number): Promise<WaveApprovals> {
+  const { rows } = await db.query<WaveApprovals>(
+    'SELECT brokkr_rollout_digest($1) AS digest, brokkr_rollout_approvals($1, $2) AS approvals',
+    [rolloutId, wave],
+  );
+  return rows[0]!;
 }

@@ -31,6 +31,8 @@ export interface NewDeploymentObject {
   rendered: boolean;
   /** The stack's layers_revision the renders were made with; null when not rendered. */
   layersRevision: number | null;
+  /** Who submits it: 'admin' or the generator's id (a rollout's approvers exclude them); null when not known. */
+  submittedBy?: string | null;
 }
 
 /** The `deployment.created` payload's data, in Brokkr's key order. */
@@ -88,8 +90,8 @@ const insertStatement = prepared(
      ${CONFINED_AGENTS_SELECT} AND NOT $4
    ),
    ins AS (
-     INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum, is_deletion_marker)
-     SELECT stack.id, $2, $3, $4 FROM stack
+     INSERT INTO deployment_objects (stack_id, yaml_content, yaml_checksum, is_deletion_marker, submitted_by)
+     SELECT stack.id, $2, $3, $4, $12 FROM stack
       WHERE ($5::uuid IS NULL OR stack.generator_id = $5::uuid)
         AND ($7::boolean OR NOT EXISTS (SELECT 1 FROM confined))
         AND ($10::boolean OR $4 OR NOT stack.has_layers)
@@ -150,6 +152,7 @@ export async function insertDeploymentObject(db: Queryable, object: NewDeploymen
       object.source?.values ? JSON.stringify(object.source.values) : null,
       object.rendered,
       object.layersRevision,
+      object.submittedBy ?? null,
     ]),
   );
   const r = rows[0]!;

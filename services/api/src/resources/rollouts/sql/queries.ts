@@ -1,5 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import { ROLLOUT_COLUMNS, type PolicyRow, type RolloutRow } from './rollout-row.ts';
+import { APPROVAL_COLUMNS, type ApprovalRow } from './approval-row.ts';
 
 export async function findPolicy(db: Queryable, stackId: string): Promise<PolicyRow | undefined> {
   const { rows } = await db.query<PolicyRow>('SELECT stack_id, policy, created_at, updated_at FROM rollout_policies WHERE stack_id = $1', [
@@ -95,4 +96,62 @@ export async function listFleetRollouts(
     [filter.generatorId, filter.statuses, filter.limit],
   );
   return rows;
+}
+
+/** What a rollout's waves would ship now (migration 0029: the object's checksum and the stack's layers revision). */
+export async function rolloutDigest(db: Queryable, id: string): Promise<string> {
+  const { rows } = await db.query<{ digest: string }>('SELECT brokkr_rollout_digest($1) AS digest', [id]);
+  return rows[0]!.digest;
+}
+
+export interface ApprovalCount {
+  rollout_id: string;
+  wave: number;
+  approvals: number;
+}
+
+/** Per rollout and wave, the approvals that count: unexpired, of the digest the rollout would ship now. */
+export async function approvalCounts(db: Queryable, rolloutIds: readonly string[]): Promise<ApprovalCount[]> {
+  if (rolloutIds.length === 0) return [];
+  const { rows } = await db.query<ApprovalCount>(
+    `SELECT a.rollout_id, a.wave, count(*)::int AS approvals
+       FROM rollout_approvals a
+      WHERE a.rollout_id = ANY($1::uuid[]) AND a.expires_at > now() AND a.digest = brokkr_rollout_digest(a.rollout_id)
+      GROUP BY a.rollout_id, a.wave`,
+    [rolloutIds],
+  );
+  return rows;
+}
+
+/** A wave's approvals, every one (expired and voided too), newest first. */
+export async function listWaveApprovals(db: Queryable, id: string, wave: number): Promise<ApprovalRow[]> {
+  const { rows } = await db.query<ApprovalRow>(
+    `SELECT ${APPROVAL_COLUMNS} FROM rollout_approvals WHERE rollout_id = $1 AND wave = $2 ORDER BY created_at DESC, id LIMIT 200`,
+    [id, wave],
+  );
+  return rows;
+}
+
+/**
+ * Who submitted the rollout's object: deployment_objects.submitted_by ('admin' or a generator id),
+ * or, for an object stored before it was recorded, the stack's owner (only the owner or an admin
+ * can submit; the owner is the one a four-eyes rule must keep out).
+ */
+export async function rolloutSubmitter(db: Queryable, id: string): Promise<string> {
+  const { rows } = await db.query<{ submitter: string }>(
+    `SELECT coalesce(o.submitted_by, s.generator_id::text) AS submitter
+       FROM rollouts r JOIN deployment_objects o ON o.id = r.deployment_object_id JOIN stacks s ON s.id = r.stack_id
+      WHERE r.id = $1`,
+    [id],
+  );
+  return rows[0]!.submitter;
+}
+
+/** The agents of one wave of a rollout (whom its release wakes). */
+export async function waveAgentIds(db: Queryable, id: string, wave: number): Promise<string[]> {
+  const { rows } = await db.query<{ agent_id: string }>('SELECT agent_id FROM rollout_agents WHERE rollout_id = $1 AND wave = $2', [
+    id,
+    wave,
+  ]);
+  return rows.map((r) => r.agent_id);
 }

@@ -7,6 +7,8 @@ export interface RolloutRow {
   baseline_object_id: string;
   status: RolloutStatus;
   released_wave: number;
+  /** The wave the rollout waits at for approvals (every gate before it passed), or null. */
+  approval_wave: number | null;
   message: string | null;
   policy: RolloutPolicy;
   created_at: Date;
@@ -15,7 +17,7 @@ export interface RolloutRow {
 }
 
 export const ROLLOUT_COLUMNS =
-  'id, stack_id, deployment_object_id, baseline_object_id, status, released_wave, message, policy, created_at, updated_at, finished_at';
+  'id, stack_id, deployment_object_id, baseline_object_id, status, released_wave, approval_wave, message, policy, created_at, updated_at, finished_at';
 
 export interface PolicyRow {
   stack_id: string;

@@ -29,6 +29,7 @@ export function createRendering(parts: RenderingParts): Rendering {
     transact: parts.transact,
     lockName: parts.lockName,
     intervalMs: parts.sweepIntervalMs,
+    swept: new Map(),
     logger: parts.logger.child({ component: 'render-sweep' }),
   });
   return { ...deps, sweeper };

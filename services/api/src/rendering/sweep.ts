@@ -1,10 +1,12 @@
 import type { Transact } from '../events/transact.ts';
+import type { AgentView } from './agent-vars.ts';
+import type { OverrideLayer } from './layers.ts';
 import { planRenders, type AgentPlan } from './plan.ts';
 import { prepareRenders } from './prepare.ts';
 import { rendererVersionOf } from './render.ts';
 import type { RenderingDeps } from './replan.ts';
 import { renderSourceOfStored } from './source-of.ts';
-import { stackAgents } from './sql/agents.ts';
+import { stackAgents, stackAgentsDigest } from './sql/agents.ts';
 import type { RenderableObject } from './sql/latest-object.ts';
 import { stackLayers } from './sql/layers.ts';
 import { upsertAgentRenders, insertRenders } from './sql/renders.ts';
@@ -12,6 +14,12 @@ import { agentRendersOf, latestRenderedObjects, layersStillAt, recordRenderFailu
 
 export interface SweepDeps extends RenderingDeps {
   transact: Transact;
+  /**
+   * What this process last swept each object with (renderer version, layers revision, digest of its
+   * agents): an object whose inputs are all the same again is not planned again. The periodic sweep
+   * of a 10,000-agent stack then reads one row instead of every agent's.
+   */
+  swept?: Map<string, string>;
 }
 
 export interface SweepCount {
@@ -40,15 +48,28 @@ async function sweepObject(deps: SweepDeps, object: RenderableObject & { stack_i
   const version = await rendererVersionOf(source, deps.engine);
   // No renderer now: what agents hold stays; the next sweep tries again.
   if (!version) return count;
-  const [{ revision, layers }, agents, held] = await Promise.all([
+  // Both read before the agents: a change made after them is seen by the next sweep.
+  const [digest, { revision, layers }] = await Promise.all([
+    stackAgentsDigest(deps.db, object.stack_id),
     stackLayers(deps.db, object.stack_id),
-    stackAgents(deps.db, object.stack_id),
-    agentRendersOf(deps.db, object.id),
   ]);
+  const inputs = `${version}\n${revision}\n${digest}`;
+  if (deps.swept?.get(object.id) === inputs) return count;
+  const [agents, held] = await Promise.all([stackAgents(deps.db, object.stack_id), agentRendersOf(deps.db, object.id)]);
   const plans = planRenders(source, layers, agents, version);
   const due = plans.filter((plan) => stale(plan, held.get(plan.agent.id))).map((plan) => plan.agent);
-  if (due.length === 0) return count;
-  const prepared = await prepareRenders(deps, { tenant: object.generator_id, source, agents: due, layers });
+  const done = due.length === 0 ? count : await renderDue(deps, object, { revision, layers, due });
+  if (done) deps.swept?.set(object.id, inputs);
+  return done ?? count;
+}
+
+/** Renders the due agents and stores what came of it; undefined if the layers changed meanwhile. */
+async function renderDue(
+  deps: SweepDeps,
+  object: RenderableObject & { stack_id: string },
+  { revision, layers, due }: { revision: number; layers: OverrideLayer[]; due: AgentView[] },
+): Promise<SweepCount | undefined> {
+  const prepared = await prepareRenders(deps, { tenant: object.generator_id, source: renderSourceOfStored(object), agents: due, layers });
   const succeeded = prepared.agentRenders.filter((r) => r.key !== null);
   const failed = prepared.agentRenders.filter((r) => r.key === null);
   const stored = await deps.transact(async (tx) => {
@@ -67,13 +88,17 @@ async function sweepObject(deps: SweepDeps, object: RenderableObject & { stack_i
     tx.notifyAgents(succeeded.map((r) => r.agentId));
     return true;
   });
-  return stored ? { objects: 1, rendered: succeeded.length, failed: failed.length } : count;
+  return stored ? { objects: 1, rendered: succeeded.length, failed: failed.length } : undefined;
 }
 
 /** Every object rendered per agent that is its stack's newest, swept one after the other. */
 export async function sweepRenders(deps: SweepDeps): Promise<SweepCount> {
   const total: SweepCount = { objects: 0, rendered: 0, failed: 0 };
-  for (const object of await latestRenderedObjects(deps.db)) {
+  const objects = await latestRenderedObjects(deps.db);
+  // Objects no longer their stack's newest are not swept again.
+  const current = new Set(objects.map((o) => o.id));
+  for (const id of deps.swept?.keys() ?? []) if (!current.has(id)) deps.swept?.delete(id);
+  for (const object of objects) {
     const one = await sweepObject(deps, object);
     total.objects += one.objects;
     total.rendered += one.rendered;

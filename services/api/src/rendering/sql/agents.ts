@@ -30,3 +30,23 @@ export async function agentViews(db: Queryable, agentIds: readonly string[]): Pr
   );
   return rows;
 }
+
+/**
+ * A digest of everything the stack's agents give a render (the association rule's agents, their
+ * names, cluster, facts, labels and annotations, in order): equal digests, equal plans. Computed in
+ * PostgreSQL, so a sweep that finds nothing changed reads one row, not every agent.
+ */
+const stackAgentsDigestStatement = prepared(
+  'brokkr_render_stack_agents_digest',
+  `WITH ids AS (${agentsForOneStackSql('$1::uuid')})
+   SELECT md5(coalesce(string_agg(concat_ws(E'\\x1f', a.id::text, a.name, a.cluster_name, coalesce(a.facts, '{}')::text,
+            coalesce((SELECT string_agg(l.label, ',' ORDER BY l.label) FROM agent_labels l WHERE l.agent_id = a.id), ''),
+            coalesce((SELECT jsonb_object_agg(n.key, n.value)::text FROM agent_annotations n WHERE n.agent_id = a.id), '')), E'\\n' ORDER BY a.id), '')) AS digest
+     FROM agents a
+    WHERE a.id IN (SELECT id FROM ids)`,
+);
+
+export async function stackAgentsDigest(db: Queryable, stackId: string): Promise<string> {
+  const { rows } = await db.query<{ digest: string }>(stackAgentsDigestStatement([stackId]));
+  return rows[0]!.digest;
+}

@@ -229,7 +229,25 @@ describe('api rollout approvals', function () {
   });
 
   it('refuses an identity the wave does not list (403 approver_not_allowed) and an agent; lets an admin approve', async () => {
-    const { rolloutId } = await waitingForApprovals();
+    const { stackId, rolloutId } = await waitingForApprovals();
+    // What each may approve: alice and an admin this wave; the owner (its submitter) and mallory nothing of it.
+    const asked = await alice.client.get('/approval-requests');
+    expect(asked.status, asked.text).to.equal(200);
+    const mine = (asked.body as { rollout_id: string }[]).filter((r) => r.rollout_id === rolloutId);
+    expect(mine).to.have.length(1);
+    expect(mine[0]).to.include({
+      stack_id: stackId,
+      wave: 1,
+      name: 'prod',
+      required_approvals: 2,
+      approvals_counted: 0,
+      awaiting_approval: true,
+    });
+    expect((await api.admin.get('/approval-requests')).body.map((r: { rollout_id: string }) => r.rollout_id)).to.include(rolloutId);
+    for (const c of [owner.client, mallory.client])
+      expect((await c.get('/approval-requests')).body.map((r: { rollout_id: string }) => r.rollout_id)).to.not.include(rolloutId);
+    expect((await prod[0]!.client.get('/approval-requests')).status).to.equal(403);
+
     const byStranger = await approve(mallory.client, rolloutId);
     expect(byStranger.status, byStranger.text).to.equal(403);
     expect(byStranger.body.code).to.equal('approver_not_allowed');

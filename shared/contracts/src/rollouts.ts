@@ -203,3 +203,22 @@ export const waveApprovalsSchema = z
   })
   .meta({ id: 'WaveApprovals' });
 export type WaveApprovals = z.output<typeof waveApprovalsSchema>;
+
+/** GET /approval-requests: a wave of an open rollout the caller may approve, and how far its count is. */
+export const approvalRequestSchema = z
+  .object({
+    rollout_id: uuid(),
+    stack_id: uuid(),
+    stack_name: z.string(),
+    deployment_object_id: uuid(),
+    status: z.enum(ROLLOUT_STATUSES),
+    wave: z.number().int(),
+    name: z.string(),
+    digest: z.string(),
+    required_approvals: z.number().int(),
+    approvals_counted: z.number().int(),
+    awaiting_approval: z.boolean().meta({ description: 'Every gate before the wave passed: it is released once approved' }),
+    approvers: z.array(uuid()),
+  })
+  .meta({ id: 'ApprovalRequest' });
+export type ApprovalRequest = z.output<typeof approvalRequestSchema>;

@@ -6,11 +6,19 @@ import { errorKind } from '../../errors/api-error.ts';
 import { uuid } from '../../http/schemas.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { fetchApprovableRollout, fetchRolloutForApproval } from './access.ts';
-import { approvalRefusal, approvalRule } from './approvals.ts';
+import { approvalRefusal, approvalRule, approverName } from './approvals.ts';
 import { transitionConflict } from './routes.ts';
-import { rolloutApprovalRequestSchema, waveApprovalsSchema } from './schemas.ts';
+import { approvalRequestSchema, rolloutApprovalRequestSchema, waveApprovalsSchema } from './schemas.ts';
 import type { ApprovalRow } from './sql/approval-row.ts';
-import { approvalCounts, listWaveApprovals, rolloutDigest, rolloutSubmitter, waveAgentIds } from './sql/queries.ts';
+import {
+  approvalCounts,
+  listApprovableRollouts,
+  listWaveApprovals,
+  rolloutDigest,
+  rolloutSubmitter,
+  waveAgentIds,
+  type ApprovableRolloutRow,
+} from './sql/queries.ts';
 import { recordApproval } from './sql/record-approval.ts';
 import { releaseApprovedWave } from './sql/release-approved-wave.ts';
 import type { RolloutRow } from './sql/rollout-row.ts';
@@ -75,12 +83,65 @@ async function checkApproval(db: Queryable, ask: { row: RolloutRow; index: numbe
   return { rule, digest: current };
 }
 
+/** The waves of one rollout `identity` may approve now (not released, needing approvals, not its own object). */
+function requestsOf(
+  row: ApprovableRolloutRow,
+  identity: Identity,
+  counts: readonly { rollout_id: string; wave: number; approvals: number }[],
+) {
+  return row.policy.waves.flatMap((wave, index) => {
+    const rule = approvalRule(wave);
+    if (rule.required === 0 || index <= row.released_wave || approvalRefusal(identity, rule.approvers, row.submitter) !== null) return [];
+    const counted = counts.find((c) => c.rollout_id === row.id && c.wave === index)?.approvals ?? 0;
+    return [
+      {
+        rollout_id: row.id,
+        stack_id: row.stack_id,
+        stack_name: row.stack_name,
+        deployment_object_id: row.deployment_object_id,
+        status: row.status,
+        wave: index,
+        name: wave.name,
+        digest: row.digest,
+        required_approvals: rule.required,
+        approvals_counted: counted,
+        awaiting_approval: row.approval_wave === index,
+        approvers: [...rule.approvers],
+      },
+    ];
+  });
+}
+
 /**
  * Approvals of a rollout's waves (not a Brokkr feature; docs/rollouts.md, "Approvals"). An approval
  * is bound to the rollout, the wave and the digest of what the wave ships; the one that completes
  * the count of a wave the rollout waits at releases it in the same transaction.
  */
 export const rolloutApprovalRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/approval-requests',
+    summary:
+      'Waves of open rollouts the caller may approve (an admin: every one needing approvals; a generator: those listing it), newest first',
+    tags,
+    access: 'any',
+    query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }),
+    responses: { 200: { description: 'Waves to approve', schema: approvalRequestSchema.array() } },
+    errors: [approverNotAllowed],
+    async handler({ query, identity, ctx }) {
+      if (approverName(identity) === null) throw approverNotAllowed();
+      const rows = await listApprovableRollouts(ctx.db.pool, identity.admin ? null : identity.generator, query.limit);
+      const counts = await approvalCounts(
+        ctx.db.pool,
+        rows.map((r) => r.id),
+      );
+      return json(
+        200,
+        rows.flatMap((r) => requestsOf(r, identity, counts)),
+      );
+    },
+  }),
+
   defineRoute({
     method: 'get',
     path: '/rollouts/:id/waves/:wave/approvals',

@@ -1,5 +1,6 @@
 /** The policy and the rollouts the api serves are @brokkr/contracts' (rollouts.ts). */
 export {
+  approvalRequestSchema,
   fleetRolloutSchema,
   rolloutApprovalRequestSchema,
   rolloutApprovalSchema,

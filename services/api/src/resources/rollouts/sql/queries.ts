@@ -155,3 +155,35 @@ export async function waveAgentIds(db: Queryable, id: string, wave: number): Pro
   ]);
   return rows.map((r) => r.agent_id);
 }
+
+export interface ApprovableRolloutRow extends RolloutRow {
+  stack_name: string;
+  digest: string;
+  submitter: string;
+}
+
+/**
+ * Open rollouts (pending, progressing, paused) of live stacks with a wave `approver` may approve
+ * (null: an admin, every wave that needs approvals), newest first, with what they would ship and
+ * who submitted it (the same fallback as rolloutSubmitter).
+ */
+export async function listApprovableRollouts(db: Queryable, approver: string | null, limit: number): Promise<ApprovableRolloutRow[]> {
+  const columns = ROLLOUT_COLUMNS.split(', ')
+    .map((c) => `r.${c}`)
+    .join(', ');
+  const { rows } = await db.query<ApprovableRolloutRow>(
+    `SELECT ${columns}, s.name AS stack_name, brokkr_rollout_digest(r.id) AS digest,
+            coalesce(o.submitted_by, s.generator_id::text) AS submitter
+       FROM rollouts r
+       JOIN stacks s ON s.id = r.stack_id AND s.deleted_at IS NULL
+       JOIN deployment_objects o ON o.id = r.deployment_object_id
+      WHERE r.status IN ('pending', 'progressing', 'paused')
+        AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.policy->'waves') w
+                     WHERE coalesce((w->>'required_approvals')::int, 0) > 0
+                       AND ($1::text IS NULL OR coalesce(w->'approvers', '[]'::jsonb) ? $1::text))
+      ORDER BY r.created_at DESC, r.id
+      LIMIT $2`,
+    [approver, limit],
+  );
+  return rows;
+}

@@ -36,25 +36,21 @@ function readyOnAgent(dep: string, agent: string): string {
 }
 
 /**
- * The ACTIVE agents a dependency's stack targets (an inactive agent is served nothing, so it
- * could never be ready and would hold the fleet forever).
- */
-function activeAgentsOf(dep: string): string {
-  return `SELECT fa.id FROM (${agentsForOneStackSql(`${dep}.depends_on`)}) fa
-           JOIN agents fx ON fx.id = fa.id AND fx.status = 'ACTIVE'`;
-}
-
-/**
  * The dependency (alias `dep`) is ready for `agent` (an SQL uuid expression): scope `agent`, ready
- * on that agent; scope `fleet`, ready on every active agent the dependency targets, and it targets
- * at least one (a dependency deployed nowhere is not ready anywhere).
+ * on that agent; scope `fleet`, ready on every ACTIVE agent the dependency targets (an inactive
+ * agent is served nothing, so it could never be ready and would hold the fleet forever), and it
+ * targets at least one (a dependency deployed nowhere is not ready anywhere). One copy of each
+ * rule, whichever the scope: the agents to check are `agent` or the dependency's agents, and the
+ * other branch is skipped by its one-time filter (the target-state query is planned with this).
  */
 export function dependencyReadySql(dep: string, agent: string): string {
-  return `(CASE ${dep}.scope
-      WHEN 'agent' THEN ${readyOnAgent(dep, agent)}
-      ELSE EXISTS (${activeAgentsOf(dep)})
-           AND NOT EXISTS (SELECT 1 FROM (${activeAgentsOf(dep)}) fl WHERE NOT ${readyOnAgent(dep, 'fl.id')})
-    END)`;
+  return `coalesce((
+    SELECT bool_and(${readyOnAgent(dep, 'chk.id')})
+      FROM (SELECT ${agent} AS id WHERE ${dep}.scope = 'agent'
+            UNION ALL
+            SELECT fa.id FROM (${agentsForOneStackSql(`${dep}.depends_on`)}) fa
+              JOIN agents fx ON fx.id = fa.id AND fx.status = 'ACTIVE'
+             WHERE ${dep}.scope = 'fleet') chk), false)`;
 }
 
 /**
@@ -77,9 +73,14 @@ export async function dependencyWatchers(db: Queryable, agentId: string, objectI
   return [...ids, ...(await agentsForStacks(db, fleetStacks))];
 }
 
-/** An SQL condition: a dependency gates on the stack of object `object` (a uuid expression). One index probe per object. */
+/**
+ * An SQL condition: a dependency gates on the stack of object `object` (a uuid expression). Two
+ * index probes per object (OFFSET 0 keeps it a probe: pulled up into a join, the planner may scan
+ * every dependency).
+ */
 export function gatesOnObjectSql(object: string): string {
-  return `EXISTS (SELECT 1 FROM deployment_objects gd JOIN stack_dependencies gsd ON gsd.depends_on = gd.stack_id WHERE gd.id = ${object})`;
+  return `EXISTS (SELECT 1 FROM deployment_objects gd JOIN stack_dependencies gsd ON gsd.depends_on = gd.stack_id
+                  WHERE gd.id = ${object} OFFSET 0)`;
 }
 
 export interface WaitingAgent {

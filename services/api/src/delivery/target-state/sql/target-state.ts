@@ -31,14 +31,16 @@ const HELD_BASELINE = `
  *             one row per stack. For a soft-deleted stack only its deletion marker counts (the
  *             stack trigger retired every other object and inserted the marker live); a stack
  *             retired with its generator has no live object left and drops out;
- *   waiting   the stacks that depend on another stack not ready for this agent yet (migration 0028,
- *             domain/stack-dependencies.ts), with `kept`: the newest of their objects this agent
- *             reported a SUCCESS for. A stack without dependencies pays one probe of the
- *             stack_dependencies primary key;
+ *   gated     `waiting`: the stack depends on another stack not ready for this agent yet
+ *             (migration 0028, domain/stack-dependencies.ts). OFFSET 0 keeps the EXISTS a probe per
+ *             stack (a semi join could judge every dependency of every stack), MATERIALIZED makes it
+ *             one (inlined, `served` evaluated it twice): a stack without dependencies pays one probe
+ *             of the stack_dependencies primary key;
  *   served    the latest object, or the baseline a progressive rollout still holds the agent on;
- *             for a waiting stack, its kept object (nothing new arrives, nothing applied goes: a
- *             stack absent from a full answer would be deleted by the agent) or, when the agent
- *             never applied it, nothing at all. In incremental mode the kept object, already
+ *             for a waiting stack, `k`: the newest of its objects this agent reported a SUCCESS for
+ *             (nothing new arrives, nothing applied goes: a stack absent from a full answer would
+ *             be deleted by the agent) or, when the agent never applied it, nothing at all; `k` is
+ *             looked for only for a waiting stack. In incremental mode the kept object, already
  *             applied, is dropped by the filter below like any other.
  *
  * Then the "already handled" filter (docs/compatibility.md, deliberately unlike Brokkr):
@@ -77,25 +79,25 @@ latest AS (
     ) d
    WHERE s.deleted_at IS NULL OR d.is_deletion_marker
 ),
-waiting AS (
-  SELECT l.stack_id,
-         (SELECT k.id FROM deployment_objects k
-           WHERE k.stack_id = l.stack_id AND k.deleted_at IS NULL
-             AND EXISTS (SELECT 1 FROM agent_events ke
-                          WHERE ke.agent_id = $1 AND ke.deployment_object_id = k.id AND ke.deleted_at IS NULL
-                            AND upper(ke.status) = 'SUCCESS')
-           ORDER BY k.sequence_id DESC LIMIT 1) AS kept
+gated AS MATERIALIZED (
+  SELECT l.*, NOT l.stack_deleted AND EXISTS (
+           SELECT 1 FROM stack_dependencies sd
+            WHERE sd.stack_id = l.stack_id AND NOT ${dependencyReadySql('sd', '$1')}
+           OFFSET 0) AS waiting
     FROM latest l
-   WHERE NOT l.stack_deleted
-     AND EXISTS (SELECT 1 FROM stack_dependencies sd WHERE sd.stack_id = l.stack_id AND NOT ${dependencyReadySql('sd', '$1')})
 ),
 served AS (
-  SELECT coalesce(w.kept, h.baseline_object_id, l.id) AS id, l.stack_deleted,
-         w.stack_id IS NULL AND h.baseline_object_id IS NOT NULL AS held
-    FROM latest l
-    LEFT JOIN waiting w ON w.stack_id = l.stack_id
-    LEFT JOIN LATERAL (${HELD_BASELINE}) h ON w.stack_id IS NULL
-   WHERE w.stack_id IS NULL OR w.kept IS NOT NULL
+  SELECT coalesce(k.id, h.baseline_object_id, l.id) AS id, l.stack_deleted, NOT l.waiting AND h.baseline_object_id IS NOT NULL AS held
+    FROM gated l
+    LEFT JOIN LATERAL (
+      SELECT k.id FROM deployment_objects k
+       WHERE l.waiting AND k.stack_id = l.stack_id AND k.deleted_at IS NULL
+         AND EXISTS (SELECT 1 FROM agent_events ke
+                      WHERE ke.agent_id = $1 AND ke.deployment_object_id = k.id AND ke.deleted_at IS NULL
+                        AND upper(ke.status) = 'SUCCESS')
+       ORDER BY k.sequence_id DESC LIMIT 1) k ON true
+    LEFT JOIN LATERAL (${HELD_BASELINE}) h ON true
+   WHERE NOT l.waiting OR k.id IS NOT NULL
 )
 SELECT o.id, o.created_at, o.updated_at, o.deleted_at, o.sequence_id, o.stack_id,
        coalesce(r.yaml_content, o.yaml_content) AS yaml_content, coalesce(r.yaml_checksum, o.yaml_checksum) AS yaml_checksum,

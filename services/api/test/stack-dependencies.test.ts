@@ -333,6 +333,27 @@ describe('api stack dependencies', () => {
     expectError(await (await tenant()).client.get(`/stacks/${a}/agents/${agent.id}/status`), 403, 'stack_not_owned');
   });
 
+  it('keeps gating on a deleted dependency: what the agent applied stays, nothing new arrives, until the dependency is removed', async () => {
+    const t = await tenant();
+    const [a, b] = [await stackOf(t), await stackOf(t)];
+    const agent = await agentOf(t, [a, b]);
+    const aObject = await postObject(t, a);
+    const bObject = await postObject(t, b);
+    expect((await depend(t, b, a, 'applied')).status).to.equal(201);
+    await report(agent, aObject, 'SUCCESS');
+    await report(agent, bObject, 'SUCCESS');
+    expect((await t.client.delete(`/stacks/${a}`)).status).to.equal(204);
+    const bNext = await postObject(t, b, '2');
+
+    const state = await served(agent);
+    expect(state.get(b)).to.equal(bObject);
+    expect(await status(t, b, agent)).to.deep.include({ state: 'waiting', stack_id: a });
+    expectError(await depend(t, await stackOf(t), a, 'applied'), 404, 'stack_not_found');
+
+    expect((await t.client.delete(`/stacks/${b}/dependencies/${a}`)).status).to.equal(204);
+    expect((await served(agent)).get(b)).to.equal(bNext);
+  });
+
   it('releases the dependent stack when the dependency is removed', async () => {
     const t = await tenant();
     const [a, b] = [await stackOf(t), await stackOf(t)];

@@ -5,6 +5,7 @@
  */
 export type {
   Agent,
+  ApprovalRequest,
   AgentEvent,
   AgentLabel,
   AuthPayload,
@@ -31,6 +32,7 @@ export type {
   StackLabel,
   StackRolloutPolicy,
   StackTemplate,
+  WaveApprovals,
   WorkOrder,
 } from '@brokkr/contracts';
 

@@ -6,7 +6,7 @@ import { CliError } from '../errors.ts';
 import { isNotFound, type Hub } from '../http.ts';
 import { age, render, renderFields, renderTable, short } from '../output.ts';
 import { findStack } from '../resolve.ts';
-import type { Rollout, RolloutStatus, RolloutWaveStatus, Stack, StackRolloutPolicy } from '../types.ts';
+import type { ApprovalRequest, Rollout, RolloutStatus, RolloutWaveStatus, Stack, StackRolloutPolicy, WaveApprovals } from '../types.ts';
 
 /** Statuses in which an operator can still act on a rollout (the hub's transitions start from these). */
 const OPEN_STATUSES: readonly RolloutStatus[] = ['pending', 'progressing', 'paused', 'failed'];
@@ -42,8 +42,15 @@ export function renderRollout(rollout: Rollout, now = Date.now()): string {
     { header: 'APPLIED', value: (w) => w.applied },
     { header: 'HEALTHY', value: (w) => w.healthy },
     { header: 'FAILED', value: (w) => w.failed },
+    { header: 'APPROVALS', value: approvalsCell },
   ]);
   return `${header}\n${waves}`;
+}
+
+/** "1/2 (waiting)" for a wave that needs approvals, "-" otherwise (older hubs report none). */
+function approvalsCell(w: RolloutWaveStatus): string {
+  if (!w.required_approvals) return '-';
+  return `${w.approvals}/${w.required_approvals}${w.awaiting_approval ? ' (waiting)' : ''}`;
 }
 
 export async function stackRollouts(hub: Hub, stack: Stack, limit = 20): Promise<Rollout[]> {
@@ -109,6 +116,54 @@ function registerAction(rollout: Command, action: Action): void {
     });
 }
 
+/**
+ * The wave to approve: of the stack's newest rollout the caller may approve (the hub's
+ * /approval-requests: an approver need not own the stack), `--wave` (its number as the CLI shows
+ * it, 1 = the first, or its name), or else the wave the rollout waits at, or else its next one.
+ */
+function pickRequest(requests: readonly ApprovalRequest[], ref: string, wave: string | undefined): ApprovalRequest {
+  const ofStack = requests.filter((r) => r.stack_name === ref || r.stack_id === ref);
+  const newest = ofStack[0];
+  if (!newest)
+    throw new CliError(
+      `nothing of stack "${ref}" waits for your approval (no open rollout with a wave that lists you, or you submitted its object: a submitter never approves)`,
+    );
+  const waves = ofStack.filter((r) => r.rollout_id === newest.rollout_id);
+  if (wave !== undefined) {
+    const chosen = waves.find((r) => r.name === wave || String(r.wave + 1) === wave);
+    if (!chosen)
+      throw new CliError(
+        `wave "${wave}" of stack "${ref}" is not one you may approve now (open: ${waves.map((r) => `${r.wave + 1} ${r.name}`).join(', ')})`,
+      );
+    return chosen;
+  }
+  return waves.find((r) => r.awaiting_approval) ?? [...waves].sort((a, b) => a.wave - b.wave)[0]!;
+}
+
+function registerApprove(rollout: Command): void {
+  rollout
+    .command('approve <stack>')
+    .description(
+      "Approve what a wave of the stack's open rollout will ship (a generator the wave lists, or an admin; never the object's submitter)",
+    )
+    .option('--wave <n|name>', 'the wave: its number (1 = the first) or its name; default: the wave the rollout waits at')
+    .option('--comment <text>', 'recorded with the approval')
+    .action(async (ref: string, options: { wave?: string; comment?: string }, cmd: Command) => {
+      const format = formatFor(cmd);
+      const hub = hubFor(cmd);
+      const request = pickRequest(await hub.get<ApprovalRequest[]>('/approval-requests', { limit: '200' }), ref, options.wave);
+      // The digest listed is what the approver approves: the hub refuses (409) if the wave would now ship something else.
+      const body = { digest: request.digest, ...(options.comment === undefined ? {} : { comment: options.comment }) };
+      const after = await hub.post<WaveApprovals>(`/rollouts/${request.rollout_id}/waves/${request.wave}/approvals`, body);
+      const state = after.released ? 'released' : after.awaiting_approval ? 'waiting for more' : 'not reached yet';
+      sayFor(format)(
+        `approved wave ${request.wave + 1} ${after.name} of stack "${request.stack_name}" (rollout ${short(after.rollout_id)}, ${after.digest}): ` +
+          `${after.approvals_counted}/${after.required_approvals} approvals, ${state}`,
+      );
+      print(render(after, format, () => ''));
+    });
+}
+
 function registerPolicy(rollout: Command): void {
   const policy = rollout.command('policy').description("A stack's rollout policy: set, get, delete");
   policy
@@ -165,5 +220,6 @@ export function registerRollout(program: Command): void {
       print(render(latest, formatFor(cmd), () => renderRollout(latest)));
     });
   for (const action of Object.keys(ACTIONS) as Action[]) registerAction(rollout, action);
+  registerApprove(rollout);
   registerPolicy(rollout);
 }

@@ -44,12 +44,16 @@ function readBundle(json: object): SignedIntent {
 /**
  * A keyed Sigstore bundle (v0.3) of an in-toto statement: the DSSE envelope signed by `key`, the
  * key named by its id as the bundle's public-key hint. No transparency-log entry: a keyed
- * signature is checked against the keys of the agent's trust policy, not a log.
+ * signature is checked against the keys of the agent's trust policy, not a log. The envelope's
+ * signature names no key id (as cosign's own attestations): cosign skips a signature whose key id
+ * is not its own fingerprint of the key it was given, and the hint names the key already.
  */
 export function signStatementBundle(statement: object, key: KeyObject): SerializedBundle {
   const artifact = Buffer.from(JSON.stringify(statement));
   const signature = signBytes(key, preAuthEncoding({ payloadType: IN_TOTO_PAYLOAD_TYPE, payload: artifact.toString('base64') }));
-  return bundleToJSON(toDSSEBundle({ artifact, artifactType: IN_TOTO_PAYLOAD_TYPE, signature, keyHint: keyIdOf(key) }));
+  const bundle = bundleToJSON(toDSSEBundle({ artifact, artifactType: IN_TOTO_PAYLOAD_TYPE, signature, keyHint: keyIdOf(key) }));
+  for (const s of bundle.dsseEnvelope?.signatures ?? []) s.keyid = '';
+  return bundle;
 }
 
 export type { SerializedBundle };

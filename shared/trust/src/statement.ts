@@ -70,7 +70,12 @@ export type WorkOrderPredicate = z.output<typeof workOrderPredicateSchema>;
 
 const subjectSchema = z.object({ name: z.string(), digest: digestSet });
 
-const statementBase = { _type: z.literal(STATEMENT_TYPE), subject: z.array(subjectSchema).min(1) };
+/**
+ * Statements are made as v1; v0.1 is read too: `cosign attest-blob` still writes it, and the fields
+ * checked here (subject digests, predicate type, predicate) mean the same in both.
+ */
+const STATEMENT_TYPE_V01 = 'https://in-toto.io/Statement/v0.1';
+const statementBase = { _type: z.enum([STATEMENT_TYPE, STATEMENT_TYPE_V01]), subject: z.array(subjectSchema).min(1) };
 
 export const intentStatementSchema = z.object({
   ...statementBase,

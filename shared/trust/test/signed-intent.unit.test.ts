@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import { bundleFromJSON } from '@sigstore/bundle';
 import { DSSEBundleBuilder } from '@sigstore/sign';
@@ -16,6 +17,7 @@ import {
   intentStatement,
   keylessTrustMaterial,
   parseTrustPolicy,
+  publicKeyFromPem,
   publicKeyPem,
   sha256Hex,
   signBytes,
@@ -407,9 +409,32 @@ describe('signed intent with the ecosystem’s own tools (sigstore-js)', functio
     expect(reasonOf(checkIntent(view(), served(bare), undefined))).to.equal('ok');
   });
 
+  it('takes a keyed attestation made by cosign attest-blob (v2.6.5, Statement v0.1, no key id) for the bytes it names only', async () => {
+    const fixture = (name: string) => readFile(new URL(`./fixtures/cosign/${name}`, import.meta.url), 'utf8');
+    const [bundle, pem, content, pred] = await Promise.all(
+      ['attest-blob.bundle.json', 'generator.pub', 'content.yaml', 'predicate.json'].map(fixture),
+    );
+    const { stack: stackId } = JSON.parse(pred!) as { stack: string };
+    const cosignRoot = buildRoot({
+      version: 1,
+      rootKeys: [rootKeys[0]!.privateKey],
+      threshold: 1,
+      generators: [{ name: 'ci', keys: [publicKeyFromPem(pem!)], stacks: ['*'] }],
+    });
+    const signed = JSON.parse(bundle!) as unknown;
+    expect(reasonOf(checkIntent(view({ root: cosignRoot }), served(signed, content!, { stackId }), undefined))).to.equal('ok');
+    expect(reasonOf(checkIntent(view({ root: cosignRoot }), served(signed, `${content!}#\n`, { stackId }), undefined))).to.match(
+      /^signature_invalid: its content/,
+    );
+    expect(reasonOf(checkIntent(view(), served(signed, content!, { stackId }), undefined))).to.match(/^signature_invalid/);
+  });
+
   it('makes bundles that @sigstore/verify verifies with the generator’s public key', () => {
     const signed = signIntent(yaml, predicate(), ciEcdsa.privateKey);
     const hint = signed.verificationMaterial.publicKey!.hint;
+    // The key is named by the hint only: cosign verify-blob-attestation --key skips a DSSE signature
+    // whose keyid is not its own fingerprint of the key (checked by hand with cosign v2.6.5).
+    expect(signed.dsseEnvelope!.signatures.map((s) => s.keyid)).to.deep.equal(['']);
     const emptyRoot = TrustedRoot.fromJSON({
       mediaType: 'application/vnd.dev.sigstore.trustedroot+json;version=0.1',
       tlogs: [],

@@ -296,6 +296,38 @@ stringData:
       expect(text).to.not.include(Buffer.from(value).toString('base64')).and.not.include(value);
   });
 
+  it('accepting a record as an override keeps the live value: the agent is served and applies it, and it is no drift any more', async () => {
+    const stack = await appliedStack({ mode: 'report' }, namespace('drift-keep'), deploymentYaml('drift-keep', 'web'));
+    const path = deploymentPath('drift-keep', 'web');
+    await scale('drift-keep', 'web', 4, 'drift-test-scaler');
+    const record = await oneRecord(stack, 'open', 'the scaled Deployment’s record');
+    const accepted = await broker.admin.post(`/drift/${record.id}/accept`, { scope: 'override' });
+    expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
+
+    // The agent applies its new render: its own apply owns /spec/replicas again, at the live value.
+    await eventually(
+      async () => {
+        const live = await kubectl.get<{
+          spec: { replicas: number };
+          metadata: { managedFields: { manager: string; fieldsV1?: { 'f:spec'?: Record<string, unknown> } }[] };
+        }>(`${path}?showManagedFields=true`);
+        const owner = live!.metadata.managedFields.find((m) => m.fieldsV1?.['f:spec']?.['f:replicas'] !== undefined)?.manager;
+        return owner === 'brokkr-agent' && live!.spec.replicas === 4;
+      },
+      { timeoutMs: 60_000, what: 'the agent applying the render that keeps 4 replicas' },
+    );
+    await patchAs('drift-test-canary', path, { metadata: { labels: { tier: 'hacked' } } });
+    const canary = await eventually(
+      async () => {
+        const open = await records(stack, { state: 'open' });
+        return open.length === 1 && open[0]!.id !== record.id ? open[0] : undefined;
+      },
+      { timeoutMs: 60_000, what: 'one open record, of the canary' },
+    );
+    expect(canary.fields.map((f) => f.path)).to.deep.equal(['/metadata/labels/tier']);
+    expect(await liveReplicas('drift-keep', 'web')).to.equal(4);
+  });
+
   it('accepting a record makes an ignore rule the agent follows at once: the same change again is no drift', async () => {
     const stack = await appliedStack({ mode: 'report' }, namespace('drift-accept'), deploymentYaml('drift-accept', 'web'));
     await scale('drift-accept', 'web', 3, 'drift-test-scaler');

@@ -41,6 +41,7 @@ describe('api: signatures and trust metadata (stored and relayed, never made)', 
     const gen = await createGenerator(api.admin);
     const stack = await createStack(gen.client, { generator_id: gen.generator.id });
     const { agent, client: agentClient } = await createAgent(api.admin, { generator_ids: [gen.generator.id] });
+    expect((await gen.client.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: stack.id })).status).to.equal(201);
     const signature = signIntent(yaml, predicate(stack.id, { version: 7 }), key.privateKey);
 
     const stored = await gen.client.post(`/stacks/${stack.id}/signatures`, { signature });
@@ -68,6 +69,39 @@ describe('api: signatures and trust metadata (stored and relayed, never made)', 
     const other = await createAgent(api.admin);
     expect((await other.client.get(`/agents/${agent.id}/signatures`, { query: { deployment_object_ids: ids } })).status).to.equal(403);
     expect((await api.admin.get(`/agents/${agent.id}/signatures`, { query: { deployment_object_ids: 'nope' } })).status).to.equal(400);
+  });
+
+  it('relays to an agent only the signatures of objects it is served and work orders that target it; the admin gets any', async () => {
+    const gen = await createGenerator(api.admin);
+    const stack = await createStack(gen.client, { generator_id: gen.generator.id });
+    const signature = signIntent(yaml, predicate(stack.id), key.privateKey);
+    expect((await gen.client.post(`/stacks/${stack.id}/signatures`, { signature })).status).to.equal(201);
+    const object = await gen.client.post(`/stacks/${stack.id}/deployment-objects`, { yaml_content: yaml });
+    const issuedAt = new Date().toISOString();
+    const job = 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: elsewhere\n';
+    const orderSignature = signWorkOrder(
+      job,
+      { generator: 'ops', workType: 'custom', nonce: 'n-9876543210', issuedAt, expires: issuedAt },
+      key.privateKey,
+    );
+    expect((await api.admin.post('/work-orders/signatures', { signature: orderSignature })).status).to.equal(201);
+    const target = await createAgent(api.admin);
+    const order = await api.admin.post('/work-orders', { work_type: 'custom', yaml_content: job, target_agent_ids: [target.agent.id] });
+    const query = { deployment_object_ids: object.body.id, work_order_ids: order.body.id };
+
+    // Another tenant's agent, registered with nobody, asks by id: nothing of either.
+    const stranger = await createAgent(api.admin);
+    const refused = await stranger.client.get(`/agents/${stranger.agent.id}/signatures`, { query });
+    expect(refused.status, refused.text).to.equal(200);
+    expect(refused.body).to.deep.equal({ deployment_objects: [], work_orders: [] });
+    const admin = await api.admin.get(`/agents/${stranger.agent.id}/signatures`, { query });
+    expect(admin.body.deployment_objects).to.have.length(1);
+    expect(admin.body.work_orders).to.have.length(1);
+    const targeted = await target.client.get(`/agents/${target.agent.id}/signatures`, { query });
+    expect(targeted.body).to.deep.equal({
+      deployment_objects: [],
+      work_orders: [{ work_order_id: order.body.id, signature: orderSignature }],
+    });
   });
 
   it('refuses a signature for another stack, of a stack the caller does not own, and anything that is not a statement', async () => {

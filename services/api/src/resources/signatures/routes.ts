@@ -14,6 +14,7 @@ import { idParams, uuid } from '../../http/schemas.ts';
 import { readSignature, readTrustDocument } from './read-signed.ts';
 import { forgetRelayedSignatures, forgetRelayedTrustMetadata, relayedSignatures, relayedTrustMetadata } from './relay-cache.ts';
 import { publishTrustMetadata } from './sql/queries.ts';
+import { servedIds } from './sql/served-ids.ts';
 import { storeSignature } from './sql/store-signature.ts';
 
 /**
@@ -132,7 +133,8 @@ export const signatureRoutes: AnyRoute[] = [
     summary: 'The signatures of deployment objects and work orders, for an agent that checks them',
     description:
       'For each id given (comma-separated, at most 100 of each), the newest signature stored for its content; an object ' +
-      'without one is left out. Brokkr agents and agents without a trust policy never ask.',
+      'without one, or one the agent is not served (not targeted, for a work order), is left out. Brokkr agents and agents ' +
+      'without a trust policy never ask.',
     tags: ['agents', ...tags],
     access: 'any',
     params: idParams,
@@ -141,7 +143,9 @@ export const signatureRoutes: AnyRoute[] = [
     errors: [requireAdminOrSelf],
     async handler({ params, query, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
-      return json(200, await relayedSignatures(ctx.db.pool, query.deployment_object_ids, query.work_order_ids));
+      const asked = { objects: query.deployment_object_ids, work_orders: query.work_order_ids };
+      const ids = identity.admin ? asked : await servedIds(ctx.db.pool, params.id.toLowerCase(), asked.objects, asked.work_orders);
+      return json(200, await relayedSignatures(ctx.db.pool, ids.objects, ids.work_orders));
     },
   }),
 

@@ -92,7 +92,7 @@ describe('console drift views in a browser', function () {
     await page.locator('[data-testid=live-status]', { hasText: 'live' }).waitFor();
   }
 
-  it('a stack page shows its drift: the policy, open drift by field on N of M clusters, each field with both values and its manager; a new report appears live; Accept closes it', async () => {
+  it('a stack page shows its drift: the policy, open drift by field on N of M clusters, each field with both values and its manager; a new report appears live; Accept closes it, and so does Keep live (an override layer for that cluster)', async () => {
     await signIn(tenant.pak);
     await page.goto(`${api.url}/ui#/stacks/${stack.id}`);
     await page.locator('[data-testid=drift-policy]', { hasText: 'report' }).waitFor();
@@ -122,6 +122,19 @@ describe('console drift views in a browser', function () {
     expect((await tenant.client.get(`/drift/${recordId}`)).body.state).to.equal('accepted');
     const policy = (await tenant.client.get(`/stacks/${stack.id}/drift-policy`)).body.policy;
     expect(policy.ignore[0].target).to.deep.include({ kind: 'Deployment', name: 'worker' });
+
+    // Keep live: an override layer for that one cluster holds the live value instead of an ignore rule.
+    await report(agents[0]!, stack.id, { name: 'cache', live: 4, manager: 'kubectl-edit' });
+    const kept = page.locator('[data-testid=drift-table] tbody tr', { hasText: '2 → 4' });
+    await kept.waitFor();
+    const keptId = await kept.getAttribute('data-record');
+    await kept.locator('button[data-action=keep-live]').click();
+    await page.locator('[data-testid=confirm]', { hasText: 'Keep the live values on this cluster?' }).waitFor();
+    await page.click('[data-testid=confirm-yes]');
+    await page.locator('[data-testid=drift-table] tbody tr', { hasText: '2 → 4' }).waitFor({ state: 'detached' });
+    expect((await tenant.client.get(`/drift/${keptId}`)).body.state).to.equal('accepted');
+    const layers = (await tenant.client.get(`/stacks/${stack.id}/overrides`)).body as { selector: unknown }[];
+    expect(layers.map((l) => l.selector)).to.deep.equal([{ agent_ids: [agents[0]!.id] }]);
   });
 
   it('the drift page maps open drift stacks × clusters and groups it across the fleet', async () => {

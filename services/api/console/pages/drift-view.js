@@ -45,26 +45,52 @@ function PolicyLine({ stackId }) {
   <//>`;
 }
 
-function AcceptButton({ record, onDone }) {
+/** What each way of accepting does, as its confirmation says it. */
+const ACCEPTS = {
+  ignore: {
+    label: 'Accept',
+    question: 'Accept this drift?',
+    says: (record) => `The stack will ignore ${record.missing ? 'this object' : 'these fields of this object'} from now on.`,
+    body: {},
+  },
+  keep: {
+    label: 'Keep live',
+    question: 'Keep the live values on this cluster?',
+    says: () => 'An override layer for this agent will set these fields to what its cluster holds; the other clusters keep the manifest’s.',
+    body: { scope: 'override' },
+  },
+};
+
+/** The hub holds the live values (it keeps them as an override) unless the object was deleted or they are a Secret's. */
+const keepable = (record) => !record.missing && record.fields.length > 0 && !record.fields.some((f) => f.withheld);
+
+function AcceptButton({ record, onDone, kind }) {
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState(null);
+  const how = ACCEPTS[kind];
   const accept = async () => {
     setError(null);
     try {
-      await post(`drift/${record.id}/accept`, {});
+      await post(`drift/${record.id}/accept`, how.body);
       setAsking(false);
       onDone();
     } catch (err) {
       setError(err);
     }
   };
-  if (!asking) return html`<button data-action="accept" onClick=${() => setAsking(true)}>Accept</button>`;
+  if (!asking)
+    return html`<button data-action=${kind === 'keep' ? 'keep-live' : 'accept'} onClick=${() => setAsking(true)}>${how.label}</button>`;
   return html`<div class="confirm notice" data-testid="confirm">
-    <strong>Accept this drift?</strong> The stack will ignore ${record.missing ? 'this object' : 'these fields of this object'} from now on.
-    <button class="primary" data-testid="confirm-yes" onClick=${accept}>Yes, accept</button>
+    <strong>${how.question}</strong> ${how.says(record)}
+    <button class="primary" data-testid="confirm-yes" onClick=${accept}>Yes, ${kind === 'keep' ? 'keep them' : 'accept'}</button>
     <button data-testid="confirm-no" onClick=${() => setAsking(false)}>Cancel</button>
     ${error && html`<${Failure} error=${error} />`}
   </div>`;
+}
+
+function AcceptButtons({ record, onDone }) {
+  return html`<${AcceptButton} record=${record} onDone=${onDone} kind="ignore" />
+    ${keepable(record) ? html` <${AcceptButton} record=${record} onDone=${onDone} kind="keep" />` : ''}`;
 }
 
 /** One row per drifted field; a deleted object is one row. */
@@ -83,7 +109,7 @@ function RecordRows({ record, now, onDone }) {
         </td>
         <td title=${record.first_seen}>${ago(record.first_seen, now)}</td>
         <td title=${record.last_seen}>${ago(record.last_seen, now)}</td>
-        <td>${i === 0 && record.state === 'open' ? html`<${AcceptButton} record=${record} onDone=${onDone} />` : ''}</td>
+        <td>${i === 0 && record.state === 'open' ? html`<${AcceptButtons} record=${record} onDone=${onDone} />` : ''}</td>
       </tr>`,
   );
 }

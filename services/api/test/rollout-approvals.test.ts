@@ -154,12 +154,17 @@ describe('api rollout approvals', function () {
     await api?.stop();
   });
 
-  it('refuses a policy asking for more approvals than its approvers and an admin can give (422)', async () => {
+  it('refuses a policy asking for more approvals than its approvers and an admin can give, or naming no generator (422)', async () => {
     const stackId = await stackWithPolicy();
     const bad = { waves: [{ name: 'prod', percent: 100, required_approvals: 3, approvers: [alice.id] }] };
     const res = await owner.client.put(`/stacks/${stackId}/rollout-policy`, bad);
     expect(res.status, res.text).to.equal(422);
     expect(res.body.code).to.equal('invalid_request_body');
+    const stranger = '00000000-0000-4000-8000-000000000001';
+    const unknown = { waves: [{ name: 'prod', percent: 100, required_approvals: 1, approvers: [alice.id, stranger] }] };
+    const refused = await owner.client.put(`/stacks/${stackId}/rollout-policy`, unknown);
+    expect(refused.status, refused.text).to.equal(422);
+    expect(refused.body).to.deep.include({ code: 'unknown_approver', details: { approvers: [stranger] } });
   });
 
   it('with two approvals required: the submitter is refused (403), one approval leaves the wave pending, the second starts it', async () => {

@@ -5,10 +5,11 @@ import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { rolloutPolicySchema, stackRolloutPolicySchema } from './schemas.ts';
 import { deletePolicy } from './sql/delete-policy.ts';
 import { putPolicy } from './sql/put-policy.ts';
-import { findPolicy } from './sql/queries.ts';
+import { findPolicy, unknownGenerators } from './sql/queries.ts';
 
 const tags = ['rollouts'];
 const policyNotFound = errorKind(404, 'rollout_policy_not_found', 'The stack has no rollout policy');
+const unknownApprover = errorKind(422, 'unknown_approver', 'An approver of a wave is no generator');
 
 /**
  * A stack's rollout policy (not a Brokkr endpoint): with one, each new deployment object of the
@@ -41,10 +42,13 @@ export const rolloutPolicyRoutes: AnyRoute[] = [
     params: idParams,
     body: rolloutPolicySchema,
     responses: { 200: { description: 'The policy as stored (defaults filled in)', schema: stackRolloutPolicySchema } },
-    errors: [fetchOwnedStack],
+    errors: [fetchOwnedStack, unknownApprover],
     async handler({ params, body, identity, ctx, clientIp, userAgent }) {
       const policy = await ctx.transact(async (tx) => {
         await fetchOwnedStack(tx.client, identity, params.id, 'share');
+        // A mistyped approver would make a wave that nobody but an admin can ever release.
+        const unknown = await unknownGenerators(tx.client, [...new Set(body.waves.flatMap((w) => w.approvers))]);
+        if (unknown.length) throw unknownApprover({ approvers: unknown });
         return putPolicy(tx.client, params.id, body);
       });
       await ctx.audit({

@@ -187,3 +187,15 @@ export async function listApprovableRollouts(db: Queryable, approver: string | n
   );
   return rows;
 }
+
+/** The ids among `ids` that are no live generator (an approver must be one; the system generator is none). */
+export async function unknownGenerators(db: Queryable, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT x.id FROM unnest($1::uuid[]) AS x(id)
+      WHERE NOT EXISTS (SELECT 1 FROM generators g WHERE g.id = x.id AND g.deleted_at IS NULL AND NOT g.is_system)
+      ORDER BY x.id`,
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}

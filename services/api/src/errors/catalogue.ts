@@ -35,6 +35,11 @@ export const stackLayersChanged = errorKind(
   "The stack's override layers or its newest object kept changing while this write was rendered; nothing was stored, try again",
 );
 
+// Override layers, changed by their own routes or by accepting a drift as a layer.
+export const overrideExists = errorKind(409, 'override_exists', 'The stack already has an override layer with this name');
+export const overrideNotFound = errorKind(404, 'override_not_found', 'The stack has no override layer with this name');
+export const invalidOverride = errorKind(422, 'invalid_override', 'The override layer refers to something no agent has');
+
 // Per-cluster content and tenants: what a new object or a change of override layers is refused for, wherever it is written.
 export const grantRefused = errorKind(
   422,

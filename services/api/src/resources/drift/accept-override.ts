@@ -1,10 +1,18 @@
 import type { Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
-import { grantRefused, renderFailed, rendererBusy, rendererUnavailable, stackLayersChanged } from '../../errors/catalogue.ts';
-import { changeLayers } from '../overrides/change-layers.ts';
-import { invalidOverride, overrideExists, proposeAdded } from '../overrides/propose.ts';
-import { insertOverride } from '../overrides/sql/layers.ts';
+import {
+  grantRefused,
+  invalidOverride,
+  overrideExists,
+  renderFailed,
+  rendererBusy,
+  rendererUnavailable,
+  stackLayersChanged,
+} from '../../errors/catalogue.ts';
+import { changeLayers } from '../../rendering/layer-change.ts';
+import { proposeAdded } from '../../rendering/propose-layers.ts';
+import { insertOverride } from '../../rendering/sql/overrides.ts';
 import { actorOf, driftNotOpen, fetchOwnedDrift } from './access.ts';
 import { driftNotKeepable, keepLiveLayer } from './keep-live.ts';
 import { markAccepted } from './sql/accept-drift.ts';

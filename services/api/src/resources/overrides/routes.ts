@@ -1,11 +1,20 @@
-import { grantRefused, renderFailed, rendererBusy, rendererUnavailable, stackLayersChanged } from '../../errors/catalogue.ts';
+import {
+  grantRefused,
+  invalidOverride,
+  overrideExists,
+  overrideNotFound,
+  renderFailed,
+  rendererBusy,
+  rendererUnavailable,
+  stackLayersChanged,
+} from '../../errors/catalogue.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
-import { changeLayers } from './change-layers.ts';
-import { proposeAdded, proposeRemoved, proposeReplaced, overrideExists, overrideNotFound, invalidOverride } from './propose.ts';
+import { changeLayers } from '../../rendering/layer-change.ts';
+import { proposeAdded, proposeRemoved, proposeReplaced } from '../../rendering/propose-layers.ts';
 import { newOverrideSchema, overrideParams, overrideSchema, overrideUpdateSchema } from './schemas.ts';
-import { deleteOverride, insertOverride, listOverrides, updateOverride } from './sql/layers.ts';
+import { deleteOverride, insertOverride, listOverrides, updateOverride } from '../../rendering/sql/overrides.ts';
 import { overrideJson } from './serialize.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { OverrideRow } from './sql/layers.ts';
+import type { OverrideRow } from '../../rendering/sql/overrides.ts';
 
 /** A layer as clients read it (its values under `values`; the column is layer_values). */
 export function overrideJson(row: OverrideRow) {

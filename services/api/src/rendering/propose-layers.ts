@@ -1,11 +1,7 @@
-import { errorKind } from '../../errors/api-error.ts';
-import { unreadableReference } from '../../rendering/agent-vars.ts';
-import type { OverrideLayer } from '../../rendering/layers.ts';
-import type { NewOverride } from './schemas.ts';
-
-export const overrideExists = errorKind(409, 'override_exists', 'The stack already has an override layer with this name');
-export const overrideNotFound = errorKind(404, 'override_not_found', 'The stack has no override layer with this name');
-export const invalidOverride = errorKind(422, 'invalid_override', 'The override layer refers to something no agent has');
+import type { NewOverride } from '@brokkr/contracts';
+import { invalidOverride, overrideExists, overrideNotFound } from '../errors/catalogue.ts';
+import { unreadableReference } from './agent-vars.ts';
+import type { OverrideLayer } from './layers.ts';
 
 /** The layer as the renderer reads it; the id is the stored one's, or none yet. */
 function asLayer(input: NewOverride, id = ''): OverrideLayer {

@@ -1,12 +1,13 @@
-import { stackLayersChanged } from '../../errors/catalogue.ts';
-import type { ApiContext } from '../../context.ts';
-import type { TxScope } from '../../events/transact.ts';
-import type { OverrideLayer } from '../../rendering/layers.ts';
-import { replanLatest } from '../../rendering/replan.ts';
-import { stackLayers } from '../../rendering/sql/layers.ts';
-import { latestObjectId } from '../../rendering/sql/latest-object.ts';
-import { storeObjectRenders } from '../../rendering/sql/store-renders.ts';
-import { bumpLayersRevision } from './sql/layers.ts';
+import { stackLayersChanged } from '../errors/catalogue.ts';
+import type { Transact, TxScope } from '../events/transact.ts';
+import type { OverrideLayer } from './layers.ts';
+import type { Queryable } from '@brokkr/db';
+import type { RenderDeps } from './render.ts';
+import { replanLatest } from './replan.ts';
+import { stackLayers } from './sql/layers.ts';
+import { latestObjectId } from './sql/latest-object.ts';
+import { storeObjectRenders } from './sql/store-renders.ts';
+import { bumpLayersRevision } from './sql/overrides.ts';
 
 const MAX_ATTEMPTS = 3;
 
@@ -17,6 +18,13 @@ export interface LayerChange<T> {
   persist(tx: TxScope): Promise<T>;
 }
 
+/** What a layer change needs of the api's context (an ApiContext is one). */
+export interface LayerChangeDeps {
+  rendering: RenderDeps;
+  db: { pool: Queryable };
+  transact: Transact;
+}
+
 /**
  * A change of a stack's override layers, all or nothing: the stack's newest object is rendered for
  * every agent with the proposed layers first (outside any transaction; refused with 422 as a new
@@ -25,13 +33,17 @@ export interface LayerChange<T> {
  * every new object: migration 0026), the change is written, the renders replace the agents' ones
  * and the agents are woken. If the layers or the newest object changed meanwhile, it starts over.
  */
-export async function changeLayers<T>(ctx: ApiContext, stack: { id: string; generator_id: string }, change: LayerChange<T>): Promise<T> {
-  const deps = { ...ctx.rendering, db: ctx.db.pool };
+export async function changeLayers<T>(
+  api: LayerChangeDeps,
+  stack: { id: string; generator_id: string },
+  change: LayerChange<T>,
+): Promise<T> {
+  const deps = { ...api.rendering, db: api.db.pool };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const { revision, layers } = await stackLayers(deps.db, stack.id);
     const proposed = change.propose(layers);
     const replan = await replanLatest(deps, stack, proposed);
-    const done = await ctx.transact(async (tx) => {
+    const done = await api.transact(async (tx) => {
       if (!(await bumpLayersRevision(tx.client, stack.id, revision, proposed.length > 0))) return undefined;
       if ((await latestObjectId(tx.client, stack.id)) !== replan.objectId) return undefined;
       const result = await change.persist(tx);

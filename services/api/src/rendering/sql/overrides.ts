@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import type { NewOverride } from '../schemas.ts';
+import type { NewOverride } from '@brokkr/contracts';
 
 export interface OverrideRow {
   id: string;

@@ -27,33 +27,7 @@ export function createAgentMetrics(registry: Registry = createMetricsRegistry({ 
       help: 'Objects whose dry run or apply failed, by kind',
       labelNames: ['kind'] as const,
     }),
-    driftCorrections: m.counter({
-      name: 'brokkr_agent_drift_corrections_total',
-      help: 'Drift put back: a correction by the drift checks (correct mode), or a resync apply that changed the live object (drift detection off)',
-      labelNames: ['kind'] as const,
-    }),
-    driftChecks: m.counter({
-      name: 'brokkr_agent_drift_checks_total',
-      help: 'Drift checks of applied objects by result (clean, drifted, missing, unchanged = live object as last checked, error)',
-      labelNames: ['result'] as const,
-    }),
-    driftDetected: m.counter({
-      name: 'brokkr_agent_drift_detected_total',
-      help: 'Drift episodes found (a changed or deleted object the stack policy does not ignore), by kind',
-      labelNames: ['kind'] as const,
-    }),
-    driftOpen: m.gauge({
-      name: 'brokkr_agent_drift_open',
-      help: 'Objects drifted now and not corrected (report mode, or a correction that failed)',
-    }),
-    driftSweeps: m.counter({ name: 'brokkr_agent_drift_sweeps_total', help: 'Full drift sweeps of every applied object completed' }),
-    driftWatched: m.gauge({ name: 'brokkr_agent_drift_watched_objects', help: 'Applied objects the drift checks follow' }),
-    driftWatches: m.gauge({ name: 'brokkr_agent_drift_watches', help: 'Watches open, one per resource type the agent applied' }),
-    driftReports: m.counter({
-      name: 'brokkr_agent_drift_reports_total',
-      help: 'Drift report batches sent to the hub, by outcome (sent, error, refused, unsupported = the hub has no drift records)',
-      labelNames: ['status'] as const,
-    }),
+    ...driftMetrics(m),
     pruneDeletions: m.counter({
       name: 'brokkr_agent_prune_deletions_total',
       help: 'Objects deleted because their stack moved on or went away, by kind',
@@ -80,6 +54,39 @@ export function createAgentMetrics(registry: Registry = createMetricsRegistry({ 
     healthReports: m.counter({
       name: 'brokkr_agent_health_reports_total',
       help: 'Deployment-health reports, by outcome',
+      labelNames: ['status'] as const,
+    }),
+  };
+}
+
+/** The drift checks' series (drift/). */
+function driftMetrics(m: ReturnType<typeof metricsFor>) {
+  return {
+    driftCorrections: m.counter({
+      name: 'brokkr_agent_drift_corrections_total',
+      help: 'Drift put back: a correction by the drift checks (correct mode), or a resync apply that changed the live object (drift detection off)',
+      labelNames: ['kind'] as const,
+    }),
+    driftChecks: m.counter({
+      name: 'brokkr_agent_drift_checks_total',
+      help: 'Drift checks of applied objects by result (clean, drifted, missing, unchanged = live object as last checked, error)',
+      labelNames: ['result'] as const,
+    }),
+    driftDetected: m.counter({
+      name: 'brokkr_agent_drift_detected_total',
+      help: 'Drift episodes found (a changed or deleted object the stack policy does not ignore), by kind',
+      labelNames: ['kind'] as const,
+    }),
+    driftOpen: m.gauge({
+      name: 'brokkr_agent_drift_open',
+      help: 'Objects drifted now and not corrected (report mode, or a correction that failed)',
+    }),
+    driftSweeps: m.counter({ name: 'brokkr_agent_drift_sweeps_total', help: 'Full drift sweeps of every applied object completed' }),
+    driftWatched: m.gauge({ name: 'brokkr_agent_drift_watched_objects', help: 'Applied objects the drift checks follow' }),
+    driftWatches: m.gauge({ name: 'brokkr_agent_drift_watches', help: 'Watches open, one per resource type the agent applied' }),
+    driftReports: m.counter({
+      name: 'brokkr_agent_drift_reports_total',
+      help: 'Drift report batches sent to the hub, by outcome (sent, error, refused, unsupported = the hub has no drift records)',
       labelNames: ['status'] as const,
     }),
   };

@@ -241,7 +241,9 @@ describe('console in a browser', function () {
     await page.locator('[data-testid=layers-table] tr[data-layer=edge-greeting]').waitFor();
     await page.selectOption('[data-testid=render-agent]', agent.agent.id);
     await page.locator('[data-testid=render-yaml]', { hasText: `greeting: hello ${agent.agent.name}` }).waitFor();
-    expect(await page.locator('[data-testid=field-origins]').textContent()).to.contain('/data/greeting').and.to.contain('edge-greeting');
+    expect(await page.locator('[data-testid=field-origins]').textContent())
+      .to.contain('/data/greeting')
+      .and.to.contain('edge-greeting');
     await screenshot(page, 'stack-renders');
   });
 });

@@ -1,4 +1,5 @@
 import type { Queryable } from '@brokkr/db';
+import { storedRenders } from '../domain/stored-renders.ts';
 import type { AgentView } from './agent-vars.ts';
 import type { OverrideLayer } from './layers.ts';
 import { distinctInputs, planRenders, type AgentPlan, type RenderSource } from './plan.ts';
@@ -32,11 +33,7 @@ export interface PrepareArgs {
 
 /** Renders already stored are read back only for their text (the grants check needs each agent's YAML). */
 async function storedYaml(db: Queryable, keys: readonly string[]): Promise<Map<string, Rendered>> {
-  if (keys.length === 0) return new Map();
-  const { rows } = await db.query<{ key: string; yaml_content: string; yaml_checksum: string }>(
-    'SELECT key, yaml_content, yaml_checksum FROM renders WHERE key = ANY($1::text[])',
-    [keys],
-  );
+  const rows = await storedRenders(db, keys);
   return new Map(rows.map((r) => [r.key, { ok: true, yaml: r.yaml_content, checksum: r.yaml_checksum }]));
 }
 

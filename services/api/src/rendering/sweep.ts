@@ -1,7 +1,7 @@
 import type { Transact } from '../events/transact.ts';
 import type { AgentView } from './agent-vars.ts';
 import type { OverrideLayer } from './layers.ts';
-import { planRenders, type AgentPlan } from './plan.ts';
+import { planRenders, type AgentPlan, type RenderSource } from './plan.ts';
 import { prepareRenders } from './prepare.ts';
 import { rendererVersionOf } from './render.ts';
 import type { RenderingDeps } from './replan.ts';
@@ -58,7 +58,7 @@ async function sweepObject(deps: SweepDeps, object: RenderableObject & { stack_i
   const [agents, held] = await Promise.all([stackAgents(deps.db, object.stack_id), agentRendersOf(deps.db, object.id)]);
   const plans = planRenders(source, layers, agents, version);
   const due = plans.filter((plan) => stale(plan, held.get(plan.agent.id))).map((plan) => plan.agent);
-  const done = due.length === 0 ? count : await renderDue(deps, object, { revision, layers, due });
+  const done = due.length === 0 ? count : await renderDue(deps, object, { source, revision, layers, due });
   if (done) deps.swept?.set(object.id, inputs);
   return done ?? count;
 }
@@ -67,9 +67,9 @@ async function sweepObject(deps: SweepDeps, object: RenderableObject & { stack_i
 async function renderDue(
   deps: SweepDeps,
   object: RenderableObject & { stack_id: string },
-  { revision, layers, due }: { revision: number; layers: OverrideLayer[]; due: AgentView[] },
+  { source, revision, layers, due }: { source: RenderSource; revision: number; layers: OverrideLayer[]; due: AgentView[] },
 ): Promise<SweepCount | undefined> {
-  const prepared = await prepareRenders(deps, { tenant: object.generator_id, source: renderSourceOfStored(object), agents: due, layers });
+  const prepared = await prepareRenders(deps, { tenant: object.generator_id, source, agents: due, layers });
   const succeeded = prepared.agentRenders.filter((r) => r.key !== null);
   const failed = prepared.agentRenders.filter((r) => r.key === null);
   const stored = await deps.transact(async (tx) => {

@@ -1,4 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
+import { storedRenders } from '../../../domain/stored-renders.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 
 /**
@@ -38,10 +39,6 @@ const agentRenderKeysStatement = prepared(
   'brokkr_stack_latest_render_keys',
   'SELECT agent_id, render_key FROM agent_renders WHERE deployment_object_id = $1 AND render_key IS NOT NULL',
 );
-const rendersStatement = prepared(
-  'brokkr_stack_latest_renders',
-  'SELECT key, yaml_content, yaml_checksum FROM renders WHERE key = ANY($1::text[])',
-);
 
 export type StackLatest =
   /** Every agent that holds the stack is served `row`. */
@@ -55,7 +52,7 @@ export type StackLatest =
 async function renderedRows(db: Queryable, row: DeploymentObjectRow): Promise<Map<string, DeploymentObjectRow>> {
   const { rows: keys } = await db.query<{ agent_id: string; render_key: string }>(agentRenderKeysStatement([row.id]));
   const distinct = [...new Set(keys.map((k) => k.render_key))];
-  const { rows: renders } = await db.query<{ key: string; yaml_content: string; yaml_checksum: string }>(rendersStatement([distinct]));
+  const renders = await storedRenders(db, distinct);
   const byKey = new Map(renders.map((r) => [r.key, { ...row, yaml_content: r.yaml_content, yaml_checksum: r.yaml_checksum }]));
   const byAgent = new Map<string, DeploymentObjectRow>();
   for (const k of keys) {

@@ -29,8 +29,7 @@ async function page(ctx: ApiContext, filter: DriftFilter, q: { limit: number; cu
 }
 
 async function groups(ctx: ApiContext, filter: DriftFilter, by: Parameters<typeof groupDrift>[2], limit: number): Promise<Reply> {
-  const db = ctx.db.pool;
-  const [grouped, total] = await Promise.all([groupDrift(db, filter, by, limit), agentsTotal(db, filter)]);
+  const [grouped, total] = await Promise.all([groupDrift(ctx.db, filter, by, limit), agentsTotal(ctx.db.pool, filter)]);
   return json(200, { by, records: grouped.records, agents: grouped.agents, agents_total: total, groups: grouped.groups });
 }
 

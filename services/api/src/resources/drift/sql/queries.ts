@@ -1,4 +1,4 @@
-import type { Queryable } from '@brokkr/db';
+import type { Db, Queryable } from '@brokkr/db';
 import type { DriftGrouping, DriftState } from '@brokkr/contracts';
 import { associationPairs } from '../../../domain/association.ts';
 import { DRIFT_COLUMNS, DRIFT_JOINS, type DriftRow } from './drift-row.ts';
@@ -84,6 +84,8 @@ export async function findDrift(db: Queryable, id: string, lock = false): Promis
   return rows[0];
 }
 
+const GROUPING_WORK_MEM = '64MB';
+
 const PATHS = `CASE WHEN r.missing OR cardinality(r.paths) = 0 THEN ARRAY[''] ELSE r.paths END`;
 const MANAGERS = `CASE WHEN r.missing OR cardinality(r.paths) = 0 THEN ARRAY[NULL]::text[] ELSE r.managers END`;
 /** A record's distinct managers, `first` on one of them; a lateral subquery, so the planner memoizes it per distinct array. */
@@ -94,12 +96,16 @@ const COLUMN: Record<Dimension, string> = { agent: 'r.agent_id', stack: 'r.stack
 
 /**
  * How each grouping unnests a record: into its fields (path, manager; a record holds a path once)
- * for `field`, else into its distinct managers. `first` marks one row per record (the totals count
- * those); `perKey` the rows that count a record under its key; `sets` what each key is also
- * broken down by (an agent's key has one agent, a stack's one stack).
+ * for `field`, else into its distinct managers. `key` is what a group is made of (stack × agent:
+ * two uuids, hashed as they are rather than joined into text first), `text` the key as the
+ * response shows it; `first` marks one row per record (the totals count those); `perKey` the rows
+ * that count a record under its key; `sets` what each key is also broken down by (an agent's key
+ * has one agent, a stack's one stack). An agent's key is its id as text, so that its set stays
+ * apart from the totals' set of agents.
  */
 interface Grouping {
   key: string;
+  text: string;
   unnest: string;
   first: string;
   perKey: string;
@@ -107,19 +113,25 @@ interface Grouping {
 }
 
 const BY_MANAGERS = { unnest: DISTINCT_MANAGERS, first: 'x.first' };
+const keyed = (key: string, text = key) => ({ key, text });
 const GROUPINGS: Record<DriftGrouping, Grouping> = {
   field: {
-    key: 'x.path',
+    ...keyed('x.path'),
     unnest: `unnest(${PATHS}, ${MANAGERS}) WITH ORDINALITY x(path, manager, ord)`,
     first: 'x.ord = 1',
     perKey: 'true',
     sets: ['agent', 'stack', 'manager'],
   },
-  manager: { key: "coalesce(x.manager, '')", ...BY_MANAGERS, perKey: 'true', sets: ['agent', 'stack'] },
-  agent: { key: 'r.agent_id::text', ...BY_MANAGERS, perKey: 'x.first', sets: ['stack', 'manager'] },
-  stack: { key: 'r.stack_id::text', ...BY_MANAGERS, perKey: 'x.first', sets: ['agent', 'manager'] },
-  kind: { key: 'r.kind', ...BY_MANAGERS, perKey: 'x.first', sets: ['agent', 'stack', 'manager'] },
-  stack_agent: { key: "r.stack_id::text || '/' || r.agent_id::text", ...BY_MANAGERS, perKey: 'x.first', sets: ['manager'] },
+  manager: { ...keyed("coalesce(x.manager, '')"), ...BY_MANAGERS, perKey: 'true', sets: ['agent', 'stack'] },
+  agent: { ...keyed('r.agent_id::text'), ...BY_MANAGERS, perKey: 'x.first', sets: ['stack', 'manager'] },
+  stack: { ...keyed('r.stack_id', 'r.stack_id::text'), ...BY_MANAGERS, perKey: 'x.first', sets: ['agent', 'manager'] },
+  kind: { ...keyed('r.kind'), ...BY_MANAGERS, perKey: 'x.first', sets: ['agent', 'stack', 'manager'] },
+  stack_agent: {
+    ...keyed('r.stack_id, r.agent_id', "r.stack_id::text || '/' || r.agent_id::text"),
+    ...BY_MANAGERS,
+    perKey: 'x.first',
+    sets: ['manager'],
+  },
 };
 
 export interface GroupRow {
@@ -156,17 +168,17 @@ interface SetRow {
  * are the rows of their sets, so no count DISTINCT sorts anything, and the totals need no second
  * scan (docs/perf/2026-11-28-drift.md).
  */
-function groupSql(by: DriftGrouping, condition: string, limitParam: string): string {
+function groupSql(by: DriftGrouping, condition: string, joinStacks: boolean, limitParam: string): string {
   const g = GROUPINGS[by];
   const flag = (d: Dimension) => (g.sets.includes(d) ? `GROUPING(${COLUMN[d]}) = 0` : 'false');
   const sets = ['()', '(r.agent_id)', `(${g.key})`, ...g.sets.map((d) => `(${g.key}, ${COLUMN[d]})`)];
   return `
 WITH sets AS (
-  SELECT ${g.key} AS key, ${g.sets.includes('manager') ? 'x.manager' : 'NULL::text'} AS manager,
-         GROUPING(${g.key}) = 0 AS by_key, (GROUPING(r.agent_id) = 0 AND GROUPING(${g.key}) = 1) OR ${flag('agent')} AS by_agent,
+  SELECT ${g.text} AS key, ${g.sets.includes('manager') ? 'x.manager' : 'NULL::text'} AS manager,
+         GROUPING(${g.key}) = 0 AS by_key, (GROUPING(r.agent_id) = 0 AND GROUPING(${g.key}) <> 0) OR ${flag('agent')} AS by_agent,
          ${flag('stack')} AS by_stack, ${flag('manager')} AS by_manager,
          (count(*) FILTER (WHERE ${g.first}))::int AS records, (count(*) FILTER (WHERE ${g.perKey}))::int AS keyed, count(*)::int AS rows
-    FROM drift_records r JOIN stacks s ON s.id = r.stack_id
+    FROM drift_records r ${joinStacks ? 'JOIN stacks s ON s.id = r.stack_id' : ''}
    CROSS JOIN LATERAL ${g.unnest}
    WHERE ${condition}
    GROUP BY GROUPING SETS (${sets.join(', ')})
@@ -255,11 +267,18 @@ async function name(db: Queryable, by: DriftGrouping, groups: GroupRow[]): Promi
  * with its distinct agents and stacks and its most frequent managers, and the totals. A deleted
  * object counts under the path '' (the whole document, in RFC 6901).
  */
-export async function groupDrift(db: Queryable, filter: DriftFilter, by: DriftGrouping, limit: number): Promise<Grouped> {
+export async function groupDrift(db: Db, filter: DriftFilter, by: DriftGrouping, limit: number): Promise<Grouped> {
   const values: unknown[] = [];
   const condition = where(filter, values);
   values.push(limit);
-  const { rows } = await db.query<SetRow>(groupSql(by, condition, `$${values.length}`), values);
+  const sql = groupSql(by, condition, filter.generatorId !== undefined, `$${values.length}`);
+  const { rows } = await db.transaction(async (tx) => {
+    // The hash tables of the grouping sets (tens of thousands of keys over 100,000 records) pass
+    // the default 4 MB, and the planner then sorts on disk instead: several times slower. Raised
+    // for this one statement only.
+    await tx.query(`SET LOCAL work_mem = '${GROUPING_WORK_MEM}'`);
+    return tx.query<SetRow>(sql, values);
+  });
   const grouped = assemble(by, rows);
   return { ...grouped, groups: await name(db, by, grouped.groups) };
 }

@@ -1,5 +1,6 @@
 import { TrustedRoot } from '@sigstore/protobuf-specs';
 import { toTrustMaterial, type TrustMaterial } from '@sigstore/verify';
+import { keepCertificateEncodings } from './x509-encodings.ts';
 
 /**
  * What keyless signatures are checked against: a Sigstore `trusted_root.json` (Fulcio's CA chain,
@@ -8,6 +9,7 @@ import { toTrustMaterial, type TrustMaterial } from '@sigstore/verify';
  * clusters; `cosign trusted-root create` or the public Sigstore TUF repository give the file.
  */
 export function keylessTrustMaterial(trustedRootJson: unknown): TrustMaterial {
+  keepCertificateEncodings();
   return toTrustMaterial(TrustedRoot.fromJSON(trustedRootJson));
 }
 

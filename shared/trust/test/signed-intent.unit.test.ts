@@ -374,6 +374,22 @@ describe('signed intent with the ecosystem’s own tools (sigstore-js)', functio
     );
   });
 
+  it('refuses a keyless bundle whose certificate lost one byte of its signature, after the intact one verified (kept encodings are per certificate)', async () => {
+    const bundle = await mock.sign(intentStatement(sha256Hex(yaml), predicate()), { issuer, subject });
+    const keyless = keylessTrustMaterial(mock.trustedRoot);
+    expect(reasonOf(checkIntent(view({ root: keylessRoot(), keyless }), served(structuredClone(bundle)), undefined))).to.equal('ok');
+    const tampered = structuredClone(bundle) as {
+      verificationMaterial: { x509CertificateChain: { certificates: { rawBytes: string }[] } };
+    };
+    const [leaf] = tampered.verificationMaterial.x509CertificateChain.certificates;
+    const der = Buffer.from(leaf!.rawBytes, 'base64');
+    der[der.length - 1]! ^= 0x01;
+    leaf!.rawBytes = der.toString('base64');
+    expect(reasonOf(checkIntent(view({ root: keylessRoot(), keyless }), served(tampered), undefined))).to.match(
+      /^signature_invalid: the keyless signature does not verify/,
+    );
+  });
+
   it('refuses a keyless bundle whose certificate chains to no trusted root', async () => {
     const bundle = await mock.sign(intentStatement(sha256Hex(yaml), predicate()), { issuer, subject });
     const elsewhere = await startKeylessMock();

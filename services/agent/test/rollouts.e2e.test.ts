@@ -30,9 +30,11 @@ interface Cluster {
  * fails to apply and is rolled back automatically; one whose second wave applies but whose pods
  * never become Ready, rolled back by the health gate from pod readiness alone (the canary's
  * cluster runs every image Ready, the others honour `:never-ready`). Then an expiring preview
- * stack, removed from all three clusters when it expires.
+ * stack, removed from all three clusters when it expires; and a stack that depends on another
+ * being healthy, served where that one is and held back where its pods never become Ready (the
+ * same clusters: a file of its own would start three more).
  */
-describe('progressive rollouts and expiring stacks (end to end, three clusters)', function () {
+describe('progressive rollouts, expiring stacks and dependencies between stacks (end to end, three clusters)', function () {
   this.timeout(300_000);
   const infra = useTestInfra({ nats: true });
   let broker: Broker;
@@ -198,5 +200,49 @@ describe('progressive rollouts and expiring stacks (end to end, three clusters)'
       timeoutMs: 90_000,
     });
     expect((await broker.admin.get(`/stacks/${preview}`)).status).to.equal(404);
+  });
+
+  it('serves stack B, which waits for stack A to be healthy on the same agent, where A is healthy; elsewhere B waits on A (five polls) until A is', async () => {
+    const [ready, slow] = clusters as [Cluster, Cluster, ...Cluster[]];
+    const [a, b] = [await createStack(broker.admin), await createStack(broker.admin)];
+    for (const c of [ready, slow]) for (const stack of [a, b]) await target(broker.admin, c.agent.id, stack);
+    const dependency = await broker.admin.post(`/stacks/${b}/dependencies`, { stack_id: a, ready_when: 'healthy' });
+    expect(dependency.status, JSON.stringify(dependency.body)).to.equal(201);
+    const cycle = await broker.admin.post(`/stacks/${a}/dependencies`, { stack_id: b, ready_when: 'applied' });
+    expect(cycle.status).to.equal(422);
+    expect(cycle.body).to.deep.include({ code: 'dependency_cycle' });
+    expect(cycle.body.details.cycle).to.deep.equal([a, b, a]);
+
+    const neverReady = await deploy(broker.admin, a, deployment(NS, 'db', 'demo/db:never-ready'));
+    await deploy(broker.admin, b, configMap(NS, 'app-b', { needs: 'db' }));
+    const appB = (c: Cluster) => c.kubectl.get(`/api/v1/namespaces/${NS}/configmaps/app-b`);
+    await eventually(async () => (await appB(ready)) !== undefined, { timeoutMs: 90_000, what: 'B on the cluster where A is healthy' });
+    await eventually(
+      async () => {
+        const health = (await broker.admin.get(`/deployment-objects/${neverReady.id}/health`)).body as {
+          health_records: { agent_id: string; status: string }[];
+        };
+        return health.health_records.some((h) => h.agent_id === slow.agent.id && h.status === 'degraded');
+      },
+      { timeoutMs: 90_000, what: 'A reported degraded where its pods never become Ready' },
+    );
+    for (let poll = 0; poll < 5; poll++) {
+      const state = await slow.agent.client.get(`/agents/${slow.agent.id}/target-state?mode=full`);
+      expect(state.status).to.equal(200);
+      expect(
+        state.body.map((o: { stack_id: string }) => o.stack_id),
+        `poll ${poll + 1}`,
+      )
+        .to.include(a)
+        .and.not.include(b);
+    }
+    expect(await appB(slow), 'B not on the cluster where A is degraded').to.equal(undefined);
+    const waiting = await broker.admin.get(`/stacks/${b}/agents/${slow.agent.id}/status`);
+    expect(waiting.body).to.deep.include({ state: 'waiting', reason: 'dependency', stack_id: a, ready_when: 'healthy' });
+    expect((await broker.admin.get(`/stacks/${b}/agents/${ready.agent.id}/status`)).body).to.deep.include({ state: 'served' });
+
+    await deploy(broker.admin, a, deployment(NS, 'db', 'demo/db:1'));
+    await eventually(async () => (await appB(slow)) !== undefined, { timeoutMs: 90_000, what: 'B once A is healthy there too' });
+    expect((await broker.admin.get(`/stacks/${b}/agents/${slow.agent.id}/status`)).body).to.deep.include({ state: 'served' });
   });
 });

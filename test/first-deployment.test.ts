@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { freePort } from '@brokkr/testkit';
+import { eventually, freePort } from '@brokkr/testkit';
 import { BEGIN_MARKER, END_MARKER } from '../scripts/lib/first-deployment.ts';
 import { annotateAgent, brokkr, chartConfigMapData, kubeClients, valuesFile, type LocalHub } from './support/local-renders.ts';
 import { runStart, type StartProcess } from './support/start-process.ts';
@@ -178,6 +178,37 @@ describe('npm start: first deployment on the local cluster', () => {
     expect(configMap).to.match(/^local-hello-[a-z0-9]+$/);
     const cm = await kube.core.readNamespacedConfigMap({ name: configMap, namespace: 'default' });
     expect(cm.data).to.deep.equal({ greeting: 'hello from the local overlay' });
+  });
+
+  it('docs/dependencies.md: stack dep-app, waiting for dep-db to be healthy, stays out of the local target state while dep-db never becomes Ready, and arrives once it is', async function () {
+    this.timeout(240_000);
+    const local = started();
+    const apply = (dir: string, ...more: string[]) =>
+      brokkr(local, ['apply', '-f', `examples/dependencies/${dir}`, '--generator', 'local-dev', '--target', 'local', ...more]);
+    await apply('db', '--stack', 'dep-db');
+    expect(await apply('app', '--stack', 'dep-app', '--depends-on', 'dep-db')).to.include('waits for stack "dep-db" to be healthy');
+    const stackIds = JSON.parse(await brokkr(local, ['get', 'stacks', '-o', 'json'])) as { id: string; name: string }[];
+    const app = stackIds.find((s) => s.name === 'dep-app')!.id;
+
+    const kube = kubeClients(local.kubeconfigPath);
+    // dep-db applied, its pod scheduled and reported NotReady: only then is "waiting" the answer to check.
+    await eventually(async () => (await brokkr(local, ['deps', 'status', 'dep-app', 'local'])).includes('"dep-db" is not healthy'), {
+      timeoutMs: 120_000,
+      what: 'dep-app shown waiting on dep-db',
+    });
+    const served = await fetch(`${local.apiUrl}/agents/${local.agentId}/target-state?mode=full`, {
+      headers: { authorization: `Bearer ${local.adminPak}` },
+    });
+    expect(((await served.json()) as { stack_id: string }[]).map((o) => o.stack_id)).not.to.include(app);
+    const missing = await kube.core.readNamespacedConfigMap({ name: 'dep-app', namespace: 'default' }).catch(() => undefined);
+    expect(missing, 'dep-app is not in the cluster').to.equal(undefined);
+
+    await apply('db-ready', '--stack', 'dep-db');
+    await eventually(async () => kube.core.readNamespacedConfigMap({ name: 'dep-app', namespace: 'default' }).catch(() => undefined), {
+      timeoutMs: 120_000,
+      what: 'dep-app in the local cluster once dep-db is healthy',
+    });
+    expect(await brokkr(local, ['deps', 'status', 'dep-app', 'local'])).to.include('is served to agent "local"');
   });
 
   it('Ctrl-C stops everything and leaves no process and no directory behind', async function () {

@@ -17,8 +17,13 @@ describe('agent deployment health classification', () => {
   });
 
   it('is healthy when no container is in trouble, and counts ready pods', () => {
+    const result = summarizePods([pod('a', ready), pod('b', ready)]);
+    expect(result).to.deep.equal({ status: 'healthy', summary: { pods_ready: 2, pods_total: 2, conditions: [], resources: [] } });
+  });
+
+  it('is unknown, not healthy, while a pod has not started (Pending): what waits for this object to be healthy keeps waiting', () => {
     const result = summarizePods([pod('a', ready), pod('b', { phase: 'Pending' })]);
-    expect(result).to.deep.equal({ status: 'healthy', summary: { pods_ready: 1, pods_total: 2, conditions: [], resources: [] } });
+    expect(result).to.deep.equal({ status: 'unknown', summary: { pods_ready: 1, pods_total: 2, conditions: [], resources: [] } });
   });
 
   it('is degraded for a crash-looping container, with the pod as a resource', () => {

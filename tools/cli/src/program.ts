@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
 import { registerAgents } from './commands/agents.ts';
 import { registerApply } from './commands/apply.ts';
+import { registerDependencies } from './commands/dependencies.ts';
 import { registerDescribe } from './commands/describe.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerDrift } from './commands/drift.ts';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerDiff(program);
   registerDrift(program);
   registerOverrides(program);
+  registerDependencies(program);
   registerGet(program);
   registerDescribe(program);
   registerAgents(program);

@@ -28,6 +28,8 @@ export type {
   RolloutStatus,
   RolloutWaveStatus,
   Stack,
+  StackAgentStatus,
+  StackDependency,
   StackExpiry,
   StackLabel,
   StackRolloutPolicy,

@@ -100,11 +100,15 @@ export interface ReadinessRule {
 }
 
 /**
- * Readiness, which Brokkr does not look at: a running pod whose Ready condition has been False for
- * longer than the grace is `degraded` (`NotReady`), one inside the grace `unknown` (it may still
- * pass its probe). A pod that has finished (Succeeded, Failed) is judged by its phase alone.
+ * Readiness, which Brokkr does not look at: a pod not started yet (Pending) is `unknown`; a running
+ * pod whose Ready condition has been False for longer than the grace is `degraded` (`NotReady`), one
+ * inside the grace `unknown` (it may still pass its probe). A pod that has finished (Succeeded,
+ * Failed) is judged by its phase alone.
  */
 function readinessVerdict(pod: PodLike, rule: ReadinessRule): Verdict | undefined {
+  // Not started yet: not a problem, and not healthy either — a stack waiting for this one to be
+  // healthy (dependencies, rollout gates) must not be released by a pod that never ran.
+  if (pod.status?.phase === 'Pending') return { status: 'unknown', conditions: [], resources: [] };
   const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready?.status !== 'False' || pod.status?.phase !== 'Running') return undefined;
   const since = ready.lastTransitionTime ? new Date(ready.lastTransitionTime).getTime() : Number.NEGATIVE_INFINITY;

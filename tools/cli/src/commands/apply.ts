@@ -32,6 +32,7 @@ async function readContent(options: ApplyOptions): Promise<Content> {
     };
   return { kind: 'source', ...(await kustomizeContent(options.kustomize!, options.kustomizeRoot)) };
 }
+import { ensureDependencies, resolveDependsOn } from './dependencies.ts';
 import { renderRollout } from './rollout.ts';
 import { signContent, storeSignature, type SignOptions } from './signing.ts';
 import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
@@ -49,6 +50,7 @@ interface ApplyOptions extends Partial<SignOptions>, Partial<ChartOptions> {
   generator?: string;
   target: string[];
   label: string[];
+  dependsOn: string[];
   wait?: boolean;
   timeout: string;
   interval: string;
@@ -90,6 +92,12 @@ export function registerApply(program: Command): void {
     .option('--generator <name|id>', 'owner of a new stack when using an admin PAK (default: admin-generator)')
     .option('--target <agent>', 'target the stack at this agent (name or id); repeatable', collect, [])
     .option('--label <label>', 'add this label to the stack (agents with the label receive it); repeatable', collect, [])
+    .option(
+      '--depends-on <stack[:applied|healthy]>',
+      'the stack waits on each agent until this one is healthy there (or applied); repeatable (docs/dependencies.md)',
+      collect,
+      [],
+    )
     .option('--wait', 'follow the rollout until every agent applied it or one failed (admin PAK; any owner PAK with a rollout policy)')
     .option('--timeout <duration>', 'how long --wait waits (e.g. 90s, 5m)', '5m')
     .option('--interval <duration>', 'how often --wait asks the hub', '2s')
@@ -127,7 +135,10 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   // Every name is resolved before the first write, so a typo changes nothing.
   const targets = await Promise.all([...new Set([...(manifests.settings.targets ?? []), ...options.target])].map((t) => findAgent(hub, t)));
   const labels = [...(manifests.settings.labels ?? []), ...options.label].map(checkLabel);
+  const dependsOn = await resolveDependsOn(hub, options.dependsOn);
   const stack = await ensureStack(io, me, manifests, options);
+  // Before the targets: an agent the stack newly reaches must not get it ahead of what it waits for.
+  await ensureDependencies(hub, say, stack, dependsOn);
   await ensureLabels(io, stack, labels);
   await ensureTargets(io, stack, targets);
   const signedAt = await ensureSignature(io, stack, manifests, options);

@@ -1,0 +1,130 @@
+import type { Command } from 'commander';
+import { formatFor, hubFor, print, sayFor } from '../context.ts';
+import { CliError, HubError } from '../errors.ts';
+import type { Hub } from '../http.ts';
+import { age, render, renderTable } from '../output.ts';
+import { findAgent, findStack } from '../resolve.ts';
+import type { Stack, StackAgentStatus, StackDependency } from '../types.ts';
+
+const READY_WHEN = ['applied', 'healthy'] as const;
+const SCOPES = ['agent', 'fleet'] as const;
+
+function oneOf<T extends string>(what: string, allowed: readonly T[], value: string): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new CliError(`${what} must be one of ${allowed.join(', ')}, not "${value}"`);
+  return value as T;
+}
+
+/** Stack names by id, for the table (a dependency may name a stack the caller cannot list: its id then). */
+async function stackNames(hub: Hub): Promise<Map<string, string>> {
+  const stacks = await hub.get<Stack[]>('/stacks');
+  return new Map(stacks.map((s) => [s.id, s.name]));
+}
+
+function renderDependencies(deps: readonly StackDependency[], names: Map<string, string>): string {
+  if (!deps.length) return 'no dependencies: the stack waits for nothing\n';
+  return renderTable(deps, [
+    { header: 'WAITS FOR', value: (d) => names.get(d.stack_id) ?? d.stack_id },
+    { header: 'READY WHEN', value: (d) => d.ready_when },
+    { header: 'SCOPE', value: (d) => (d.scope === 'agent' ? 'same agent' : 'every agent') },
+    { header: 'BY', value: (d) => d.created_by },
+    { header: 'AGE', value: (d) => age(d.created_at) },
+  ]);
+}
+
+/** "waiting on stack db (healthy on this agent)" — why the stack is or is not on the agent now. */
+export function statusLine(stack: string, agent: string, status: StackAgentStatus, names: Map<string, string>): string {
+  const name = (id: string) => `"${names.get(id) ?? id}"`;
+  const where = (scope: string | undefined) => (scope === 'fleet' ? 'on every agent it targets' : 'on this agent');
+  switch (status.state) {
+    case 'served':
+      return `stack "${stack}" is served to agent "${agent}"`;
+    case 'not_targeted':
+      return `stack "${stack}" does not target agent "${agent}"`;
+    case 'no_object':
+      return `stack "${stack}" has no deployment object yet`;
+    case 'waiting':
+      return [
+        `stack "${stack}" waits on agent "${agent}" (the agent keeps what it applied of it and gets nothing new):`,
+        ...status.waiting_on.map((d) => `  stack ${name(d.stack_id)} is not ${d.ready_when} ${where(d.scope)}`),
+      ].join('\n');
+  }
+}
+
+/** `db` or `db:applied`: a stack `apply --depends-on` makes the applied stack wait for. */
+export interface DependsOn {
+  stack: Stack;
+  readyWhen: (typeof READY_WHEN)[number];
+}
+
+/** Resolves each `<stack>[:applied|healthy]` (healthy by default) before anything is written. */
+export async function resolveDependsOn(hub: Hub, refs: readonly string[]): Promise<DependsOn[]> {
+  return Promise.all(
+    refs.map(async (ref) => {
+      const colon = ref.lastIndexOf(':');
+      const [name, state] = colon > 0 ? [ref.slice(0, colon), ref.slice(colon + 1)] : [ref, 'healthy'];
+      return { stack: await findStack(hub, name), readyWhen: oneOf('--depends-on', READY_WHEN, state) };
+    }),
+  );
+}
+
+/** The stack waits for each (on the same agent); one it waits for already is left as it is. */
+export async function ensureDependencies(hub: Hub, say: (line: string) => void, stack: Stack, deps: readonly DependsOn[]): Promise<void> {
+  for (const dep of deps) {
+    try {
+      await hub.post(`/stacks/${stack.id}/dependencies`, { stack_id: dep.stack.id, ready_when: dep.readyWhen });
+      say(`stack "${stack.name}": waits for stack "${dep.stack.name}" to be ${dep.readyWhen} on each agent`);
+    } catch (err) {
+      if (!(err instanceof HubError && err.code === 'dependency_exists')) throw err;
+    }
+  }
+}
+
+export function registerDependencies(program: Command): void {
+  const deps = program
+    .command('dependencies')
+    .alias('deps')
+    .description('Stacks a stack waits for before its agents get anything new of it (docs/dependencies.md)');
+  deps
+    .command('list <stack>')
+    .description('The stacks it waits for')
+    .action(async (ref: string, _options: unknown, cmd: Command) => {
+      const hub = hubFor(cmd);
+      const stack = await findStack(hub, ref);
+      const [list, names] = await Promise.all([hub.get<StackDependency[]>(`/stacks/${stack.id}/dependencies`), stackNames(hub)]);
+      print(render(list, formatFor(cmd), () => renderDependencies(list, names)));
+    });
+  deps
+    .command('add <stack>')
+    .description('Make the stack wait for another (a cycle is refused, naming it)')
+    .requiredOption('--on <stack>', 'the stack it waits for')
+    .option('--ready-when <state>', `${READY_WHEN.join(' | ')}`, 'healthy')
+    .option('--scope <scope>', `${SCOPES.join(' | ')}: ready on the same agent, or on every agent the other stack targets`, 'agent')
+    .action(async (ref: string, options: { on: string; readyWhen: string; scope: string }, cmd: Command) => {
+      const body = { ready_when: oneOf('--ready-when', READY_WHEN, options.readyWhen), scope: oneOf('--scope', SCOPES, options.scope) };
+      const hub = hubFor(cmd);
+      const [stack, on] = await Promise.all([findStack(hub, ref), findStack(hub, options.on)]);
+      await hub.post(`/stacks/${stack.id}/dependencies`, { stack_id: on.id, ...body });
+      sayFor(formatFor(cmd))(`stack "${stack.name}" now waits for stack "${on.name}" to be ${body.ready_when} (${body.scope})`);
+    });
+  deps
+    .command('remove <stack> <on>')
+    .description('The stack no longer waits for that one')
+    .action(async (ref: string, onRef: string, _options: unknown, cmd: Command) => {
+      const hub = hubFor(cmd);
+      const [stack, on] = await Promise.all([findStack(hub, ref), findStack(hub, onRef)]);
+      await hub.request('DELETE', `/stacks/${stack.id}/dependencies/${on.id}`);
+      sayFor(formatFor(cmd))(`stack "${stack.name}" no longer waits for stack "${on.name}"`);
+    });
+  deps
+    .command('status <stack> <agent>')
+    .description('Whether the agent is served the stack now and, if not, what it waits for')
+    .action(async (ref: string, agentRef: string, _options: unknown, cmd: Command) => {
+      const hub = hubFor(cmd);
+      const [stack, agent] = await Promise.all([findStack(hub, ref), findAgent(hub, agentRef)]);
+      const [status, names] = await Promise.all([
+        hub.get<StackAgentStatus>(`/stacks/${stack.id}/agents/${agent.id}/status`),
+        stackNames(hub),
+      ]);
+      print(render(status, formatFor(cmd), () => `${statusLine(stack.name, agent.name, status, names)}\n`));
+    });
+}

@@ -211,12 +211,17 @@ describe('api rollout approvals', function () {
     await twoMoreTicks();
     for (const a of prod) expect(await served(a, stackId), 'held after one approval').to.deep.equal([v1]);
     expect((await latestRollout(stackId)).released_wave).to.equal(0);
+    // The one answer to "why is v2 not on this agent": the approvals its wave waits for; the canary has it.
+    const why = await owner.client.get(`/stacks/${stackId}/agents/${prod[0]!.id}/status`);
+    expect(why.body).to.deep.include({ state: 'waiting', reason: 'approval', rollout_id: rolloutId, wave: 1, approval_wave: 1 });
+    expect((await owner.client.get(`/stacks/${stackId}/agents/${canary.id}/status`)).body).to.deep.include({ state: 'served' });
 
     const second = await approve(bob.client, rolloutId, { digest: first.body.digest });
     expect(second.status, second.text).to.equal(201);
     // Released by the approval itself, in its transaction: not left to the next rollouts tick.
     expect(second.body).to.include({ approvals_counted: 2, released: true, awaiting_approval: false });
     for (const a of prod) await eventually(async () => (await served(a, stackId)).includes(v2), { what: 'the prod wave to be served v2' });
+    expect((await owner.client.get(`/stacks/${stackId}/agents/${prod[0]!.id}/status`)).body).to.deep.include({ state: 'served' });
 
     const listed = await owner.client.get(`/rollouts/${rolloutId}/waves/1/approvals`);
     expect(listed.status, listed.text).to.equal(200);

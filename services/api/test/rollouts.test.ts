@@ -150,6 +150,15 @@ describe('api progressive rollouts', function () {
     const progressing = await latestRollout(stackId);
     expect(progressing).to.include({ status: 'progressing', released_wave: 0, deployment_object_id: v2, baseline_object_id: v1 });
     expect(progressing.waves.map((w: { agents: number }) => w.agents)).to.deep.equal([1, 3]);
+    // Why v2 is not on a second-wave agent yet: the rollout, its wave not released.
+    const why = await gen.client.get(`/stacks/${stackId}/agents/${rest[0]!.id}/status`);
+    expect(why.body).to.deep.include({
+      state: 'waiting',
+      reason: 'rollout',
+      rollout_id: progressing.id,
+      rollout_status: 'progressing',
+      wave: 1,
+    });
 
     await reportApplied(canary, v2, 'SUCCESS');
     await eventually(async () => (await served(rest[2]!, stackId)).includes(v2), { what: 'the second wave to be served v2' });

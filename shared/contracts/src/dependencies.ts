@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ROLLOUT_STATUSES } from './rollouts.ts';
 import { timestamp, uuid } from './wire.ts';
 
 // Dependencies between stacks (docs/dependencies.md): the api serves them, the CLI and the console
@@ -47,7 +48,22 @@ export const stackAgentStatusSchema = z
         "`served`: the stack's newest object is in the agent's target state; `waiting`: held back (`reason` says why); " +
         '`not_targeted`: the stack does not reach the agent; `no_object`: the stack has no live object',
     }),
-    reason: z.literal('dependency').optional(),
+    reason: z
+      .enum(['dependency', 'rollout', 'approval'])
+      .optional()
+      .meta({
+        description:
+          '`dependency`: a stack it depends on is not ready for the agent (it gets nothing new of the stack); `rollout`: a progressive rollout ' +
+          "holds the agent on the previous object (its wave not released yet); `approval`: the rollout waits for approvals of a wave up to the agent's",
+      }),
+    rollout_id: uuid().optional().meta({ description: 'While a rollout holds the agent: the rollout' }),
+    rollout_status: z.enum(ROLLOUT_STATUSES).optional(),
+    wave: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "While a rollout holds the agent: the agent's wave (0 = the first), once assigned" }),
+    approval_wave: z.number().int().optional().meta({ description: 'While waiting for approvals: the wave that waits for them' }),
     stack_id: uuid().optional().meta({ description: 'While waiting: the stack waited for' }),
     ready_when: readyWhen.optional(),
     scope: scope.optional(),

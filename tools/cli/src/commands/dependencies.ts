@@ -31,6 +31,15 @@ function renderDependencies(deps: readonly StackDependency[], names: Map<string,
   ]);
 }
 
+function rolloutLine(stack: string, agent: string, status: StackAgentStatus): string {
+  const wave = status.wave === undefined ? '' : ` (its wave ${status.wave + 1})`;
+  const why =
+    status.reason === 'approval'
+      ? `rollout ${status.rollout_id} waits for approvals of wave ${(status.approval_wave ?? 0) + 1}`
+      : `rollout ${status.rollout_id} (${status.rollout_status}) has not released the agent's wave${wave}`;
+  return `stack "${stack}": agent "${agent}" keeps the previous object: ${why}`;
+}
+
 /** "waiting on stack db (healthy on this agent)" — why the stack is or is not on the agent now. */
 export function statusLine(stack: string, agent: string, status: StackAgentStatus, names: Map<string, string>): string {
   const name = (id: string) => `"${names.get(id) ?? id}"`;
@@ -43,6 +52,7 @@ export function statusLine(stack: string, agent: string, status: StackAgentStatu
     case 'no_object':
       return `stack "${stack}" has no deployment object yet`;
     case 'waiting':
+      if (status.reason !== 'dependency') return rolloutLine(stack, agent, status);
       return [
         `stack "${stack}" waits on agent "${agent}" (the agent keeps what it applied of it and gets nothing new):`,
         ...status.waiting_on.map((d) => `  stack ${name(d.stack_id)} is not ${d.ready_when} ${where(d.scope)}`),

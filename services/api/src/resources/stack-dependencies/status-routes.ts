@@ -1,18 +1,40 @@
-import type { StackAgentStatus } from '@brokkr/contracts';
+import type { RolloutStatus, StackAgentStatus } from '@brokkr/contracts';
 import { agentNotFound } from '../../errors/catalogue.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { agentStackView, type AgentStackView } from './sql/queries.ts';
 import { stackAgentParams, stackAgentStatusSchema } from './schemas.ts';
 
-/** The one answer to "why is this stack not on this agent now" (so far: its dependencies). */
+/**
+ * Held by a rollout: `approval` when the wave the rollout waits at for approvals is this agent's or
+ * an earlier one (nothing reaches the agent before approvers act), else `rollout` (its wave is not
+ * released yet, or the rollout holds everyone on the baseline).
+ */
+function rolloutStatus(held: NonNullable<AgentStackView['held_by']>): StackAgentStatus {
+  const { rollout_id, status, wave, approval_wave } = held;
+  const byApproval = approval_wave !== null && (wave === null || approval_wave <= wave);
+  return {
+    state: 'waiting',
+    reason: byApproval ? 'approval' : 'rollout',
+    rollout_id,
+    rollout_status: status as RolloutStatus,
+    ...(wave !== null ? { wave } : {}),
+    ...(byApproval ? { approval_wave } : {}),
+    waiting_on: [],
+  };
+}
+
+/**
+ * The one answer to "why is this stack not on this agent now": a dependency not ready (the agent
+ * gets nothing new of the stack), else a rollout holding it on the previous object.
+ */
 function statusOf(view: AgentStackView): StackAgentStatus {
   const waitingOn = view.waiting_on;
   if (!view.reaches) return { state: 'not_targeted', waiting_on: waitingOn };
   if (!view.has_object) return { state: 'no_object', waiting_on: waitingOn };
   const first = waitingOn[0];
-  if (!first) return { state: 'served', waiting_on: [] };
-  return { state: 'waiting', reason: 'dependency', ...first, waiting_on: waitingOn };
+  if (first) return { state: 'waiting', reason: 'dependency', ...first, waiting_on: waitingOn };
+  return view.held_by ? rolloutStatus(view.held_by) : { state: 'served', waiting_on: [] };
 }
 
 export const stackAgentStatusRoutes: AnyRoute[] = [
@@ -22,7 +44,8 @@ export const stackAgentStatusRoutes: AnyRoute[] = [
     summary: 'Whether an agent is served the stack now and, if not, why',
     description:
       'A stack held back by a dependency not ready for the agent answers `{"state":"waiting","reason":"dependency","stack_id":…,"ready_when":…}`: ' +
-      'a state, never an error. `waiting_on` lists every dependency not ready for the agent.',
+      'a state, never an error. `waiting_on` lists every dependency not ready for the agent. A rollout holding the agent on the previous object ' +
+      'answers `reason` `rollout` (its wave is not released yet) or `approval` (a wave up to its own waits for approvals), with `rollout_id` and `wave`.',
     tags: ['stacks'],
     access: 'any',
     params: stackAgentParams,

@@ -2,21 +2,12 @@ import { prepared, type Queryable } from '@brokkr/db';
 import type { DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 import { associationPairs } from '../../../domain/association.ts';
 import { dependencyReadySql } from '../../../domain/stack-dependencies.ts';
+import { rolloutHoldsSql } from '../../../domain/rollout-hold.ts';
 
-/**
- * Progressive rollouts (ADR 0016): the baseline object a rollout of the latest object `l` still
- * serves this agent, or no row. Everyone is held while the rollout is pending (waves not assigned
- * yet), rolled back or aborted; while it progresses, is paused or failed without rollback, only
- * the agents of waves not released yet. One probe of rollouts(deployment_object_id) per stack
- * when the stack has no rollout.
- */
+/** The baseline object a rollout of the latest object `l` still serves this agent (domain/rollout-hold.ts), or no row. */
 const HELD_BASELINE = `
       SELECT r.baseline_object_id FROM rollouts r
-       WHERE r.deployment_object_id = l.id AND NOT l.stack_deleted
-         AND (r.status IN ('pending', 'rolled_back', 'aborted')
-              OR (r.status IN ('progressing', 'paused', 'failed') AND NOT EXISTS (
-                    SELECT 1 FROM rollout_agents ra
-                     WHERE ra.rollout_id = r.id AND ra.agent_id = $1 AND ra.wave <= r.released_wave)))`;
+       WHERE r.deployment_object_id = l.id AND NOT l.stack_deleted AND ${rolloutHoldsSql('r', '$1')}`;
 
 /**
  * The whole target state in ONE round trip, whatever the number of stacks: agents poll this

@@ -1,5 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import { agentsForOneStackSql } from '../../../domain/agents-for-stacks.ts';
+import { rolloutHoldsSql } from '../../../domain/rollout-hold.ts';
 import { dependencyReadySql } from '../../../domain/stack-dependencies.ts';
 import { DEPENDENCY_COLUMNS, type DependencyRow } from './dependency-row.ts';
 
@@ -39,12 +40,15 @@ export interface AgentStackView {
   has_object: boolean;
   /** The dependencies not ready for the agent, oldest first. */
   waiting_on: { stack_id: string; ready_when: 'applied' | 'healthy'; scope: 'agent' | 'fleet' }[];
+  /** The rollout of the stack's newest object that holds the agent on its baseline, if one does. */
+  held_by: { rollout_id: string; status: string; wave: number | null; approval_wave: number | null } | null;
 }
 
 /**
  * What decides whether the agent is served the stack now, in one round trip: the agent (live), the
- * association (domain/agents-for-stacks.ts), a live object, and each dependency not ready for the
- * agent by the rule the target state holds the stack back with (domain/stack-dependencies.ts).
+ * association (domain/agents-for-stacks.ts), a live object, each dependency not ready for the agent
+ * and the rollout holding it on a baseline, by the rules the target state serves with
+ * (domain/stack-dependencies.ts, domain/rollout-hold.ts).
  */
 export async function agentStackView(db: Queryable, stackId: string, agentId: string): Promise<AgentStackView> {
   const { rows } = await db.query<AgentStackView>(
@@ -54,7 +58,13 @@ export async function agentStackView(db: Queryable, stackId: string, agentId: st
             coalesce((SELECT json_agg(json_build_object('stack_id', sd.depends_on, 'ready_when', sd.ready_when, 'scope', sd.scope)
                                       ORDER BY sd.created_at, sd.depends_on)
                         FROM stack_dependencies sd
-                       WHERE sd.stack_id = $1 AND NOT ${dependencyReadySql('sd', '$2::uuid')}), '[]') AS waiting_on`,
+                       WHERE sd.stack_id = $1 AND NOT ${dependencyReadySql('sd', '$2::uuid')}), '[]') AS waiting_on,
+            (SELECT json_build_object('rollout_id', r.id, 'status', r.status, 'approval_wave', r.approval_wave,
+                                      'wave', (SELECT ra.wave FROM rollout_agents ra WHERE ra.rollout_id = r.id AND ra.agent_id = $2))
+               FROM rollouts r
+              WHERE r.deployment_object_id = (SELECT o.id FROM deployment_objects o WHERE o.stack_id = $1 AND o.deleted_at IS NULL
+                                               ORDER BY o.sequence_id DESC LIMIT 1)
+                AND ${rolloutHoldsSql('r', '$2::uuid')}) AS held_by`,
     [stackId, agentId],
   );
   return rows[0]!;

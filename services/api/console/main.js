@@ -4,6 +4,7 @@ import { liveStatus, onLiveStatus, startLive, stopLive } from './lib/live.js';
 import { link, useRoute } from './lib/router.js';
 import { session } from './lib/session.js';
 import { AgentPage } from './pages/agent.js';
+import { ApprovalRequestsPage } from './pages/approvals.js';
 import { AuditPage } from './pages/audit.js';
 import { DeploymentObjectPage } from './pages/deployment-object.js';
 import { DriftPage } from './pages/drift.js';
@@ -22,6 +23,7 @@ const NAV = [
   ['fleet', 'Fleet'],
   ['stacks', 'Stacks'],
   ['rollouts', 'Rollouts'],
+  ['approvals', 'Approvals'],
   ['drift', 'Drift'],
   ['templates', 'Templates'],
   ['webhooks', 'Webhooks'],
@@ -39,6 +41,8 @@ function page([section, id]) {
       return id ? html`<${StackPage} key=${id} id=${id} />` : html`<${StacksPage} />`;
     case 'rollouts':
       return id ? html`<${RolloutPage} key=${id} id=${id} />` : html`<${RolloutsPage} />`;
+    case 'approvals':
+      return html`<${ApprovalRequestsPage} />`;
     case 'drift':
       return html`<${DriftPage} />`;
     case 'previews':

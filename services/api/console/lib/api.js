@@ -1,11 +1,15 @@
 import { session } from './session.js';
 
-/** A non-2xx answer; `status` 403 means the PAK may not read this (shown as "not permitted"). */
+/**
+ * A non-2xx answer; `status` 403 means the PAK may not read this (shown as "not permitted").
+ * `details` is the error's `details` (e.g. `cycle` of a 422 `dependency_cycle`), if any.
+ */
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, details) {
     super(message);
     this.status = status;
     this.code = code;
+    this.details = details;
   }
 }
 
@@ -35,13 +39,14 @@ export async function request(path, { method = 'GET', body, pak = session.pak } 
   }
   if (!res.ok) {
     if (res.status === 401 && pak === session.pak) for (const fn of listeners) fn();
-    throw new ApiError(res.status, data?.code ?? 'error', data?.message ?? `HTTP ${res.status}`);
+    throw new ApiError(res.status, data?.code ?? 'error', data?.message ?? `HTTP ${res.status}`, data?.details);
   }
   return data;
 }
 
 export const get = (path) => request(path);
 export const post = (path, body) => request(path, { method: 'POST', body });
+export const del = (path) => request(path, { method: 'DELETE' });
 
 /** Builds `path?k=v` from the defined, non-empty values. */
 export function withQuery(path, query) {

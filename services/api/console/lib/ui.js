@@ -12,6 +12,16 @@ export function Failure({ error }) {
   return html`<div class="notice error" data-testid="error">Could not load: ${error?.message ?? String(error)}</div>`;
 }
 
+/**
+ * A refused write, in the API's own words: its message and code (403s included — for a write,
+ * "not permitted" alone would hide why, e.g. `approval_by_submitter`). `children` adds to it.
+ */
+export function Refusal({ error, children }) {
+  return html`<div class="notice error" data-testid="refusal" data-code=${error?.code}>
+    ${error?.message ?? String(error)} ${error?.code ? html`<code>${error.code}</code>` : ''} ${children}
+  </div>`;
+}
+
 /** Renders `children(data)` once loaded, the failure, or a loading line. */
 export function Loaded({ result, children }) {
   if (result.error) return html`<${Failure} error=${result.error} />`;
@@ -53,6 +63,10 @@ const TONES = {
   rolled_back: 'bad',
   aborted: 'bad',
   error: 'bad',
+  // order and consent
+  served: 'ok',
+  waiting: 'warn',
+  'waiting for approvals': 'warn',
 };
 export const Badge = ({ value }) => html`<span class="badge ${TONES[value] ?? ''}">${value ?? '—'}</span>`;
 

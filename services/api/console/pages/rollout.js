@@ -5,6 +5,7 @@ import { link } from '../lib/router.js';
 import { session } from '../lib/session.js';
 import { Badge, Failure, Loaded } from '../lib/ui.js';
 import { useApi, useNow } from '../lib/use-api.js';
+import { WaveApprovals } from './approvals.js';
 
 /** The hub's transitions (POST /rollouts/{id}/{action}): which statuses each applies to, and what it does. */
 const ACTIONS = [
@@ -59,7 +60,14 @@ function agentState(a) {
   return String(a.last_event.status).toUpperCase() === 'SUCCESS' ? 'applied' : 'failed';
 }
 
-function Wave({ detail, wave, now }) {
+/** Wave by wave approvals: the counts in the head, the list and the Approve form under it. */
+function WaveApprovalHead({ wave }) {
+  if (!wave.required_approvals) return '';
+  return html`<span data-testid="wave-approvals-count">approvals ${wave.approvals}/${wave.required_approvals}</span>
+    ${wave.awaiting_approval ? html`<${Badge} value="waiting for approvals" />` : ''}`;
+}
+
+function Wave({ detail, wave, now, onApproved }) {
   const spec = detail.rollout.policy.waves[wave.index];
   const agents = detail.agents.filter((a) => a.wave === wave.index);
   const selects = spec.selector ? `agents labelled ${spec.selector.labels.join(', ')}` : `${spec.percent}% of the agents (cumulative)`;
@@ -67,6 +75,7 @@ function Wave({ detail, wave, now }) {
     <div class="wave-head">
       <strong>${wave.index + 1}. ${wave.name}</strong>
       <${Badge} value=${wave.released ? 'released' : 'held'} />
+      <${WaveApprovalHead} wave=${wave} />
       <span class="muted"
         >${selects}; max ${spec.max_failures} failure(s), soak ${spec.soak_seconds} s, deadline ${spec.progress_deadline_seconds} s</span
       >
@@ -76,6 +85,10 @@ function Wave({ detail, wave, now }) {
       ${wave.applied}/${wave.agents} applied, ${wave.healthy} healthy, ${wave.failed} failed
     </div>
     <${WaveClock} detail=${detail} wave=${wave} now=${now} />
+    ${
+      wave.required_approvals > 0 &&
+      html`<${WaveApprovals} rolloutId=${detail.rollout.id} wave=${wave.index} rolloutStatus=${detail.rollout.status} onApproved=${onApproved} withCounts=${false} />`
+    }
     ${
       agents.length > 0 &&
       html`<ul class="agents">
@@ -173,7 +186,7 @@ export function RolloutDetail({ id, stackId }) {
         </div>
         ${detail.rollout.message && html`<p data-testid="rollout-message">${detail.rollout.message}</p>`}
         <${Actions} rollout=${detail.rollout} onDone=${result.reload} />
-        ${detail.rollout.waves.map((w) => html`<${Wave} key=${w.index} detail=${detail} wave=${w} now=${now} />`)}
+        ${detail.rollout.waves.map((w) => html`<${Wave} key=${w.index} detail=${detail} wave=${w} now=${now} onApproved=${result.reload} />`)}
         <h3>Events</h3>
         <${Timeline} events=${detail.events} now=${now} />
       </section>`}

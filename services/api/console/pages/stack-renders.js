@@ -113,10 +113,12 @@ function AgentRender({ stackId, agentId }) {
   <//>`;
 }
 
-/** Layers, and an agent's rendered view of the stack's newest object. */
-export function StackRenders({ stackId, newestObjectId }) {
+/**
+ * Layers, and an agent's rendered view of the stack's newest object. `agents`: the agents targeting
+ * the stack, read once by the stack page (stack-order.js) for this view and the per-agent status.
+ */
+export function StackRenders({ stackId, newestObjectId, agents, agentsError }) {
   const [agentId, setAgentId] = useState('');
-  const agents = useApi(newestObjectId ? `/ui/api/deployment-objects/${newestObjectId}/agents` : null);
   return html`<section data-testid="stack-renders">
     <h2>Per-cluster content</h2>
     <${Layers} stackId=${stackId} />
@@ -126,12 +128,12 @@ export function StackRenders({ stackId, newestObjectId }) {
             >Rendered for
             <select data-testid="render-agent" value=${agentId} onChange=${(ev) => setAgentId(ev.target.value)}>
               <option value="">choose an agent…</option>
-              ${(agents.data?.agents ?? []).filter((a) => a.associated).map((a) => html`<option value=${a.agent_id}>${a.name}</option>`)}
+              ${agents.map((a) => html`<option value=${a.agent_id}>${a.name}</option>`)}
             </select></label
           >`
         : ''
     }
-    ${agents.error ? html`<${Failure} error=${agents.error} />` : ''}
+    ${agentsError ? html`<${Failure} error=${agentsError} />` : ''}
     ${agentId ? html`<${AgentRender} stackId=${stackId} agentId=${agentId} />` : ''}
   </section>`;
 }

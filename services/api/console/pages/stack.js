@@ -1,11 +1,11 @@
 import { withQuery } from '../lib/api.js';
 import { ago, short } from '../lib/format.js';
-import { html, useMemo, useState } from '../lib/html.js';
+import { html, useMemo, useRef, useState } from '../lib/html.js';
 import { link } from '../lib/router.js';
 import { Badge, HealthCounts, Loaded, Pager } from '../lib/ui.js';
 import { useApi, useNow } from '../lib/use-api.js';
 import { StackDrift } from './drift-view.js';
-import { StackRenders } from './stack-renders.js';
+import { StackOrder } from './stack-order.js';
 import { Expiry, StackRollouts } from './stack-rollouts.js';
 
 const LIMIT = 50;
@@ -17,6 +17,9 @@ export function StackPage({ id }) {
   const result = useApi(withQuery(`/ui/api/stacks/${id}/deployment-objects`, { limit: LIMIT, offset }), { live, everyMs: 30_000 });
   const labels = useApi(`stacks/${id}/labels`);
   const now = useNow(5000);
+  // The newest object is on the first page only: later pages keep the one seen there.
+  const newest = useRef(undefined);
+  if (result.data?.offset === 0) newest.current = result.data.objects.find((o) => !o.is_deletion_marker)?.id;
 
   return html`
     <p><a href=${link('stacks')}>← Stacks</a></p>
@@ -35,9 +38,9 @@ export function StackPage({ id }) {
           <dt>Expiry</dt>
           <dd><${Expiry} stackId=${stack.id} /></dd>
         </dl>
+        <${StackOrder} stackId=${stack.id} newestObjectId=${newest.current} />
         <${StackRollouts} stackId=${stack.id} />
         <${StackDrift} stackId=${stack.id} />
-        <${StackRenders} stackId=${stack.id} newestObjectId=${offset === 0 ? objects.find((o) => !o.is_deletion_marker)?.id : undefined} />
         <h2>Deployment objects (${total})</h2>
         <table data-testid="objects-table">
           <thead>

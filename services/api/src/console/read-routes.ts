@@ -4,7 +4,7 @@ import { deploymentObjectNotFound, generatorNotAssociated, generatorRequired } f
 import { idParams } from '../http/schemas.ts';
 import { fetchOwnedRollout } from '../resources/rollouts/access.ts';
 import { rolloutJson } from '../resources/rollouts/serialize.ts';
-import { waveCounts } from '../resources/rollouts/sql/queries.ts';
+import { approvalCounts, waveCounts } from '../resources/rollouts/sql/queries.ts';
 import { fetchOwnedStack } from '../domain/stack-access.ts';
 import { fetchReadableTemplate } from '../resources/templates/access.ts';
 import { findDeploymentObject } from '../resources/deployment-objects/sql/queries.ts';
@@ -103,13 +103,14 @@ export const consoleReadRoutes: ConsoleRoute[] = [
     query: z.object({ limit: z.coerce.number().int().min(1).max(2000).default(500) }),
     async handler({ params, query, identity, ctx }) {
       const row = await fetchOwnedRollout(ctx.db.pool, identity, params.id);
-      const [counts, clock, agents, events] = await Promise.all([
+      const [counts, approvals, clock, agents, events] = await Promise.all([
         waveCounts(ctx.db.pool, [row.id]),
+        approvalCounts(ctx.db.pool, [row.id]),
         rolloutClock(ctx.db.pool, row.id),
         rolloutAgentStates(ctx.db.pool, row.id, query.limit),
         stackTimeline(ctx.db.pool, { stackId: row.stack_id, rolloutId: row.id, since: row.created_at, limit: 200 }),
       ]);
-      return { rollout: rolloutJson(row, counts), ...clock, agents, events };
+      return { rollout: rolloutJson(row, counts, approvals), ...clock, agents, events };
     },
   }),
   defineConsoleRoute({

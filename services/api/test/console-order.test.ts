@@ -153,7 +153,9 @@ describe('console dependencies and approvals in a browser', function () {
     const line = () => page.locator(`[data-testid=agents-why] tr[data-agent="${edge.id}"]`);
     await page.locator(`[data-testid=agents-why] tr[data-agent="${edge.id}"][data-reason=dependency]`).waitFor();
     expect(await line().locator('[data-testid=agent-why]').textContent()).to.contain(`waiting: stack ${db.name} not healthy on this agent`);
-    expect(await served(edge)).to.include(dbObject).and.not.include(appObject);
+    expect(await served(edge))
+      .to.include(dbObject)
+      .and.not.include(appObject);
     await screenshot(page, 'order-waiting-on-dependency');
 
     // db waiting for app would close a cycle: refused, the cycle shown by name in order.
@@ -234,7 +236,9 @@ describe('console dependencies and approvals in a browser', function () {
     await refused.waitFor();
     expect(await refused.textContent()).to.contain('Whoever submitted the deployment object may not approve its rollout');
     await screenshot(page, 'approval-submitter-refused');
-    expect(await served(prod)).to.include(v1).and.not.include(v2);
+    expect(await served(prod))
+      .to.include(v1)
+      .and.not.include(v2);
 
     // The approver finds the wave under Approvals and approves it with a comment: the wave goes.
     await freshPage();
@@ -242,7 +246,9 @@ describe('console dependencies and approvals in a browser', function () {
     await page.click('[data-nav=approvals]');
     const request = page.locator(`[data-testid=approval-request][data-rollout="${rollout.id}"][data-wave="1"]`);
     await request.locator('[data-testid=approval-counts]', { hasText: 'approvals 0/1' }).waitFor();
-    expect(await request.textContent()).to.contain(shop.name).and.contain('the rollout waits at this wave');
+    expect(await request.textContent())
+      .to.contain(shop.name)
+      .and.contain('the rollout waits at this wave');
     await screenshot(page, 'approval-requests');
     await request.locator('input[name=comment]').fill('diff reviewed');
     await request.locator('[data-testid=approve]').click();

@@ -87,7 +87,13 @@ function Wave({ detail, wave, now, onApproved }) {
     <${WaveClock} detail=${detail} wave=${wave} now=${now} />
     ${
       wave.required_approvals > 0 &&
-      html`<${WaveApprovals} rolloutId=${detail.rollout.id} wave=${wave.index} rolloutStatus=${detail.rollout.status} onApproved=${onApproved} withCounts=${false} />`
+      html`<${WaveApprovals}
+        rolloutId=${detail.rollout.id}
+        wave=${wave.index}
+        rolloutStatus=${detail.rollout.status}
+        onApproved=${onApproved}
+        withCounts=${false}
+      />`
     }
     ${
       agents.length > 0 &&

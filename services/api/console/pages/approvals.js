@@ -121,7 +121,7 @@ function RequestBox({ request, onApproved }) {
       <span>wave ${r.wave + 1} (${r.name})</span>
       <${Badge} value=${r.status} />
       <span class="muted"
-        >${r.awaiting_approval ? 'the rollout waits at this wave' : 'the rollout has not reached this wave yet'}; object
+        >${r.awaiting_approval ? 'the rollout waits at this wave' : 'the rollout has not reached this wave yet'}; object${' '}
         <a class="mono" href=${link('deployment-objects', r.deployment_object_id)}>${short(r.deployment_object_id)}</a></span
       >
     </div>

@@ -14,9 +14,9 @@ import {
   type TrustPolicy,
   type TrustView,
 } from '@brokkr/trust';
-import type { DeploymentObject, WorkOrder } from '@brokkr/contracts';
+import type { DeploymentObject, ServedDeploymentObject, WorkOrder } from '@brokkr/contracts';
 import type { EventReporter } from '../reconcile/event-reporter.ts';
-import { errorMessage, sleep } from '../util/async.ts';
+import { errorMessage, Wakeup } from '../util/async.ts';
 import { metadataVersions, startingMetadata } from './metadata-state.ts';
 import type { TrustMetrics } from './metrics.ts';
 import type { TrustRelay } from './relay.ts';
@@ -30,7 +30,10 @@ export interface TrustGateDeps {
   metrics: TrustMetrics;
   logger: Logger;
   identity: LocalIdentity;
-  /** The trust metadata is asked for this often (and with each new target state, at most once a second). */
+  /**
+   * The trust metadata is asked for this often, and at once when the hub says it changed
+   * (metadataChanged: the agent channel's `trust_metadata_changed`); never because the target state did.
+   */
   refreshMs: number;
 }
 
@@ -54,7 +57,11 @@ const REFRESH_FLOOR_MS = 1000;
 export class TrustGate {
   private metadata: MetadataState;
   private readonly keyless: TrustMaterial | undefined;
-  /** Signatures the hub relayed, by deployment object id (fetched again when one no longer passes). */
+  /**
+   * Signatures the hub relayed, by deployment object id: carried with the object (the target state
+   * and its patches, asked for with signatures), else fetched (GET /agents/{id}/signatures), and
+   * fetched again when one no longer passes (re-signed since, say).
+   */
   private readonly signatures = new Map<string, unknown>();
   /** The object of each stack admitted last: what the reconciler keeps applying while a newer one is refused. */
   private readonly admitted = new Map<string, DeploymentObject>();
@@ -69,6 +76,7 @@ export class TrustGate {
   /** The last screen refused something: each refresh asks the hub again (a signature stored since, e.g. re-signed by a new key). */
   private refusing = false;
   private chain: Promise<void> = Promise.resolve();
+  private readonly refreshWake = new Wakeup();
   private queued = false;
   /** Where the admitted objects go: the reconcile loop, once it exists (attach). */
   private sink: ((objects: DeploymentObject[]) => void) | undefined;
@@ -101,16 +109,28 @@ export class TrustGate {
     this.sink = sink;
   }
 
-  /** A new target state from the hub: checked, then the admitted part offered. One screen at a time, the newest state last. */
-  offer(objects: DeploymentObject[]): void {
+  /**
+   * A new target state from the hub: checked, then the admitted part offered. One screen at a time,
+   * the newest state last. A signature carried with an object is the hub's newest for it.
+   */
+  offer(objects: ServedDeploymentObject[]): void {
+    for (const o of objects) if (o.signature !== undefined) this.signatures.set(o.id, o.signature);
     this.received = objects;
     this.enqueue();
   }
 
-  /** Every refresh interval: new metadata (a rotation, a revocation, a timestamp, or staleness) screens the held state again. */
+  /** The hub's trust metadata changed: refresh now rather than at the end of the interval. */
+  metadataChanged(): void {
+    this.refreshWake.notify();
+  }
+
+  /**
+   * Every refresh interval, or at once when the hub says the metadata changed: new metadata (a
+   * rotation, a revocation, a timestamp, or staleness) screens the held state again.
+   */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await sleep(this.deps.refreshMs, signal);
+      await this.refreshWake.wait(this.deps.refreshMs, signal);
       if (signal.aborted) break;
       await this.serial(async () => {
         const changed = await this.refreshMetadata(true);
@@ -149,7 +169,9 @@ export class TrustGate {
   private async screenLatest(): Promise<void> {
     const objects = this.received;
     if (!objects) return;
-    await this.refreshMetadata(false);
+    // The metadata is read on its own signal (run), not per change; only the first screen waits for it.
+    if (this.metadataAt === 0) await this.refreshMetadata(true);
+    else this.noteStaleness(staleness(this.metadata, this.deps.policy.maxMetadataAgeMs, new Date()));
     const admitted = await this.screen(objects);
     this.sink?.(admitted);
   }

@@ -80,7 +80,7 @@ function arm(verifySpec: SimVerify | undefined): void {
 function simulate(spec: SimAgentSpec, resyncMs: number): SimAgent {
   const agent = { id: spec.id, pak: spec.pak };
   if (spec.kind === 'long-poll') return new LongPollSimAgent(spec.url, agent);
-  return new WsSimAgent(spec.url, agent, resyncMs, spec.kind === 'ws', spec.signatures ?? false);
+  return new WsSimAgent(spec.url, agent, resyncMs, { patches: spec.kind === 'ws', signatures: spec.signatures ?? false });
 }
 
 /** Waits until each agent holds `ids[index % ids.length]` (or the timeout), then reports. */

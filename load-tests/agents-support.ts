@@ -123,8 +123,7 @@ async function fetchTargetState(
   if (res.statusCode === 200) {
     const body = await res.body.text();
     onObjects(held.signatures ? receivedOf(body) : objectIdsOf(body).map((id) => ({ id })));
-  }
-  else await res.body.dump();
+  } else await res.body.dump();
   if (res.statusCode !== 200 && res.statusCode !== 304) throw new Error(String(res.statusCode));
   return { status: res.statusCode, etag: typeof res.headers.etag === 'string' ? res.headers.etag : etag };
 }
@@ -187,11 +186,18 @@ export class WsSimAgent extends Recording implements SimAgent {
     private readonly url: string,
     private readonly agent: { id: string; pak: string },
     private readonly resyncMs: number,
-    private readonly patches = true,
-    /** Asks for signatures as our agent with a trust policy does: in the patch frames and the answers. */
-    private readonly signatures = false,
+    /** `signatures`: asks for them as our agent with a trust policy does, in the patch frames and the answers. */
+    private readonly asks: { patches: boolean; signatures: boolean } = { patches: true, signatures: false },
   ) {
     super();
+  }
+
+  private get patches(): boolean {
+    return this.asks.patches;
+  }
+
+  private get signatures(): boolean {
+    return this.asks.signatures;
   }
 
   start(): void {

@@ -62,9 +62,9 @@ export const publishedTrustMetadataSchema = z
  */
 export const servedObjectSchema = deploymentObjectSchema
   .extend({
-    signature: signedJson
-      .optional()
-      .meta({ description: 'The newest signature stored for this content (only when asked for with `signatures=true`, and when there is one)' }),
+    signature: signedJson.optional().meta({
+      description: 'The newest signature stored for this content (only when asked for with `signatures=true`, and when there is one)',
+    }),
   })
   .meta({ id: 'ServedDeploymentObject' });
 export type ServedDeploymentObject = z.output<typeof servedObjectSchema>;

@@ -18,9 +18,7 @@ const targetStateQuery = z.object({
   wait: longPollWait(
     'Long-poll: with If-None-Match, hold the request up to this many seconds (capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS)',
   ),
-  signatures: queryBool()
-    .optional()
-    .meta({
+  signatures: queryBool().optional().meta({
     description:
       'For an agent that checks signatures (docs/signatures.md): each object carries the newest signature stored for its content (`signature`), and the ETag covers them',
   }),

@@ -27,8 +27,6 @@ export async function queryServedSignatures(
   keys: readonly { stackId: string; digest: string }[],
 ): Promise<StoredSignatureText[]> {
   if (keys.length === 0) return [];
-  const { rows } = await db.query<StoredSignatureText>(
-    servedSignatures([keys.map((k) => k.stackId), keys.map((k) => k.digest)]),
-  );
+  const { rows } = await db.query<StoredSignatureText>(servedSignatures([keys.map((k) => k.stackId), keys.map((k) => k.digest)]));
   return rows;
 }

@@ -64,7 +64,9 @@ export const signatureRoutes: AnyRoute[] = [
     description:
       'The body holds a Sigstore bundle (or a DSSE envelope) of an in-toto statement with predicate type ' +
       '`https://brokkr.dev/intent/v1` for this stack. A deployment object of the stack whose `yaml_checksum` equals the ' +
-      "statement's subject digest is relayed with it to agents (GET /agents/{id}/signatures); store it before posting the content. " +
+      "statement's subject digest is relayed with it to agents (with the object in GET /agents/{id}/target-state?signatures=true " +
+      'and the agent channel’s patch frames, and by GET /agents/{id}/signatures); store it before posting the content ' +
+      '(stored after, for content the stack already holds, it wakes the stack’s agents). ' +
       'The hub does not verify it: agents with a trust policy do.',
     tags,
     access: 'any',

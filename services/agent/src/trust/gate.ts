@@ -43,8 +43,6 @@ type Screened =
   | { object: DeploymentObject; refusal: Refusal }
   | { object: DeploymentObject; waiting: true };
 
-const REFRESH_FLOOR_MS = 1000;
-
 /**
  * Stands between the hub's target state and the reconciler when the agent has a trust policy
  * (docs/signatures.md). Every object is checked against the policy before the reconciler sees it
@@ -70,7 +68,8 @@ export class TrustGate {
   /** The refusal last logged per object: a refusal repeated on every re-screen is logged once. */
   private readonly refusals = new Map<string, string>();
   private received: DeploymentObject[] | undefined;
-  private metadataAt = 0;
+  /** Whether the metadata was asked for once: until then a screen or a work order waits for it. */
+  private metadataAsked = false;
   private stale: string | undefined;
   private retryScreen = false;
   /** The last screen refused something: each refresh asks the hub again (a signature stored since, e.g. re-signed by a new key). */
@@ -133,7 +132,7 @@ export class TrustGate {
       await this.refreshWake.wait(this.deps.refreshMs, signal);
       if (signal.aborted) break;
       await this.serial(async () => {
-        const changed = await this.refreshMetadata(true);
+        const changed = await this.refreshMetadata();
         if (changed || this.retryScreen || this.refusing) await this.screenLatest();
       }).catch((err: unknown) => this.deps.logger.warn({ err: errorMessage(err) }, 'refreshing the trust metadata failed'));
     }
@@ -169,9 +168,7 @@ export class TrustGate {
   private async screenLatest(): Promise<void> {
     const objects = this.received;
     if (!objects) return;
-    // The metadata is read on its own signal (run), not per change; only the first screen waits for it.
-    if (this.metadataAt === 0) await this.refreshMetadata(true);
-    else this.noteStaleness(staleness(this.metadata, this.deps.policy.maxMetadataAgeMs, new Date()));
+    await this.metadataNow();
     const admitted = await this.screen(objects);
     this.sink?.(admitted);
   }
@@ -181,10 +178,18 @@ export class TrustGate {
     return { root, revocations, stale: this.stale, keyless: this.keyless, identity: this.deps.identity, now: new Date() };
   }
 
+  /**
+   * The metadata to check against now: read on its own signal (run), never per change or work
+   * order, so only the first use waits for it; after that what is held, judged fresh or stale now.
+   */
+  private async metadataNow(): Promise<void> {
+    if (!this.metadataAsked) await this.refreshMetadata();
+    else this.noteStaleness(staleness(this.metadata, this.deps.policy.maxMetadataAgeMs, new Date()));
+  }
+
   /** The metadata the hub relays, taken where it verifies; true when what objects are checked against changed. */
-  private async refreshMetadata(force: boolean): Promise<boolean> {
-    if (!force && Date.now() - this.metadataAt < REFRESH_FLOOR_MS) return false;
-    this.metadataAt = Date.now();
+  private async refreshMetadata(): Promise<boolean> {
+    this.metadataAsked = true;
     const before = `${metadataVersions(this.metadata)}:${this.stale ?? ''}`;
     try {
       const { state, problems } = advanceMetadata(this.metadata, await this.deps.relay.metadata());
@@ -321,7 +326,7 @@ export class TrustGate {
   }
 
   private async checkOrder(order: WorkOrder): Promise<Refusal | undefined> {
-    await this.refreshMetadata(false);
+    await this.metadataNow();
     const signed = await this.deps.relay.workOrderSignature(order.id);
     if (signed === undefined && !this.deps.policy.requireSignatures) return undefined;
     const verdict = checkWorkOrder(this.view(), { workType: order.work_type, content: order.yaml_content, signed });

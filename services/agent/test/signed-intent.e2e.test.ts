@@ -276,7 +276,7 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
     });
   });
 
-  it('checks a new signed version with the signature that came with it: no request for the signature or the trust metadata', async () => {
+  it('checks a new signed version with the signature that came with it: no request for the signature or the trust metadata, which it reads when the hub announces a change', async () => {
     // Through a proxy that records its requests; its periodic metadata refresh (the polling interval) is out of the way.
     const proxy = await RecordingProxy.start(broker.url);
     const d = await startAgent('d', policy, { brokerUrl: proxy.url, env: { BROKKR__AGENT__POLLING_INTERVAL: '600' } });
@@ -293,6 +293,13 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
       expect((await kubectl.get(`/api/v1/namespaces/${d.ns}/configmaps/carried`)).data).to.deep.equal({ version: '2' });
       const asked = proxy.requests.slice(mark).map((r) => `${r.method} ${r.url}`);
       expect(asked.filter((line) => /\/signatures|\/trust-metadata/.test(line))).to.deep.equal([]);
+      // A published timestamp: the hub tells the agent (trust_metadata_changed), long before its refresh interval.
+      const beforeStamp = proxy.requests.length;
+      await stamp();
+      await eventually(async () => proxy.requests.slice(beforeStamp).some((r) => r.url === '/api/v1/trust-metadata'), {
+        timeoutMs: 30_000,
+        what: 'the agent reading the trust metadata the hub announced',
+      });
     } finally {
       await d.proc.stop();
       agents.splice(agents.indexOf(d), 1);

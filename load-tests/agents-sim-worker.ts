@@ -19,22 +19,28 @@ const agents: Simulated[] = [];
 let cpuAtArm = process.cpuUsage();
 let verifying: { spec: SimVerify; view: TrustView } | undefined;
 let refused = 0;
+let fallbacks = 0;
+
+/** The object's signature as the hub relays it on request: our agent's fallback when none came with the object. */
+async function askSignature(agent: Simulated, objectId: string): Promise<unknown> {
+  fallbacks++;
+  const headers = { authorization: `Bearer ${agent.spec.pak}` };
+  const url = `${agent.spec.url}/api/v1/agents/${agent.spec.id}/signatures?deployment_object_ids=${objectId}`;
+  const res = await request(url, { dispatcher: fetchDispatcher, headers });
+  const body = (await res.body.json()) as { deployment_objects?: { deployment_object_id: string; signature: unknown }[] };
+  return body.deployment_objects?.find((o) => o.deployment_object_id === objectId)?.signature;
+}
 
 /**
- * What our agent's trust gate does with a new target state (bench:signatures): the trust metadata
- * asked again (at most once a second; read here, not used: the bench's root has no timestamp role),
- * then the new object's signature, checked.
+ * What our agent's trust gate does with a new target state (bench:signatures): the new object's
+ * signature, the one carried with it (asked for only when none came), checked. The trust metadata
+ * is not read per change: the agent reads it on its own signal (and the bench's root has no
+ * timestamp role to keep fresh).
  */
-async function verify(agent: Simulated, objectId: string): Promise<void> {
+async function verify(agent: Simulated, objectId: string, carried: unknown): Promise<void> {
   const { spec, view } = verifying!;
   try {
-    const headers = { authorization: `Bearer ${agent.spec.pak}` };
-    const metadata = await request(`${agent.spec.url}/api/v1/trust-metadata`, { dispatcher: fetchDispatcher, headers });
-    await metadata.body.json();
-    const url = `${agent.spec.url}/api/v1/agents/${agent.spec.id}/signatures?deployment_object_ids=${objectId}`;
-    const res = await request(url, { dispatcher: fetchDispatcher, headers });
-    const body = (await res.body.json()) as { deployment_objects?: { deployment_object_id: string; signature: unknown }[] };
-    const signed = body.deployment_objects?.find((o) => o.deployment_object_id === objectId)?.signature;
+    const signed = carried ?? (await askSignature(agent, objectId));
     const verdict = checkIntent(
       { ...view, now: new Date() },
       { stackId: spec.stackId, content: spec.content, deletion: false, signed },
@@ -49,6 +55,7 @@ async function verify(agent: Simulated, objectId: string): Promise<void> {
 
 function arm(verifySpec: SimVerify | undefined): void {
   refused = 0;
+  fallbacks = 0;
   verifying = verifySpec
     ? {
         spec: verifySpec,
@@ -65,14 +72,15 @@ function arm(verifySpec: SimVerify | undefined): void {
   for (const a of agents) {
     a.sim.arm();
     a.verified.clear();
-    a.sim.onReceived = verifying ? (id) => void verify(a, id) : undefined;
+    a.sim.onReceived = verifying ? (id, signature) => void verify(a, id, signature) : undefined;
   }
   cpuAtArm = process.cpuUsage();
 }
 
 function simulate(spec: SimAgentSpec, resyncMs: number): SimAgent {
   const agent = { id: spec.id, pak: spec.pak };
-  return spec.kind === 'long-poll' ? new LongPollSimAgent(spec.url, agent) : new WsSimAgent(spec.url, agent, resyncMs, spec.kind === 'ws');
+  if (spec.kind === 'long-poll') return new LongPollSimAgent(spec.url, agent);
+  return new WsSimAgent(spec.url, agent, resyncMs, { patches: spec.kind === 'ws', signatures: spec.signatures ?? false });
 }
 
 /** Waits until each agent holds `ids[index % ids.length]` (or the timeout), then reports. */
@@ -86,6 +94,7 @@ async function collect(ids: string[], timeoutMs: number): Promise<Collected> {
   return {
     held,
     refused,
+    fallbacks,
     missed: agents.length - held.length,
     told: agents.flatMap((a) => a.sim.hintedAt ?? []),
     answers: agents.reduce((n, a) => n + a.sim.answers, 0),

@@ -16,13 +16,16 @@ export interface SimAgentSpec {
   url: string;
   id: string;
   pak: string;
+  /** Asks for the objects' signatures (`target-state-signatures`, `signatures=true`), as our agent with a trust policy does. */
+  signatures?: boolean;
 }
 
 /**
- * bench:signatures: after `arm`, each agent that receives an object fetches its signature from the
- * hub (`GET /agents/{id}/signatures`, as our agent's trust gate does) and checks it against `root`
- * with @brokkr/trust, `content` being the bytes every agent is served; `collect` then reports when
- * each agent had checked it instead of when it held it.
+ * bench:signatures: after `arm`, each agent that receives an object checks the signature that came
+ * with it against `root` with @brokkr/trust, `content` being the bytes every agent is served (as
+ * our agent's trust gate does; only when none came does it ask `GET /agents/{id}/signatures`, a
+ * fallback counted apart); `collect` then reports when each agent had checked it instead of when it
+ * held it.
  */
 export interface SimVerify {
   stackId: string;
@@ -48,6 +51,8 @@ export interface Collected {
   held: number[];
   /** With `verify`: objects whose signature was missing or refused (each would be an event `refused: …`). */
   refused?: number;
+  /** With `verify`: objects that came without their signature, so it was asked for (GET /agents/{id}/signatures). */
+  fallbacks?: number;
   missed: number;
   told: number[];
   answers: number;
@@ -147,6 +152,7 @@ export class SimFleet {
     return {
       held: parts.flatMap((p) => p.held),
       refused: parts.reduce((n, p) => n + (p.refused ?? 0), 0),
+      fallbacks: parts.reduce((n, p) => n + (p.fallbacks ?? 0), 0),
       missed: parts.reduce((n, p) => n + p.missed, 0),
       told: parts.flatMap((p) => p.told),
       answers: parts.reduce((n, p) => n + p.answers, 0),

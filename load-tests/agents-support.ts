@@ -8,7 +8,7 @@ import { createConnection, type Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { WebSocket } from 'ws';
 import type pg from 'pg';
-import { AGENT_FEATURES_HEADER, TARGET_STATE_PATCH_FEATURE } from '@brokkr/contracts';
+import { AGENT_FEATURES_HEADER, TARGET_STATE_PATCH_FEATURE, TARGET_STATE_SIGNATURES_FEATURE } from '@brokkr/contracts';
 import { generatePak } from '@brokkr/pak';
 
 export type Mode = 'ws' | 'long-poll';
@@ -64,7 +64,8 @@ export interface SimAgent {
   arm(): void;
   /** "Holds": the first target-state answer since `arm()` that contained the object. */
   heldAt(objectId: string): number | undefined;
-  onReceived: ((objectId: string) => void) | undefined;
+  /** `signature`: the one carried with the object (an agent that asks for them), undefined when none came. */
+  onReceived: ((objectId: string, signature: unknown) => void) | undefined;
   start(): void;
   stop(): void;
 }
@@ -90,26 +91,39 @@ interface Answer {
 const ID_FIELD = /[{,]"id":"([0-9a-f-]{36})"/g;
 export const objectIdsOf = (body: string): string[] => Array.from(body.matchAll(ID_FIELD), (m) => m[1]!);
 
+/** An object as an agent that asks for signatures reads it: its id and the signature carried with it. */
+export interface Received {
+  id: string;
+  signature?: unknown;
+}
+
+/** The objects of an answer with their signatures: parsed (the signature is needed whole, as the agent's gate needs it). */
+const receivedOf = (body: string): Received[] => (JSON.parse(body) as Received[]).map((o) => ({ id: o.id, signature: o.signature }));
+
 /**
  * GET target-state as our agent sends it (services/agent/src/broker/client.ts): `mode=full`, the
- * ETag it holds as If-None-Match, `wait` only when it wants to be held.
+ * ETag it holds as If-None-Match, `wait` only when it wants to be held, `signatures=true` when it
+ * checks signatures (a trust policy).
  */
 async function fetchTargetState(
   agent: { url: string; id: string; pak: string },
-  held: { etag: string | undefined; waitSeconds: number },
+  held: { etag: string | undefined; waitSeconds: number; signatures?: boolean },
   signal: AbortSignal,
-  onObjects: (ids: string[]) => void,
+  onObjects: (objects: Received[]) => void,
 ): Promise<Answer> {
   const query = new URLSearchParams({ mode: 'full' });
   const { etag, waitSeconds } = held;
   if (etag && waitSeconds > 0) query.set('wait', String(waitSeconds));
+  if (held.signatures) query.set('signatures', 'true');
   const res = await request(`${agent.url}/api/v1/agents/${agent.id}/target-state?${query.toString()}`, {
     dispatcher: fetchDispatcher,
     signal,
     headers: { authorization: `Bearer ${agent.pak}`, 'user-agent': 'bench-agent', ...(etag ? { 'if-none-match': etag } : {}) },
   });
-  if (res.statusCode === 200) onObjects(objectIdsOf(await res.body.text()));
-  else await res.body.dump();
+  if (res.statusCode === 200) {
+    const body = await res.body.text();
+    onObjects(held.signatures ? receivedOf(body) : objectIdsOf(body).map((id) => ({ id })));
+  } else await res.body.dump();
   if (res.statusCode !== 200 && res.statusCode !== 304) throw new Error(String(res.statusCode));
   return { status: res.statusCode, etag: typeof res.headers.etag === 'string' ? res.headers.etag : etag };
 }
@@ -119,7 +133,7 @@ abstract class Recording {
   hintedAt: number | undefined;
   answers = 0;
   /** Called once per object when it is first received since `arm()` (bench:signatures checks its signature then). */
-  onReceived: ((objectId: string) => void) | undefined;
+  onReceived: ((objectId: string, signature: unknown) => void) | undefined;
   /** When each object was first received since `arm()`. */
   private readonly seen = new Map<string, number>();
 
@@ -137,12 +151,12 @@ abstract class Recording {
     this.hintedAt ??= epochNow();
   }
 
-  protected received(ids: string[]): void {
+  protected received(objects: Received[]): void {
     const now = epochNow();
-    for (const id of ids)
+    for (const { id, signature } of objects)
       if (!this.seen.has(id)) {
         this.seen.set(id, now);
-        this.onReceived?.(id);
+        this.onReceived?.(id, signature);
       }
   }
 }
@@ -153,7 +167,8 @@ abstract class Recording {
  * flight) gives it the new objects without a request; any other hint, or a patch it cannot apply,
  * makes it GET target-state (hints during a fetch lead to one more fetch after it). While the
  * channel is up it also resyncs every `resyncMs` ±20 % (0: never). Redials like Brokkr's agent
- * (1, 2, 4 … s ±20 %). `patches: false` behaves like our agent before patches (every hint fetches).
+ * (1, 2, 4 … s ±20 %). `patches: false` behaves like our agent before patches (every hint fetches);
+ * `signatures: true` like our agent with a trust policy (each object comes with its signature).
  */
 export class WsSimAgent extends Recording implements SimAgent {
   readonly mode = 'ws' as const;
@@ -171,13 +186,23 @@ export class WsSimAgent extends Recording implements SimAgent {
     private readonly url: string,
     private readonly agent: { id: string; pak: string },
     private readonly resyncMs: number,
-    private readonly patches = true,
+    /** `signatures`: asks for them as our agent with a trust policy does, in the patch frames and the answers. */
+    private readonly asks: { patches: boolean; signatures: boolean } = { patches: true, signatures: false },
   ) {
     super();
   }
 
+  private get patches(): boolean {
+    return this.asks.patches;
+  }
+
+  private get signatures(): boolean {
+    return this.asks.signatures;
+  }
+
   start(): void {
-    const features: Record<string, string> = this.patches ? { [AGENT_FEATURES_HEADER]: TARGET_STATE_PATCH_FEATURE } : {};
+    const asked = [TARGET_STATE_PATCH_FEATURE, ...(this.signatures ? [TARGET_STATE_SIGNATURES_FEATURE] : [])].join(',');
+    const features: Record<string, string> = this.patches ? { [AGENT_FEATURES_HEADER]: asked } : {};
     const ws = new WebSocket(`${this.url.replace(/^http/, 'ws')}/internal/ws/agent`, {
       headers: { authorization: `Bearer ${this.agent.pak}`, 'user-agent': 'bench-agent', ...features },
       perMessageDeflate: false,
@@ -204,10 +229,10 @@ export class WsSimAgent extends Recording implements SimAgent {
   /** A `target_state_patch` on top of what it holds: the objects it carries are held now. */
   private applied(text: string): boolean {
     if (this.fetching || !text.startsWith('{"type":"target_state_patch"')) return false;
-    const body = (JSON.parse(text) as { body: { base_etag: string; etag: string; objects: { id: string }[] } }).body;
+    const body = (JSON.parse(text) as { body: { base_etag: string; etag: string; objects: Received[] } }).body;
     if (body.base_etag !== this.etag) return false;
     this.etag = body.etag;
-    this.received(body.objects.map((o) => o.id));
+    this.received(body.objects.map((o) => ({ id: o.id, signature: o.signature })));
     return true;
   }
 
@@ -218,9 +243,8 @@ export class WsSimAgent extends Recording implements SimAgent {
     }
     this.fetching = true;
     clearTimeout(this.resync);
-    fetchTargetState({ url: this.url, ...this.agent }, { etag: this.etag, waitSeconds: 0 }, this.controller.signal, (ids) =>
-      this.received(ids),
-    )
+    const held = { etag: this.etag, waitSeconds: 0, signatures: this.signatures };
+    fetchTargetState({ url: this.url, ...this.agent }, held, this.controller.signal, (objects) => this.received(objects))
       .then(
         (answer) => {
           this.answers++;
@@ -350,7 +374,7 @@ export class LongPollSimAgent extends Recording implements SimAgent {
     if (answer.status !== 200 && answer.status !== 304) throw new Error(String(answer.status));
     this.answers++;
     if (answer.status === 200) {
-      this.received(objectIdsOf(answer.body));
+      this.received(objectIdsOf(answer.body).map((id) => ({ id })));
       if (sent) this.told();
     }
     this.etag = answer.etag ?? this.etag;

@@ -2,15 +2,24 @@
  * bench:signatures, second part: propagation with signatures off and on, in one run. The real api
  * (built, with its `npm start` flags), PostgreSQL and NATS on this machine; simulated WebSocket
  * agents in child processes as in bench:agents (agents-sim.ts: they take a new object from its
- * `target_state_patch` frame). One stack targeted by every agent gets a new deployment object,
- * alternately:
+ * `target_state_patch` frame). Every simulated agent dials as our agent with a trust policy does,
+ * asking for signatures (`target-state-signatures`; its fetches send `signatures=true`), so the
+ * hub carries each object's stored signature in the frame (and in the answer). One stack targeted
+ * by every agent gets a new deployment object, alternately:
  *
  *   off  unsigned: measured until every agent HOLDS it (bench:agents' figure);
  *   on   signed by a generator of the agents' root (its signature stored first, as
- *        `brokkr apply --sign` does): measured until every agent has also asked for the trust
- *        metadata and the object's signature (`GET /trust-metadata`, `GET /agents/{id}/signatures`:
- *        the two requests our agent's trust gate makes for a new target state) and checked it
- *        (@brokkr/trust `checkIntent`).
+ *        `brokkr apply --sign` does): measured until every agent holds it AND has checked the
+ *        signature that came with it (@brokkr/trust `checkIntent`), as our agent's trust gate
+ *        does. No request is made for it: the trust metadata is read on its own signal, not per
+ *        change, and `GET /agents/{id}/signatures` only when no signature came with the object
+ *        (counted as `fallbacks`; 0 is expected). Before the signatures were carried (the figures
+ *        of docs/perf/2026-11-28-signature-verification.md) each agent made both requests here.
+ *
+ * The "off" agents ask for signatures too (one fleet serves both modes): an agent without a trust
+ * policy does not ask, and is served exactly what it was before; what asking costs the hub for
+ * unsigned content (one read of the object's signature for all agents, a hash per answer) is in
+ * the off figures. BENCH_PROPAGATION_AGENTS (signatures.ts) sets the fleet's size.
  *
  * Per change: p50 / p99 / max from the POST, the hub's CPU (api + PostgreSQL + nats-server) and the
  * simulators' CPU. The checks a real fleet spreads over its clusters run here in the simulator
@@ -39,6 +48,8 @@ export interface PropagationRow {
   simCpu: number;
   missed: number;
   refused: number;
+  /** "on": objects whose signature did not come with them and was asked for (GET /agents/{id}/signatures). */
+  fallbacks: number;
 }
 
 interface Hub {
@@ -123,6 +134,7 @@ async function measureChange(c: Change, i: number): Promise<PropagationRow> {
     simCpu: got.cpuSeconds,
     missed: got.missed,
     refused: got.refused ?? 0,
+    fallbacks: got.fallbacks ?? 0,
   };
 }
 
@@ -143,7 +155,7 @@ export async function measurePropagation(count: number, changes: number, log: (l
     const post = async (yaml: string) =>
       (await hub.admin.must<{ id: string }>('POST', `/stacks/${stackId}/deployment-objects`, { yaml_content: yaml })).id;
     await post(content(0)); // agents hold a first object: a measured change is a new version
-    const specs: SimAgentSpec[] = seeded.agents.map((a, index) => ({ index, kind: 'ws', url: hub.api.url, ...a }));
+    const specs: SimAgentSpec[] = seeded.agents.map((a, index) => ({ index, kind: 'ws', url: hub.api.url, signatures: true, ...a }));
     const connectStart = epochNow();
     await fleet.connect(specs, 300_000);
     log(`  ${count} WebSocket agents connected in ${((epochNow() - connectStart) / 1000).toFixed(1)} s`);
@@ -156,7 +168,8 @@ export async function measurePropagation(count: number, changes: number, log: (l
       rows.push(row);
       log(
         `  change ${i} (signatures ${row.mode}): all ${row.mode === 'on' ? 'checked' : 'hold'} p50 ${row.p50.toFixed(0)} / p99 ${row.p99.toFixed(0)} / max ${row.max.toFixed(0)} ms; ` +
-          `hub CPU ${row.api.toFixed(2)} + ${row.pg.toFixed(2)} + ${row.nats.toFixed(2)} s, simulators ${row.simCpu.toFixed(2)} s; missed ${row.missed}, refused ${row.refused}`,
+          `hub CPU ${row.api.toFixed(2)} + ${row.pg.toFixed(2)} + ${row.nats.toFixed(2)} s, simulators ${row.simCpu.toFixed(2)} s; ` +
+          `missed ${row.missed}, refused ${row.refused}, signatures asked for ${row.fallbacks}`,
       );
       await new Promise((r) => setTimeout(r, 2000));
     }

@@ -24,6 +24,7 @@ import { startKeylessMock, type KeylessMock } from '@brokkr/trust/testing';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import { createStack, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
+import { RecordingProxy } from './support/recording-proxy.ts';
 
 /**
  * Signed intent end to end (docs/signatures.md): the real api, three agents (their real main, each
@@ -42,6 +43,8 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
   let mock: KeylessMock;
   let dir: string;
   const agents: { reg: RegisteredAgent; ns: string; proc: RunningAgentProcess }[] = [];
+  /** The trust policy every agent is installed with. */
+  let policy: Record<string, unknown>;
 
   const rootKeys = [generateSigningKey(), generateSigningKey(), generateSigningKey()];
   const [k1, k2, k3] = rootKeys.map((k) => k.privateKey) as [KeyObject, KeyObject, KeyObject];
@@ -152,20 +155,21 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
     expect((await broker.admin.post(`/agents/${agentId}/labels`, { agent_id: agentId, label })).status).to.equal(201);
   }
 
-  async function startAgent(name: string, policy: Record<string, unknown>) {
+  async function startAgent(name: string, policy: Record<string, unknown>, via: { brokerUrl?: string; env?: Record<string, string> } = {}) {
     const reg = await registerAgent(broker.admin, { name });
     const ns = `team-${name}`;
     const agentNs = `agent-${name}`;
     for (const n of [ns, agentNs]) await kubectl.create('/api/v1/namespaces', { metadata: { name: n } });
     const file = path.join(dir, `${name}.policy.json`);
     await writeFile(file, JSON.stringify(policy));
-    const proc = await spawnAgent(broker.url, reg, kube.kubeconfigPath, {
+    const proc = await spawnAgent(via.brokerUrl ?? broker.url, reg, kube.kubeconfigPath, {
       env: {
         BROKKR__AGENT__TRUST_POLICY_FILE: file,
         BROKKR__AGENT__NAMESPACE: agentNs,
         BROKKR__AGENT__WATCH_NAMESPACE: ns,
         BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: '3',
         BROKKR__AGENT__WORK_ORDER_CONCURRENCY: '1',
+        ...via.env,
       },
     });
     const agent = { reg, ns, proc };
@@ -179,7 +183,7 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
     sql = new pg.Pool({ connectionString: infra.db.url, max: 2 });
     dir = await mkdtemp(path.join(tmpdir(), 'brokkr-trust-'));
     await stamp();
-    const policy = {
+    policy = {
       requireSignatures: true,
       root: signDocument(root(1, [ci.privateKey, ciNext.privateKey]), [k1, k2]),
       identity: { labels: ['edge'] },
@@ -270,6 +274,37 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
         );
       expect(await configVersion(agents[b]!.ns, 'web')).to.equal('1');
     });
+  });
+
+  it('checks a new signed version with the signature that came with it: no request for the signature or the trust metadata, which it reads when the hub announces a change', async () => {
+    // Through a proxy that records its requests; its periodic metadata refresh (the polling interval) is out of the way.
+    const proxy = await RecordingProxy.start(broker.url);
+    const d = await startAgent('d', policy, { brokerUrl: proxy.url, env: { BROKKR__AGENT__POLLING_INTERVAL: '600' } });
+    try {
+      const stack = await createStack(broker.admin);
+      await target(broker.admin, d.reg.id, stack);
+      const v1 = await publish(stack, cm('carried', { version: '1' }), 1);
+      await eventFor(d.reg.id, v1.id, 'SUCCESS');
+      const upgrade = proxy.requests.find((r) => r.url.startsWith('/internal/ws/agent'));
+      expect(upgrade?.headers['brokkr-agent-features']).to.include('target-state-signatures');
+      const mark = proxy.requests.length;
+      const v2 = await publish(stack, cm('carried', { version: '2' }), 2);
+      await eventFor(d.reg.id, v2.id, 'SUCCESS');
+      expect((await kubectl.get(`/api/v1/namespaces/${d.ns}/configmaps/carried`)).data).to.deep.equal({ version: '2' });
+      const asked = proxy.requests.slice(mark).map((r) => `${r.method} ${r.url}`);
+      expect(asked.filter((line) => /\/signatures|\/trust-metadata/.test(line))).to.deep.equal([]);
+      // A published timestamp: the hub tells the agent (trust_metadata_changed), long before its refresh interval.
+      const beforeStamp = proxy.requests.length;
+      await stamp();
+      await eventually(async () => proxy.requests.slice(beforeStamp).some((r) => r.url === '/api/v1/trust-metadata'), {
+        timeoutMs: 30_000,
+        what: 'the agent reading the trust metadata the hub announced',
+      });
+    } finally {
+      await d.proc.stop();
+      agents.splice(agents.indexOf(d), 1);
+      await proxy.close();
+    }
   });
 
   it('an agent the hub adds outside the signed targeting refuses with target_not_authorized; the agent signed for applies', async () => {

@@ -15,8 +15,10 @@ import { createNotifyAgents, type NotifyAgents } from './delivery/send.ts';
 import { startTargetStateCache } from './delivery/target-state/process-cache.ts';
 import { Waiters, waitersGauge } from './delivery/waiters.ts';
 import { createOutboxPublisher } from './events/outbox-publisher.ts';
+import { onTrustMetadataChanged } from './events/trust-metadata-changes.ts';
 import { createTransact } from './events/transact.ts';
 import { createFeeds } from './feeds/feeds.ts';
+import { forgetRelayedTrustMetadata } from './resources/signatures/relay-cache.ts';
 import { NO_ENGINE, type Engine } from './rendering/render.ts';
 import { createRendering, type Rendering } from './rendering/rendering.ts';
 import { StreamQuota } from './limits/stream-quota.ts';
@@ -50,8 +52,8 @@ function createDeliveryParts(deps: ContextDeps) {
   const waiters = new Waiters();
   waitersGauge(metrics.registry, waiters);
   const agentSockets = new AgentSockets(createLiveMetrics(metrics.registry), db.pool, logger, {
-    step: (agentId) => targetStates.stepFull(agentId),
-    rowJson: (row) => targetStates.bytes.rowJson(row),
+    step: (agentId, signed) => targetStates.stepFull(agentId, signed),
+    rowJson: (row, carried) => targetStates.bytes.servedRowJson(row, carried),
   });
   const feeds = createFeeds({
     db: db.pool,
@@ -65,6 +67,11 @@ function createDeliveryParts(deps: ContextDeps) {
   // The fixed order every notice follows on this replica: answers, waiters, sockets, views.
   const delivery = new Delivery(deps.origin, { answers: targetStates, waiters, sockets: agentSockets, views: feeds.views });
   delivery.listen(bus.nc, logger);
+  // Published trust metadata: read again here, and the agents that check signatures told to read it.
+  onTrustMetadataChanged(bus.nc, logger, () => {
+    forgetRelayedTrustMetadata(db.pool);
+    agentSockets.trustMetadataChanged();
+  });
   return { delivery, targetStates, waiters, agentSockets, feeds };
 }
 

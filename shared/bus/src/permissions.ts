@@ -125,6 +125,7 @@ export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = {
       SUBJECTS.notifyAgentAll,
       SUBJECTS.cacheInvalidate('pak'),
       SUBJECTS.cacheInvalidate('stack'),
+      SUBJECTS.cacheInvalidate('trust'),
       SUBJECTS.eventsAll,
       SUBJECTS.auditAll,
       SUBJECTS.liveStackAll,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deploymentObjectSchema } from './agent-api.ts';
+import { servedObjectSchema } from './signatures.ts';
 
 /**
  * Our extensions of the agent channel (`/internal/ws/agent`). An agent asks for them in its
@@ -12,6 +12,14 @@ export const AGENT_FEATURES_HEADER = 'brokkr-agent-features';
 export const TARGET_STATE_PATCH_FEATURE = 'target-state-patch';
 
 /**
+ * The agent checks generators' signatures (docs/signatures.md): each object of its
+ * `target_state_patch` frames carries its stored signature (`signature`, as the target-state
+ * answer does for `signatures=true`), and the hub sends `trust_metadata_changed` when the trust
+ * metadata it relays changed. Asked for by an agent with a trust policy only.
+ */
+export const TARGET_STATE_SIGNATURES_FEATURE = 'target-state-signatures';
+
+/**
  * `target_state_patch`: the agent's full target state (`mode=full`) moved from the answer whose
  * ETag is `base_etag` to the one whose ETag is `etag`, by putting each of `objects` in place of
  * the object of its stack; the result is ordered newest first (`sequence_id` descending), as a
@@ -20,7 +28,7 @@ export const TARGET_STATE_PATCH_FEATURE = 'target-state-patch';
 export const targetStatePatchSchema = z.object({
   base_etag: z.string(),
   etag: z.string(),
-  objects: deploymentObjectSchema.array().min(1),
+  objects: servedObjectSchema.array().min(1),
 });
 export type TargetStatePatch = z.output<typeof targetStatePatchSchema>;
 
@@ -52,11 +60,21 @@ export type HintType = (typeof HINT_TYPES)[number];
 export const targetChangedBodySchema = z.object({ id: z.guid(), agent_id: z.guid(), stack_id: z.guid() });
 export type TargetChangedBody = z.output<typeof targetChangedBodySchema>;
 
-/** Downlinks an agent reads: a hint (its body is the order, the stack, or target_changed's nil ids) or a patch. */
-export type AgentChannelDownlink = { type: HintType; body: unknown } | { type: 'target_state_patch'; body: TargetStatePatch };
+/**
+ * `trust_metadata_changed` (to an agent that asked for TARGET_STATE_SIGNATURES_FEATURE): a trust
+ * document was published (PUT /trust-metadata); the agent reads GET /trust-metadata now instead of
+ * at its next periodic refresh. Its body is `{}`.
+ */
+export const TRUST_METADATA_CHANGED = 'trust_metadata_changed';
+
+/** Downlinks an agent reads: a hint (its body is the order, the stack, or target_changed's nil ids), a patch, or a trust notice. */
+export type AgentChannelDownlink =
+  | { type: HintType; body: unknown }
+  | { type: 'target_state_patch'; body: TargetStatePatch }
+  | { type: typeof TRUST_METADATA_CHANGED; body: Record<string, never> };
 
 /** Types a hub only sends: arriving on the uplink they are counted and dropped, as Brokkr does. */
-export const DOWNLINK_ONLY_TYPES: readonly string[] = [...HINT_TYPES, 'target_state_patch', 'fleet_update'];
+export const DOWNLINK_ONLY_TYPES: readonly string[] = [...HINT_TYPES, 'target_state_patch', TRUST_METADATA_CHANGED, 'fleet_update'];
 
 const frameTimestamp = () => z.iso.datetime({ offset: true });
 

@@ -18,6 +18,11 @@ export const agentNoticeSchema = z.object({
   /** With `stack_id`: the new object's sequence_id, so a replica knows whether a read of the stack it already made has it. */
   sequence_id: z.number().int().optional(),
   ack: z.boolean().optional(),
+  /**
+   * With `stack_id`: a signature was stored for content the stack already holds (re-signed, say,
+   * after a revocation); nothing the agent is served changed but that signature.
+   */
+  signature: z.boolean().optional(),
 });
 export type AgentNotice = z.output<typeof agentNoticeSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deploymentObjectSchema } from './agent-api.ts';
 import { timestamp, uuid } from './wire.ts';
 
 /**
@@ -52,3 +53,18 @@ export type TrustMetadata = z.output<typeof trustMetadataSchema>;
 export const publishedTrustMetadataSchema = z
   .object({ kind: z.enum(TRUST_METADATA_KINDS), version: z.number().int() })
   .meta({ id: 'PublishedTrustMetadata' });
+
+/**
+ * A deployment object as an agent that checks signatures is served it (GET
+ * /agents/{id}/target-state?signatures=true, the `target_state_patch` frame of an agent that asked
+ * for `target-state-signatures`): with the newest signature stored for its content, when there is
+ * one, so a change costs the agent no request for it. Every other agent is served the plain object.
+ */
+export const servedObjectSchema = deploymentObjectSchema
+  .extend({
+    signature: signedJson.optional().meta({
+      description: 'The newest signature stored for this content (only when asked for with `signatures=true`, and when there is one)',
+    }),
+  })
+  .meta({ id: 'ServedDeploymentObject' });
+export type ServedDeploymentObject = z.output<typeof servedObjectSchema>;

@@ -4,6 +4,8 @@ import {
   AGENT_FEATURES_HEADER,
   HINT_TYPES,
   TARGET_STATE_PATCH_FEATURE,
+  TARGET_STATE_SIGNATURES_FEATURE,
+  TRUST_METADATA_CHANGED,
   targetStatePatchSchema,
   type ControlUplink,
   type HintType,
@@ -23,6 +25,8 @@ export interface AgentChannelOptions {
   pak: string;
   userAgent: string;
   forceRest: boolean;
+  /** The agent has a trust policy: it asks for signatures in the patches and for `trust_metadata_changed`. */
+  checksSignatures?: boolean;
   logger: Logger;
 }
 
@@ -40,8 +44,10 @@ const PING_INTERVAL_MS = 30_000;
 const HINTS = new Set<string>(HINT_TYPES);
 
 /**
- * The agent side of `/internal/ws/agent`. Events: `state` (ChannelState), `hint` (type, body) and
- * `patch` (TargetStatePatch: our hub's hint that carries the new objects, asked for at the upgrade).
+ * The agent side of `/internal/ws/agent`. Events: `state` (ChannelState), `hint` (type, body),
+ * `patch` (TargetStatePatch: our hub's hint that carries the new objects, asked for at the upgrade;
+ * with `checksSignatures`, each object with its signature) and `trust-metadata` (the hub's trust
+ * metadata changed: asked for with `checksSignatures`).
  * Two outbound lanes, control (heartbeats, events, health) always written before telemetry; a
  * full lane or a channel that is not up refuses a frame, so the caller falls back to REST
  * (control) or drops it (telemetry has no REST path). Frames queued while the socket is down
@@ -130,7 +136,8 @@ export class AgentChannel extends EventEmitter {
   private dial(): void {
     if (this.stopped) return;
     const { url, pak, userAgent, logger } = this.options;
-    const headers = { authorization: `Bearer ${pak}`, 'user-agent': userAgent, [AGENT_FEATURES_HEADER]: TARGET_STATE_PATCH_FEATURE };
+    const features = [TARGET_STATE_PATCH_FEATURE, ...(this.options.checksSignatures ? [TARGET_STATE_SIGNATURES_FEATURE] : [])];
+    const headers = { authorization: `Bearer ${pak}`, 'user-agent': userAgent, [AGENT_FEATURES_HEADER]: features.join(',') };
     const socket = new WebSocket(url, { headers, handshakeTimeout: 10_000 });
     let opened = false;
     let alive = true;
@@ -189,6 +196,7 @@ export class AgentChannel extends EventEmitter {
     }
     if (typeof frame.type === 'string' && HINTS.has(frame.type) && frame.body !== undefined)
       return void this.emit('hint', frame.type as HintType, frame.body);
+    if (frame.type === TRUST_METADATA_CHANGED) return void this.emit('trust-metadata');
     if (frame.type !== 'target_state_patch') return;
     const patch = targetStatePatchSchema.safeParse(frame.body);
     // A patch we cannot read still says the state changed: fetch it.

@@ -16,6 +16,8 @@ export interface TargetStateRequest {
   /** The ETag of the state we hold; with `waitSeconds` the broker holds the request until it changes. */
   etag: string | undefined;
   waitSeconds: number;
+  /** With a trust policy: each object comes with its stored signature (`signatures=true`), so checking it costs no request. */
+  signatures?: boolean;
   signal?: AbortSignal;
 }
 
@@ -52,6 +54,7 @@ export class BrokerClient {
   async targetState(req: TargetStateRequest): Promise<TargetStateAnswer> {
     const q = new URLSearchParams({ mode: 'full' });
     if (req.etag && req.waitSeconds > 0) q.set('wait', String(req.waitSeconds));
+    if (req.signatures) q.set('signatures', 'true');
     const res = await this.http.call<DeploymentObject[]>('GET', `/api/v1/agents/${req.agentId}/target-state?${q.toString()}`, {
       headers: req.etag ? { 'if-none-match': req.etag } : {},
       timeoutMs: (req.waitSeconds + 30) * 1000,

@@ -72,6 +72,8 @@ function createAgentChannel(settings: AgentSettings, log: Logger): AgentChannel 
     pak: settings.pak,
     userAgent: `brokkr-ts-agent/${AGENT_VERSION}`,
     forceRest: settings.channel.forceRest,
+    // With a trust policy (the trust gate, src/trust/): signatures in the patches, trust-metadata notices.
+    checksSignatures: settings.trust.policyFile !== undefined,
     logger: log.child({ loop: 'channel' }),
   });
 }

@@ -56,6 +56,8 @@ export function createLoops(c: AgentClients): AgentLoops {
   };
   heartbeat.onStatusChange(() => wakeOnStatusChange(loops));
   wakeOnHints(c.channel, loops);
+  // Published trust metadata: the gate reads it now instead of at its next refresh.
+  c.channel.on('trust-metadata', () => c.trust?.metadataChanged());
   return loops;
 }
 
@@ -172,6 +174,7 @@ function createTargetWatcher(c: AgentClients, reconcileLoop: ReconcileLoop, isAc
     pollingIntervalMs: settings.pollingIntervalMs,
     channelResyncMs: settings.channelResyncMs,
     longPollWaitSeconds: settings.longPollWaitSeconds,
+    signatures: c.trust !== undefined,
     isActive,
     longPollWanted: () => !channel.up,
     // With a trust policy, the gate checks the state first and offers what it admits (attached above).

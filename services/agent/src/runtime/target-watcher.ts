@@ -14,6 +14,8 @@ export interface TargetWatcherDeps {
   /** While the agent channel is up: fetch on hints, and at least this often (±20 %) in case one was lost. */
   channelResyncMs: number;
   longPollWaitSeconds: number;
+  /** The agent checks signatures (a trust policy): answers carry each object's signature. */
+  signatures?: boolean;
   isActive(): boolean;
   /** False while the agent channel is up: its hints say when to fetch, so no request is held open. */
   longPollWanted?: () => boolean;
@@ -126,6 +128,7 @@ export class TargetWatcher {
       agentId: this.deps.agentId,
       etag: req.sentEtag,
       waitSeconds: req.waitSeconds,
+      signatures: this.deps.signatures ?? false,
       signal: req.holding ? AbortSignal.any([req.signal, req.holding.signal]) : req.signal,
     });
     if (answer.changed) await this.deps.grants?.sync(answer.grants);

@@ -14,9 +14,9 @@ import {
   type TrustPolicy,
   type TrustView,
 } from '@brokkr/trust';
-import type { DeploymentObject, WorkOrder } from '@brokkr/contracts';
+import type { DeploymentObject, ServedDeploymentObject, WorkOrder } from '@brokkr/contracts';
 import type { EventReporter } from '../reconcile/event-reporter.ts';
-import { errorMessage, sleep } from '../util/async.ts';
+import { errorMessage, Wakeup } from '../util/async.ts';
 import { metadataVersions, startingMetadata } from './metadata-state.ts';
 import type { TrustMetrics } from './metrics.ts';
 import type { TrustRelay } from './relay.ts';
@@ -30,7 +30,10 @@ export interface TrustGateDeps {
   metrics: TrustMetrics;
   logger: Logger;
   identity: LocalIdentity;
-  /** The trust metadata is asked for this often (and with each new target state, at most once a second). */
+  /**
+   * The trust metadata is asked for this often, and at once when the hub says it changed
+   * (metadataChanged: the agent channel's `trust_metadata_changed`); never because the target state did.
+   */
   refreshMs: number;
 }
 
@@ -39,8 +42,6 @@ type Screened =
   | { object: DeploymentObject; record?: StackRecord }
   | { object: DeploymentObject; refusal: Refusal }
   | { object: DeploymentObject; waiting: true };
-
-const REFRESH_FLOOR_MS = 1000;
 
 /**
  * Stands between the hub's target state and the reconciler when the agent has a trust policy
@@ -54,7 +55,11 @@ const REFRESH_FLOOR_MS = 1000;
 export class TrustGate {
   private metadata: MetadataState;
   private readonly keyless: TrustMaterial | undefined;
-  /** Signatures the hub relayed, by deployment object id (fetched again when one no longer passes). */
+  /**
+   * Signatures the hub relayed, by deployment object id: carried with the object (the target state
+   * and its patches, asked for with signatures), else fetched (GET /agents/{id}/signatures), and
+   * fetched again when one no longer passes (re-signed since, say).
+   */
   private readonly signatures = new Map<string, unknown>();
   /** The object of each stack admitted last: what the reconciler keeps applying while a newer one is refused. */
   private readonly admitted = new Map<string, DeploymentObject>();
@@ -63,12 +68,14 @@ export class TrustGate {
   /** The refusal last logged per object: a refusal repeated on every re-screen is logged once. */
   private readonly refusals = new Map<string, string>();
   private received: DeploymentObject[] | undefined;
-  private metadataAt = 0;
+  /** Whether the metadata was asked for once: until then a screen or a work order waits for it. */
+  private metadataAsked = false;
   private stale: string | undefined;
   private retryScreen = false;
   /** The last screen refused something: each refresh asks the hub again (a signature stored since, e.g. re-signed by a new key). */
   private refusing = false;
   private chain: Promise<void> = Promise.resolve();
+  private readonly refreshWake = new Wakeup();
   private queued = false;
   /** Where the admitted objects go: the reconcile loop, once it exists (attach). */
   private sink: ((objects: DeploymentObject[]) => void) | undefined;
@@ -101,19 +108,31 @@ export class TrustGate {
     this.sink = sink;
   }
 
-  /** A new target state from the hub: checked, then the admitted part offered. One screen at a time, the newest state last. */
-  offer(objects: DeploymentObject[]): void {
+  /**
+   * A new target state from the hub: checked, then the admitted part offered. One screen at a time,
+   * the newest state last. A signature carried with an object is the hub's newest for it.
+   */
+  offer(objects: ServedDeploymentObject[]): void {
+    for (const o of objects) if (o.signature !== undefined) this.signatures.set(o.id, o.signature);
     this.received = objects;
     this.enqueue();
   }
 
-  /** Every refresh interval: new metadata (a rotation, a revocation, a timestamp, or staleness) screens the held state again. */
+  /** The hub's trust metadata changed: refresh now rather than at the end of the interval. */
+  metadataChanged(): void {
+    this.refreshWake.notify();
+  }
+
+  /**
+   * Every refresh interval, or at once when the hub says the metadata changed: new metadata (a
+   * rotation, a revocation, a timestamp, or staleness) screens the held state again.
+   */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await sleep(this.deps.refreshMs, signal);
+      await this.refreshWake.wait(this.deps.refreshMs, signal);
       if (signal.aborted) break;
       await this.serial(async () => {
-        const changed = await this.refreshMetadata(true);
+        const changed = await this.refreshMetadata();
         if (changed || this.retryScreen || this.refusing) await this.screenLatest();
       }).catch((err: unknown) => this.deps.logger.warn({ err: errorMessage(err) }, 'refreshing the trust metadata failed'));
     }
@@ -149,7 +168,7 @@ export class TrustGate {
   private async screenLatest(): Promise<void> {
     const objects = this.received;
     if (!objects) return;
-    await this.refreshMetadata(false);
+    await this.metadataNow();
     const admitted = await this.screen(objects);
     this.sink?.(admitted);
   }
@@ -159,10 +178,18 @@ export class TrustGate {
     return { root, revocations, stale: this.stale, keyless: this.keyless, identity: this.deps.identity, now: new Date() };
   }
 
+  /**
+   * The metadata to check against now: read on its own signal (run), never per change or work
+   * order, so only the first use waits for it; after that what is held, judged fresh or stale now.
+   */
+  private async metadataNow(): Promise<void> {
+    if (!this.metadataAsked) await this.refreshMetadata();
+    else this.noteStaleness(staleness(this.metadata, this.deps.policy.maxMetadataAgeMs, new Date()));
+  }
+
   /** The metadata the hub relays, taken where it verifies; true when what objects are checked against changed. */
-  private async refreshMetadata(force: boolean): Promise<boolean> {
-    if (!force && Date.now() - this.metadataAt < REFRESH_FLOOR_MS) return false;
-    this.metadataAt = Date.now();
+  private async refreshMetadata(): Promise<boolean> {
+    this.metadataAsked = true;
     const before = `${metadataVersions(this.metadata)}:${this.stale ?? ''}`;
     try {
       const { state, problems } = advanceMetadata(this.metadata, await this.deps.relay.metadata());
@@ -299,7 +326,7 @@ export class TrustGate {
   }
 
   private async checkOrder(order: WorkOrder): Promise<Refusal | undefined> {
-    await this.refreshMetadata(false);
+    await this.metadataNow();
     const signed = await this.deps.relay.workOrderSignature(order.id);
     if (signed === undefined && !this.deps.policy.requireSignatures) return undefined;
     const verdict = checkWorkOrder(this.view(), { workType: order.work_type, content: order.yaml_content, signed });

@@ -43,6 +43,8 @@ export class AgentConnection {
   readonly ws: WebSocket;
   /** The agent asked for `target_state_patch` frames (our agent does; Brokkr's does not). */
   readonly takesPatches: boolean;
+  /** The agent checks signatures: patches carry them, trust-metadata notices reach it (agent-sockets/socket.ts). */
+  readonly takesSignatures: boolean;
   private readonly metrics: LiveMetrics;
   private readonly logger: Logger;
 
@@ -50,6 +52,7 @@ export class AgentConnection {
     agentId: string;
     ws: WebSocket;
     takesPatches?: boolean;
+    takesSignatures?: boolean;
     metrics: LiveMetrics;
     logger: Logger;
     handlers: ConnectionHandlers;
@@ -57,6 +60,7 @@ export class AgentConnection {
     const { handlers, ws } = options;
     this.agentId = options.agentId;
     this.takesPatches = options.takesPatches ?? false;
+    this.takesSignatures = options.takesSignatures ?? false;
     this.ws = ws;
     this.metrics = options.metrics;
     this.logger = options.logger;

@@ -1,4 +1,4 @@
-import { AGENT_FEATURES_HEADER, agentFeatures, TARGET_STATE_PATCH_FEATURE } from '@brokkr/contracts';
+import { AGENT_FEATURES_HEADER, agentFeatures, TARGET_STATE_PATCH_FEATURE, TARGET_STATE_SIGNATURES_FEATURE } from '@brokkr/contracts';
 import { ingestTelemetryFrame } from '../resources/cluster-events/ingest.ts';
 import type { UpgradeRoute } from '../http/upgrade-route.ts';
 import { AgentConnection } from './connection.ts';
@@ -23,10 +23,12 @@ export const agentChannelRoutes: UpgradeRoute[] = [
       const ws = await up.accept();
       const { ctx } = up;
       const connections = ctx.agentSockets;
+      const features = agentFeatures(up.req.headers[AGENT_FEATURES_HEADER]);
       const connection = new AgentConnection({
         agentId,
         ws,
-        takesPatches: agentFeatures(up.req.headers[AGENT_FEATURES_HEADER]).has(TARGET_STATE_PATCH_FEATURE),
+        takesPatches: features.has(TARGET_STATE_PATCH_FEATURE),
+        takesSignatures: features.has(TARGET_STATE_SIGNATURES_FEATURE),
         metrics: connections.metrics,
         logger: ctx.logger,
         handlers: {

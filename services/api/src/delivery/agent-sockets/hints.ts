@@ -31,6 +31,8 @@ export class HintSender {
 
   deliver(connection: AgentSocket, notice: AgentNotice): void {
     if (notice.ack) return;
+    // A signature stored for content already served changes nothing for an agent that does not check them.
+    if (notice.signature && !connection.takesSignatures) return;
     if (notice.work_order_id) return this.withBody(connection, 'work_order', notice.work_order_id, findWorkOrderForFrame);
     const stackId = notice.stack_id;
     if (stackId && connection.takesPatches)

@@ -1,3 +1,4 @@
+import { TRUST_METADATA_CHANGED } from '@brokkr/contracts';
 import type { Queryable } from '@brokkr/db';
 import type { Logger } from '@brokkr/logger';
 import { closeSocket } from '../../sockets/close-socket.ts';
@@ -50,6 +51,12 @@ export class AgentSockets {
   noticed(agentId: string, notice: LazyNotice): void {
     const connection = this.byAgent.get(agentId);
     if (connection) this.hints.deliver(connection, notice());
+  }
+
+  /** The trust metadata changed (PUT /trust-metadata on any replica): every agent here that checks signatures reads it now. */
+  trustMetadataChanged(): void {
+    for (const connection of this.byAgent.values())
+      if (connection.takesSignatures) connection.send('control', TRUST_METADATA_CHANGED, {}, { coalesce: true });
   }
 
   connectedSince(agentId: string): Date | undefined {

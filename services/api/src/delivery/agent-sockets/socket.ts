@@ -13,6 +13,11 @@ export interface AgentSocket {
   readonly connectedSince: Date;
   /** The agent asked for `target_state_patch` frames (our agent does; Brokkr's does not). */
   readonly takesPatches: boolean;
+  /**
+   * The agent checks signatures (`target-state-signatures`, our agent with a trust policy): its
+   * patch frames carry each object's signature, and it hears `trust_metadata_changed`.
+   */
+  readonly takesSignatures: boolean;
   readonly messagesIn: number;
   readonly messagesOut: number;
   /** Queues a frame; `coalesce` drops it when the same type is already waiting. False when the lane is full. */

@@ -1,6 +1,7 @@
 import type { Logger } from '@brokkr/logger';
 import type { StateStep } from '../target-state/answer-cache.ts';
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
+import type { Carried } from '../target-state/signatures.ts';
 import type { AgentSocket } from './socket.ts';
 
 /**
@@ -12,11 +13,12 @@ export const MAX_STEP_BYTES = 64 * 1024;
 
 /**
  * The agent's full answer moved forward by what was noticed since it was read
- * (TargetStateCache.stepFull), and the JSON of a row (TargetStateCache.bytes).
+ * (TargetStateCache.stepFull; `signed`: with the objects' signatures, for an agent that checks
+ * them), and the JSON of a row, with its signature when it carries one (TargetStateCache.bytes).
  */
 export interface StepSource {
-  step(agentId: string): Promise<StateStep | undefined>;
-  rowJson(row: DeploymentObjectRow): string;
+  step(agentId: string, signed: boolean): Promise<StateStep | undefined>;
+  rowJson(row: DeploymentObjectRow, carried: Carried | undefined): string;
 }
 
 /**
@@ -52,7 +54,7 @@ export class StepSender {
     while (state.again) {
       state.again = false;
       try {
-        const step = await this.source.step(connection.agentId);
+        const step = await this.source.step(connection.agentId, connection.takesSignatures);
         // The same ETag at both ends: the agent already holds what the step leads to.
         if (step && step.base === step.etag) continue;
         const frame = step && this.encode(step);
@@ -67,7 +69,7 @@ export class StepSender {
 
   /** The frame's text; undefined when its objects are too large to push (MAX_STEP_BYTES). */
   private encode(step: StateStep): string | undefined {
-    const objects = step.objects.map((row) => this.source.rowJson(row));
+    const objects = step.objects.map((row, i) => this.source.rowJson(row, step.carried?.[i]));
     if (objects.reduce((bytes, json) => bytes + json.length, 0) > MAX_STEP_BYTES) return undefined;
     const head = JSON.stringify({ base_etag: step.base, etag: step.etag });
     return `{"type":"target_state_patch","body":${head.slice(0, -1)},"objects":[${objects.join(',')}]}}`;

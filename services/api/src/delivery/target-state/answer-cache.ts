@@ -8,6 +8,7 @@ import { queryTargetState } from './sql/target-state.ts';
 import { AnswerBytes } from './answer-bytes.ts';
 import { SharedRows } from './shared-rows.ts';
 import { targetStateEtag } from './etag.ts';
+import { ServedSignatures, signedEtag, type Carried } from './signatures.ts';
 
 /** One agent's answer in one mode, as the target-state query gave it (or patched since). */
 export interface CachedState {
@@ -47,11 +48,21 @@ interface StackPart {
   latest: Promise<StackLatest>;
 }
 
-/** What a hint can carry instead of "fetch": the answer moved from `base` to `etag` by `objects`, one per changed stack. */
+/** An answer for an agent that asked for signatures: `carried[i]` is the signature of `rows[i]`, the ETag covers them. */
+export interface SignedState extends CachedState {
+  carried: (Carried | undefined)[];
+}
+
+/**
+ * What a hint can carry instead of "fetch": the answer moved from `base` to `etag` by `objects`,
+ * one per changed stack; for an agent that asked for signatures, `carried[i]` is the signature of
+ * `objects[i]` and both ETags are signedEtag's.
+ */
 export interface StateStep {
   base: string;
   etag: string;
   objects: DeploymentObjectRow[];
+  carried?: (Carried | undefined)[];
 }
 
 export interface CacheOutcomes {
@@ -98,19 +109,26 @@ export class TargetStateCache {
   private readonly shared = new SharedRows();
   /** The JSON of the answers and rows this cache gives (a long-poll's body, a patch frame's objects). */
   readonly bytes = new AnswerBytes();
+  /** The signatures carried to agents that check them, read once per content (signatures.ts). */
+  readonly signatures: ServedSignatures;
 
   constructor(
     private readonly db: Queryable,
     private readonly outcomes: CacheOutcomes,
     private readonly ttlMs: number = TARGET_STATE_TTL_MS,
-  ) {}
+  ) {
+    this.signatures = new ServedSignatures(db, ttlMs);
+  }
 
   /** The delivery's first stage (pipeline.ts): a notice for the agent (lower-case id), from whichever replica the write happened on. */
   noticed(agentId: string, lazy: LazyNotice): void {
     const sequence = ++this.sequence;
     const agent = this.agents.get(agentId);
-    if (!agent) return;
+    if (!agent && this.signatures.empty) return;
     const notice = lazy();
+    // A signature stored for content already served: the rows stand, their signatures are read again.
+    if (notice.signature && notice.stack_id) return this.signatures.forgetStack(notice.stack_id);
+    if (!agent) return;
     agent.generation++;
     if (ownReportOnly(notice)) return dropWhatEventsDecide(agent);
     const stackId = newObjectOnly(notice);
@@ -125,12 +143,14 @@ export class TargetStateCache {
   /** Wake-ups may be lost from now on: stop answering from memory. */
   distrust(): void {
     this.trusted = false;
+    this.signatures.distrust();
     this.clear();
   }
 
   /** Wake-ups flow again: start from empty. */
   trust(): void {
     this.clear();
+    this.signatures.trust();
     this.trusted = true;
   }
 
@@ -162,14 +182,24 @@ export class TargetStateCache {
    * when this replica has no current entry for it, nothing is pending, or a pending stack is not a
    * plain "newest object for everyone" change: the agent is then hinted to fetch, as before.
    */
-  async stepFull(agentId: string, now = Date.now()): Promise<StateStep | undefined> {
+  async stepFull(agentId: string, signed = false, now = Date.now()): Promise<StateStep | undefined> {
     const agent = this.agents.get(agentId.toLowerCase());
     const entry = agent?.full;
     if (!agent || !entry || entry.expiresAt <= now || !this.trusted || entry.pending.size === 0) return undefined;
     const stacks = new Set(entry.pending.keys());
     const patched = await this.patch(agentId.toLowerCase(), agent, entry, true);
     if (!patched) return undefined;
-    return { base: entry.etag, etag: patched.etag, objects: patched.rows.filter((row) => stacks.has(row.stack_id)) };
+    const objects = patched.rows.filter((row) => stacks.has(row.stack_id));
+    if (!signed) return { base: entry.etag, etag: patched.etag, objects };
+    // The same ETags the agent's fetches were answered with (withSignatures), so the steps chain on them.
+    const [base, next] = await Promise.all([this.withSignatures(entry), this.withSignatures(patched)]);
+    return { base: base.etag, etag: next.etag, objects, carried: objects.map((row) => next.carried[next.rows.indexOf(row)]) };
+  }
+
+  /** The answer as an agent that checks signatures is served it: each row's signature, and an ETag that covers them. */
+  async withSignatures(state: CachedState): Promise<SignedState> {
+    const carried = await this.signatures.of(state.rows);
+    return { ...state, etag: signedEtag(state.etag, carried), carried };
   }
 
   private async load(key: string, full: boolean, now: number): Promise<CachedState> {

@@ -6,14 +6,17 @@ import {
   trustMetadataSchema,
 } from '@brokkr/contracts';
 import { z } from 'zod';
+import type { ApiContext } from '../../context.ts';
 import { requireAdminOrSelf } from '../../domain/agent-access.ts';
+import { agentsForStack } from '../../domain/agents-for-stacks.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
 import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { publishTrustMetadataChanged } from '../../events/trust-metadata-changes.ts';
 import { idParams, uuid } from '../../http/schemas.ts';
 import { readSignature, readTrustDocument } from './read-signed.ts';
 import { forgetRelayedSignatures, forgetRelayedTrustMetadata, relayedSignatures, relayedTrustMetadata } from './relay-cache.ts';
-import { publishTrustMetadata } from './sql/queries.ts';
+import { publishTrustMetadata, stackHoldsContent } from './sql/queries.ts';
 import { servedIds } from './sql/served-ids.ts';
 import { storeSignature } from './sql/store-signature.ts';
 
@@ -28,6 +31,18 @@ const tags = ['signatures'];
 const invalidSignature = errorKind(400, 'invalid_signature', 'Not a signature of a Brokkr statement');
 const signatureStackMismatch = errorKind(400, 'signature_stack_mismatch', 'The signature is for another stack');
 const invalidTrustMetadata = errorKind(400, 'invalid_trust_metadata', 'Not a signed Brokkr trust document');
+
+/**
+ * A signature for content the stack already holds (re-signed, e.g. after a revocation) reaches the
+ * agents that carry signatures with their objects (GET target-state?signatures=true, patch frames):
+ * a `signature` notice makes every replica read the stack's signatures again and wakes the agents
+ * that check them. The usual order, the signature before its content, needs none: the content's
+ * own notice brings both.
+ */
+async function wakeIfServed(ctx: ApiContext, stackId: string, contentDigest: string): Promise<void> {
+  if (!(await stackHoldsContent(ctx.db.pool, stackId, contentDigest))) return;
+  await ctx.notifyAgents(await agentsForStack(ctx.db.pool, stackId), { stack_id: stackId, signature: true });
+}
 
 const MAX_IDS = 100;
 const idList = z
@@ -49,7 +64,9 @@ export const signatureRoutes: AnyRoute[] = [
     description:
       'The body holds a Sigstore bundle (or a DSSE envelope) of an in-toto statement with predicate type ' +
       '`https://brokkr.dev/intent/v1` for this stack. A deployment object of the stack whose `yaml_checksum` equals the ' +
-      "statement's subject digest is relayed with it to agents (GET /agents/{id}/signatures); store it before posting the content. " +
+      "statement's subject digest is relayed with it to agents (with the object in GET /agents/{id}/target-state?signatures=true " +
+      'and the agent channel’s patch frames, and by GET /agents/{id}/signatures); store it before posting the content ' +
+      '(stored after, for content the stack already holds, it wakes the stack’s agents). ' +
       'The hub does not verify it: agents with a trust policy do.',
     tags,
     access: 'any',
@@ -73,6 +90,7 @@ export const signatureRoutes: AnyRoute[] = [
         bundleSha256: read.bundleSha256,
       });
       forgetRelayedSignatures(ctx.db.pool);
+      await wakeIfServed(ctx, params.id, read.contentDigest);
       const details = { content_digest: read.contentDigest, version: read.subject.version };
       await ctx.audit({
         actor: identity,
@@ -178,6 +196,7 @@ export const signatureRoutes: AnyRoute[] = [
       if (!read.ok) throw invalidTrustMetadata.with(`Invalid trust metadata: ${read.reason}`);
       const filed = await publishTrustMetadata(ctx.db.pool, read.kind, read.version, body.envelope);
       forgetRelayedTrustMetadata(ctx.db.pool);
+      publishTrustMetadataChanged(ctx.bus.nc, ctx.logger);
       await ctx.audit({
         actor: identity,
         action: 'trust.metadata_published',

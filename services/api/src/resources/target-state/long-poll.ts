@@ -1,5 +1,6 @@
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
-import type { CachedState as State, TargetStateCache } from '../../delivery/target-state/answer-cache.ts';
+import type { CachedState, SignedState, TargetStateCache } from '../../delivery/target-state/answer-cache.ts';
+import type { Carried } from '../../delivery/target-state/signatures.ts';
 import { ifNoneMatchHits } from '../../delivery/target-state/etag.ts';
 import { longPollDeadline, type Waiters, type AgentWatch } from '../../delivery/waiters.ts';
 
@@ -12,6 +13,8 @@ import { longPollDeadline, type Waiters, type AgentWatch } from '../../delivery/
 export interface TargetStateQuery {
   agentId: string;
   full: boolean;
+  /** The agent checks signatures (`signatures=true`): each object carries its own, and the ETag covers them. */
+  signatures: boolean;
   /** Seconds to hold a request whose state still matches If-None-Match; 0 = answer at once. */
   waitSeconds: number;
   ifNoneMatch: string | undefined;
@@ -21,18 +24,25 @@ export interface TargetStateQuery {
   hurry?: AbortSignal;
 }
 
-/** `grants`: the digest of the agent's grants (grantsDigest) the answer was read with. */
+/**
+ * `grants`: the digest of the agent's grants (grantsDigest) the answer was read with; `carried`:
+ * the signature of each of `body`'s objects, for an agent that asked for them.
+ */
 export type TargetStateAnswer =
-  | { status: 200; etag: string; grants: string; body: DeploymentObjectRow[] }
+  | { status: 200; etag: string; grants: string; body: DeploymentObjectRow[]; carried?: (Carried | undefined)[] }
   | { status: 304; etag: string; grants: string }
   | { status: 'aborted' };
 
-function readState(cache: TargetStateCache, query: TargetStateQuery): Promise<State> {
-  return cache.read(query.agentId, query.full);
+type State = CachedState | SignedState;
+
+async function readState(cache: TargetStateCache, query: TargetStateQuery): Promise<State> {
+  const state = await cache.read(query.agentId, query.full);
+  return query.signatures ? cache.withSignatures(state) : state;
 }
 
 function changed(state: State): TargetStateAnswer {
-  return { status: 200, etag: state.etag, grants: state.grants, body: state.rows };
+  const answer = { status: 200 as const, etag: state.etag, grants: state.grants, body: state.rows };
+  return 'carried' in state ? { ...answer, carried: state.carried } : answer;
 }
 
 /** Holds a request whose state still matches If-None-Match until it changes or the wait ends. */

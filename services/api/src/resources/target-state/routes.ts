@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { deploymentObjectSchema, stackSchema } from '@brokkr/contracts';
+import { servedObjectSchema, stackSchema } from '@brokkr/contracts';
 import { defineRoute, json, type AnyRoute, type Reply } from '../../http/route.ts';
-import { idParams, longPollWait } from '../../http/schemas.ts';
+import { idParams, longPollWait, queryBool } from '../../http/schemas.ts';
 import { clientGone } from '../../http/client-gone.ts';
 import { servesBrokkrRustAgent } from '../../compat/brokkr-agent/detect.ts';
 import { tooManyStreams } from '../../limits/stream-quota.ts';
@@ -18,6 +18,10 @@ const targetStateQuery = z.object({
   wait: longPollWait(
     'Long-poll: with If-None-Match, hold the request up to this many seconds (capped by BROKKR__BROKER__LONG_POLL_MAX_SECONDS)',
   ),
+  signatures: queryBool().optional().meta({
+    description:
+      'For an agent that checks signatures (docs/signatures.md): each object carries the newest signature stored for its content (`signature`), and the ETag covers them',
+  }),
 });
 
 /**
@@ -30,7 +34,7 @@ function reply(answer: Exclude<TargetStateAnswer, { status: 'aborted' }>, pollSe
   if (pollSeconds > 0) headers['Brokkr-Poll-Interval'] = String(pollSeconds);
   if (answer.status === 304) return { status: 304, headers };
   // The same bytes for every agent with the same answer (delivery/target-state/answer-bytes.ts).
-  return { status: 200, body: bytes.answer(answer.body), contentType: JSON_UTF8, headers };
+  return { status: 200, body: bytes.answer(answer.body, answer.carried), contentType: JSON_UTF8, headers };
 }
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -54,7 +58,7 @@ export const targetStateRoutes: AnyRoute[] = [
       200: {
         description:
           "Deployment objects (header `ETag`; `Brokkr-Grants`: a digest of the agent's grants, which changes whenever GET /agents/{id}/grants would answer differently; `Brokkr-Poll-Interval`: seconds until a polling agent should ask again, when the hub sets it)",
-        schema: deploymentObjectSchema.array(),
+        schema: servedObjectSchema.array(),
       },
       304: { description: 'Unchanged since If-None-Match (headers `ETag`, `Brokkr-Grants`, `Brokkr-Poll-Interval`)' },
     },
@@ -70,6 +74,7 @@ export const targetStateRoutes: AnyRoute[] = [
         agentId: params.id,
         // Brokkr's own agent gets the full state: it deletes whatever the incremental one leaves out (compat/brokkr-agent/).
         full: query.mode === 'full' || servesBrokkrRustAgent(req.headers, identity, params.id, query.mode),
+        signatures: query.signatures === true,
         waitSeconds,
         ifNoneMatch,
         signal: clientGone(res),

@@ -74,3 +74,14 @@ export async function publishTrustMetadata(
   );
   return rows[0]!;
 }
+
+// Whether the stack holds this content already (a signature stored after its content: a re-signing).
+const holdsContentStatement = prepared(
+  'brokkr_signatures_stack_holds_content',
+  `SELECT EXISTS (SELECT 1 FROM deployment_objects WHERE stack_id = $1 AND yaml_checksum = $2 AND deleted_at IS NULL) AS holds`,
+);
+
+export async function stackHoldsContent(db: Queryable, stackId: string, contentDigest: string): Promise<boolean> {
+  const { rows } = await db.query<{ holds: boolean }>(holdsContentStatement([stackId, contentDigest]));
+  return rows[0]!.holds;
+}

@@ -48,8 +48,14 @@ const agentGrantsStatement = prepared(
                                                                          AND b.expires_at > now() - interval '1 day'))
                                  ORDER BY w.id), '[]')
         FROM agent JOIN maintenance_windows w
-          ON w.agent_labels <@ coalesce((SELECT array_agg(l.label) FROM agent_labels l WHERE l.agent_id = agent.id), '{}')) AS windows`,
+          ON w.agent_labels <@ coalesce((SELECT array_agg(l.label::text) FROM agent_labels l WHERE l.agent_id = agent.id), '{}')) AS windows`,
 );
+
+/** A window for the whole agent, or one that names a stack the agent is served (or that stack's generator). */
+function reachesStacks(w: ScheduledWindow, stacks: GrantsRow['stacks']): boolean {
+  if (!w.stack_ids.length && !w.generator_ids.length) return true;
+  return stacks.some((s) => w.stack_ids.includes(s.stack_id) || w.generator_ids.includes(s.generator_id));
+}
 
 /** What GET /agents/{id}/grants serves: every grant resolved, and whether whole_cluster is in effect. */
 export async function queryAgentGrants(db: Queryable, agentId: string): Promise<AgentGrants> {
@@ -64,6 +70,6 @@ export async function queryAgentGrants(db: Queryable, agentId: string): Promise<
       return { ...g, grant: resolved, whole_cluster_in_effect: wholeClusterInEffect(resolved, g.is_system, tenants) };
     }),
     stacks: row.stacks.map(({ drift, ...stack }) => (drift ? { ...stack, drift: resolveDriftPolicy(drift, row.labels) } : stack)),
-    maintenance: { windows: row.windows },
+    maintenance: { windows: row.windows.filter((w) => reachesStacks(w, row.stacks)) },
   };
 }

@@ -42,7 +42,7 @@ export async function agentsWithLabels(db: Queryable, labels: string[]): Promise
   const { rows } = await db.query<{ id: string }>(
     `SELECT a.id FROM agents a
       WHERE a.deleted_at IS NULL
-        AND $1::text[] <@ coalesce((SELECT array_agg(l.label) FROM agent_labels l WHERE l.agent_id = a.id), '{}')`,
+        AND $1::text[] <@ coalesce((SELECT array_agg(l.label::text) FROM agent_labels l WHERE l.agent_id = a.id), '{}')`,
     [labels],
   );
   return rows.map((r) => r.id);

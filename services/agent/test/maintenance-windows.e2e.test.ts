@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import { eventually, startKubeApiServer, useTestInfra, type KubeApiServer } from '@brokkr/testkit';
+import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
+import {
+  agentEvents,
+  createStack,
+  deploy,
+  registerAgent,
+  startBroker,
+  target,
+  type AgentEvent,
+  type Broker,
+  type DeploymentObject,
+  type RegisteredAgent,
+} from './support/broker.ts';
+import { Kubectl } from './support/kubectl.ts';
+import { configMap, namespace, stream } from './support/manifests.ts';
+import { ScheduleProxy } from './support/schedule-proxy.ts';
+
+/** RFC 5545 UTC form of an instant, to the second: 20261128T133000Z. */
+const icalUtc = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/[-:]/g, '').replace('.000', '');
+
+/**
+ * Maintenance windows enforced by the agent (docs/maintenance-windows.md), on one real
+ * kube-apiserver shared by two agents (each owns only its own objects): a deny window selects
+ * the `env=prod` agent, which then neither applies nor reports an apply while the `env=dev` agent
+ * goes ahead; a hub that keeps serving the versions and stops serving the schedule changes no
+ * object; and the held version goes out once the window closes. Every wait is for an event or a
+ * state, never for a time.
+ */
+describe('agent maintenance windows (end to end)', function () {
+  this.timeout(240_000);
+  const infra = useTestInfra({ nats: true });
+  let broker: Broker;
+  let kube: KubeApiServer;
+  let kubectl: Kubectl;
+  let proxy: ScheduleProxy;
+  let prod: RegisteredAgent;
+  let dev: RegisteredAgent;
+  let prodStack: string;
+  let devStack: string;
+  const procs: RunningAgentProcess[] = [];
+
+  const manifest = (ns: string, version: string) => stream(namespace(ns), configMap(ns, 'settings', { version }));
+  const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps/settings`;
+  const eventOf = (agent: RegisteredAgent, d: DeploymentObject, match: (e: AgentEvent) => boolean, what: string) =>
+    eventually(async () => (await agentEvents(broker.admin, agent.id)).find((e) => e.deployment_object_id === d.id && match(e)), {
+      timeoutMs: 90_000,
+      what,
+    });
+  const applied = (e: AgentEvent) => (e.event_type === 'APPLIED' || e.event_type === 'UPDATED') && e.status === 'SUCCESS';
+  const blocked = (e: AgentEvent) => e.event_type === 'window_blocked' && e.status === 'BLOCKED';
+
+  before(async () => {
+    [broker, kube] = await Promise.all([startBroker(infra), startKubeApiServer()]);
+    kubectl = new Kubectl(kube);
+    proxy = await ScheduleProxy.start(broker.url);
+    [prod, dev] = [await registerAgent(broker.admin), await registerAgent(broker.admin)];
+    for (const [agent, label] of [
+      [prod, 'env=prod'],
+      [dev, 'env=dev'],
+    ] as const)
+      expect((await broker.admin.post(`/agents/${agent.id}/labels`, { agent_id: agent.id, label })).status).to.equal(201);
+    [prodStack, devStack] = [await createStack(broker.admin), await createStack(broker.admin)];
+    await target(broker.admin, prod.id, prodStack);
+    await target(broker.admin, dev.id, devStack);
+    // The prod agent reaches the hub through the proxy (HTTP only), which can withhold its schedule.
+    procs.push(await spawnAgent(proxy.url, prod, kube.kubeconfigPath), await spawnAgent(broker.url, dev, kube.kubeconfigPath));
+  });
+
+  after(async () => {
+    await Promise.allSettled(procs.map((p) => p.stop()));
+    await proxy?.close();
+    await kubectl?.close();
+    await Promise.allSettled([broker?.stop(), kube?.stop()]);
+  });
+
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') for (const p of procs) console.log(p.output().slice(-6000));
+  });
+
+  it('holds every version on the prod agent during its deny window, also from a hub that stops serving the schedule, and applies it when the window closes', async () => {
+    const first = await deploy(broker.admin, prodStack, manifest('shop-prod', 'v1'));
+    await eventOf(prod, first, applied, 'prod applies v1 before any window');
+    const before = (await kubectl.get<{ metadata: { resourceVersion: string } }>(cmPath('shop-prod')))!.metadata.resourceVersion;
+
+    // A deny window open now (it started a minute ago) for a day, on the agents labelled env=prod.
+    const start = Date.now() - 60_000;
+    const window = await broker.admin.post('/maintenance-windows', {
+      name: 'prod freeze',
+      type: 'deny',
+      rrule: `DTSTART:${icalUtc(start)}\nRRULE:FREQ=DAILY`,
+      duration: 'PT1H',
+      agent_labels: ['env=prod'],
+    });
+    expect(window.status, window.text).to.equal(201);
+
+    const second = await deploy(broker.admin, prodStack, manifest('shop-prod', 'v2'));
+    const devVersion = await deploy(broker.admin, devStack, manifest('shop-dev', 'v2'));
+    await eventOf(dev, devVersion, applied, 'dev applies v2 (no window selects it)');
+    const held = await eventOf(prod, second, blocked, 'prod reports v2 held by the window');
+    expect(held.message).to.include(window.body.id).and.include(prodStack);
+
+    // The hub goes on serving versions but withholds the schedule: the agent keeps the last one it got.
+    proxy.withholdSchedule = true;
+    const third = await deploy(broker.admin, prodStack, manifest('shop-prod', 'v3'));
+    await eventOf(prod, third, blocked, 'prod reports v3 held, from a hub that served no schedule');
+    const events = await agentEvents(broker.admin, prod.id);
+    expect(events.filter((e) => e.deployment_object_id !== first.id && applied(e))).to.deep.equal([]);
+    const during = (await kubectl.get<{ metadata: { resourceVersion: string }; data: { version: string } }>(cmPath('shop-prod')))!;
+    expect([during.metadata.resourceVersion, during.data.version]).to.deep.equal([before, 'v1']);
+
+    // The window now closes a few seconds after this change reaches the agent; the agent applies v3 at that boundary by itself.
+    proxy.withholdSchedule = false;
+    const closesAt = Math.ceil((Date.now() + 5000) / 1000) * 1000;
+    const patched = await broker.admin.patch(`/maintenance-windows/${window.body.id}`, { duration: Math.round((closesAt - Math.floor(start / 1000) * 1000) / 1000) });
+    expect(patched.status, patched.text).to.equal(200);
+    const done = await eventOf(prod, third, applied, 'prod applies v3 once the window closed');
+    expect(Date.parse(done.created_at)).to.be.at.least(closesAt);
+    expect((await kubectl.get<{ data: { version: string } }>(cmPath('shop-prod')))!.data.version).to.equal('v3');
+    // v2 was superseded while held: it was never applied.
+    expect((await agentEvents(broker.admin, prod.id)).some((e) => e.deployment_object_id === second.id && applied(e))).to.equal(false);
+  });
+});

@@ -33,6 +33,7 @@ export type {
   StackRolloutPolicy,
   StackTemplate,
   WaveApprovals,
+  MaintenanceWindow,
   WorkOrder,
 } from '@brokkr/contracts';
 

@@ -113,7 +113,9 @@ describe('agent maintenance windows (end to end)', function () {
     // The window now closes a few seconds after this change reaches the agent; the agent applies v3 at that boundary by itself.
     proxy.withholdSchedule = false;
     const closesAt = Math.ceil((Date.now() + 5000) / 1000) * 1000;
-    const patched = await broker.admin.patch(`/maintenance-windows/${window.body.id}`, { duration: Math.round((closesAt - Math.floor(start / 1000) * 1000) / 1000) });
+    const patched = await broker.admin.patch(`/maintenance-windows/${window.body.id}`, {
+      duration: Math.round((closesAt - Math.floor(start / 1000) * 1000) / 1000),
+    });
     expect(patched.status, patched.text).to.equal(200);
     const done = await eventOf(prod, third, applied, 'prod applies v3 once the window closed');
     expect(Date.parse(done.created_at)).to.be.at.least(closesAt);

@@ -74,10 +74,22 @@ describe('api maintenance windows', () => {
     const own = await a.client.post('/maintenance-windows', { name: 'a', type: 'deny', rrule: weekly, duration: 60 });
     expect(own.status, own.text).to.equal(201);
     expect(own.body).to.deep.include({ owner_generator_id: a.generator.id, generator_ids: [a.generator.id] });
-    const onStack = await a.client.post('/maintenance-windows', { name: 'a2', type: 'deny', rrule: weekly, duration: 60, stack_ids: [stackA.id] });
+    const onStack = await a.client.post('/maintenance-windows', {
+      name: 'a2',
+      type: 'deny',
+      rrule: weekly,
+      duration: 60,
+      stack_ids: [stackA.id],
+    });
     expect(onStack.body).to.deep.include({ stack_ids: [stackA.id], generator_ids: [] });
 
-    const foreignStack = await a.client.post('/maintenance-windows', { name: 'x', type: 'deny', rrule: weekly, duration: 60, stack_ids: [stackB.id] });
+    const foreignStack = await a.client.post('/maintenance-windows', {
+      name: 'x',
+      type: 'deny',
+      rrule: weekly,
+      duration: 60,
+      stack_ids: [stackB.id],
+    });
     expect([foreignStack.status, foreignStack.body.code]).to.deep.equal([403, 'stack_not_owned']);
     const foreignGen = await a.client.post('/maintenance-windows', {
       name: 'x',
@@ -144,8 +156,9 @@ describe('api maintenance windows', () => {
     const gen = await createGenerator(api.admin);
     const stack = await createStack(gen.client, { generator_id: gen.generator.id });
     const agent = await labelledAgent(gen.generator.id, stack.id, gen.client, ['env=stage']);
-    const window = (await api.admin.post('/maintenance-windows', { name: 'w', type: 'deny', rrule: weekly, duration: 3600, agent_labels: ['env=stage'] }))
-      .body;
+    const window = (
+      await api.admin.post('/maintenance-windows', { name: 'w', type: 'deny', rrule: weekly, duration: 3600, agent_labels: ['env=stage'] })
+    ).body;
     const path = `/maintenance-windows/${window.id}/bypasses`;
 
     const missing = await api.admin.post(path, { reason: 'hotfix' });
@@ -162,7 +175,9 @@ describe('api maintenance windows', () => {
     expect(bypass.body).to.deep.include({ window_id: window.id, reason: 'CVE hotfix', created_by: 'admin', expires_at: expiresAt });
     expect((await schedule(agent))[0]!.bypassed_until).to.equal(expiresAt);
     expect(await etag(agent)).to.not.equal(before);
-    expect((await api.admin.get(`/maintenance-windows/${window.id}`)).body.bypasses.map((b: { id: string }) => b.id)).to.deep.equal([bypass.body.id]);
+    expect((await api.admin.get(`/maintenance-windows/${window.id}`)).body.bypasses.map((b: { id: string }) => b.id)).to.deep.equal([
+      bypass.body.id,
+    ]);
     await eventually(async () => {
       const audited = await auditMessages(api.natsUrl, 'maintenance_window.bypass_created');
       const entry = audited.find((a) => a.resource_id === window.id);

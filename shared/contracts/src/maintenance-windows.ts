@@ -32,7 +32,9 @@ const windowFields = {
     .union([z.number().int().min(1).max(MAX_WINDOW_SECONDS), z.string().min(2).max(64)])
     .meta({ description: 'How long each occurrence stays open: seconds, or an ISO 8601 duration (PT2H, P1DT30M, P1W)' }),
   agent_labels: labels().meta({ description: 'Agents carrying every one of these labels; [] selects every agent' }),
-  stack_ids: ids().meta({ description: 'Only these stacks (with generator_ids: a stack listed or of a listed generator); [] and [] = every stack' }),
+  stack_ids: ids().meta({
+    description: 'Only these stacks (with generator_ids: a stack listed or of a listed generator); [] and [] = every stack',
+  }),
   generator_ids: ids().meta({ description: "Only these generators' stacks" }),
   gates: z.array(windowGateSchema).min(1).max(4).meta({ description: 'What the window gates; default all four' }),
 };
@@ -102,7 +104,9 @@ export const scheduledWindowSchema = z
     stack_ids: z.array(uuid()),
     generator_ids: z.array(uuid()),
     gates: z.array(windowGateSchema),
-    bypassed_until: timestamp().nullable().meta({ description: 'The latest expiry of its bypasses (the agent compares it with its clock)' }),
+    bypassed_until: timestamp()
+      .nullable()
+      .meta({ description: 'The latest expiry of its bypasses (the agent compares it with its clock)' }),
   })
   .meta({ id: 'ScheduledWindow' });
 export type ScheduledWindow = z.output<typeof scheduledWindowSchema>;

@@ -18,7 +18,21 @@ describe('brokkr windows (built CLI against a real hub)', () => {
   it('creates a window, lists it, refuses a bad rule with the hub’s reason, and deletes it by name', async () => {
     const name = uniqueName('freeze');
     const rrule = 'DTSTART;TZID=Europe/Berlin:20260103T020000\\nRRULE:FREQ=WEEKLY;BYDAY=SA';
-    const created = await cli('windows', 'create', name, '--type', 'deny', '--rrule', rrule, '--duration', 'PT2H', '--agent-label', 'env=prod', '-o', 'json');
+    const created = await cli(
+      'windows',
+      'create',
+      name,
+      '--type',
+      'deny',
+      '--rrule',
+      rrule,
+      '--duration',
+      'PT2H',
+      '--agent-label',
+      'env=prod',
+      '-o',
+      'json',
+    );
     expect(created.code, created.stderr).to.equal(0);
     const window = JSON.parse(created.stdout);
     expect(window).to.deep.include({ name, type: 'deny', duration_seconds: 7200, agent_labels: ['env=prod'] });
@@ -28,9 +42,23 @@ describe('brokkr windows (built CLI against a real hub)', () => {
     expect(listed.code, listed.stderr).to.equal(0);
     const [header, ...rows] = listed.stdout.trimEnd().split('\n');
     expect(header).to.match(/^NAME\s+TYPE\s+DURATION\s+AGENTS\s+GATES\s+BYPASSED-UNTIL\s+ID$/);
-    expect(rows.find((r) => r.startsWith(name))).to.include('deny').and.include('7200s').and.include('env=prod').and.include(window.id);
+    expect(rows.find((r) => r.startsWith(name)))
+      .to.include('deny')
+      .and.include('7200s')
+      .and.include('env=prod')
+      .and.include(window.id);
 
-    const bad = await cli('windows', 'create', uniqueName('bad'), '--type', 'deny', '--rrule', 'DTSTART:20260103T020000\\nRRULE:FREQ=DAILY', '--duration', '60');
+    const bad = await cli(
+      'windows',
+      'create',
+      uniqueName('bad'),
+      '--type',
+      'deny',
+      '--rrule',
+      'DTSTART:20260103T020000\\nRRULE:FREQ=DAILY',
+      '--duration',
+      '60',
+    );
     expect(bad.code).to.not.equal(0);
     expect(bad.stderr).to.include('TZID');
 

@@ -145,7 +145,9 @@ export class Reconciler {
         const applied = await applyStack({ ...this.deps, inventory }, d);
         this.drift.applied(d, applied.planned);
         const pruneHeld = this.holds.pruneHeldUntil(d.stack_id, Date.now()) !== undefined;
-        const stale = pruneHeld ? [] : keepSharedNamespaces(staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces), inventory, d.stack_id);
+        const stale = pruneHeld
+          ? []
+          : keepSharedNamespaces(staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces), inventory, d.stack_id);
         return { applied, pruned: await deleteObjects(this.deps, stale, this.releaser(d.stack_id)) };
       });
       this.memory.succeeded(d);

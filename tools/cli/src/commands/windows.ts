@@ -22,7 +22,14 @@ const columns: Column<MaintenanceWindow>[] = [
   { header: 'DURATION', value: (w) => `${w.duration_seconds}s` },
   { header: 'AGENTS', value: (w) => (w.agent_labels.length ? w.agent_labels.join(',') : 'all') },
   { header: 'GATES', value: (w) => w.gates.join(',') },
-  { header: 'BYPASSED-UNTIL', value: (w) => w.bypasses.map((b) => b.expires_at).sort().at(-1) },
+  {
+    header: 'BYPASSED-UNTIL',
+    value: (w) =>
+      w.bypasses
+        .map((b) => b.expires_at)
+        .sort()
+        .at(-1),
+  },
   { header: 'ID', value: (w) => w.id },
 ];
 
@@ -30,7 +37,8 @@ const columns: Column<MaintenanceWindow>[] = [
 async function findWindow(hub: ReturnType<typeof hubFor>, ref: string): Promise<MaintenanceWindow> {
   const windows = await hub.get<MaintenanceWindow[]>('/maintenance-windows');
   const found = windows.filter((w) => w.id === ref.toLowerCase() || w.name === ref);
-  if (found.length !== 1) throw new CliError(found.length ? `${found.length} windows are named "${ref}": use the id` : `no window "${ref}"`);
+  if (found.length !== 1)
+    throw new CliError(found.length ? `${found.length} windows are named "${ref}": use the id` : `no window "${ref}"`);
   return found[0]!;
 }
 
@@ -38,7 +46,9 @@ async function findWindow(hub: ReturnType<typeof hubFor>, ref: string): Promise<
 const durationOf = (raw: string): number | string => (/^\d+$/.test(raw) ? Number(raw) : raw);
 
 export function registerWindows(program: Command): void {
-  const windows = program.command('windows').description('Maintenance windows: when the selected clusters may change (docs/maintenance-windows.md)');
+  const windows = program
+    .command('windows')
+    .description('Maintenance windows: when the selected clusters may change (docs/maintenance-windows.md)');
 
   windows
     .command('list')
@@ -53,7 +63,10 @@ export function registerWindows(program: Command): void {
     .command('create <name>')
     .description('Create a maintenance window')
     .requiredOption('--type <allow|deny>', 'allow: changes only while open; deny: no changes while open')
-    .requiredOption('--rrule <rule>', 'RFC 5545: "DTSTART;TZID=Europe/Berlin:20260103T020000\\nRRULE:FREQ=WEEKLY;BYDAY=SA" (\\n or a newline between the lines)')
+    .requiredOption(
+      '--rrule <rule>',
+      'RFC 5545: "DTSTART;TZID=Europe/Berlin:20260103T020000\\nRRULE:FREQ=WEEKLY;BYDAY=SA" (\\n or a newline between the lines)',
+    )
     .requiredOption('--duration <d>', 'how long each occurrence is open: seconds or ISO 8601 (PT2H)')
     .option('--agent-label <label>', 'select agents carrying this label; repeatable (none: every agent)', collect, [])
     .option('--stack <id>', 'only this stack; repeatable', collect, [])

@@ -35,7 +35,7 @@ export const maintenanceBypassRoutes: AnyRoute[] = [
       const createdBy = identity.admin ? 'admin' : identity.generator!;
       const bypass = await ctx.transact(async (tx) => {
         const window = await fetchManagedWindow(tx.client, identity, params.id, true);
-        const row = await createBypass(tx.client, window.id, body.reason, createdBy, expiresAt);
+        const row = await createBypass(tx.client, { windowId: window.id, reason: body.reason, createdBy, expiresAt });
         await wakeSelectedAgents(tx, window.agent_labels);
         return row;
       });

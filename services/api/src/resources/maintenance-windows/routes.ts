@@ -24,15 +24,22 @@ export async function wakeSelectedAgents(tx: TxScope, ...labelSets: string[][]):
   tx.notifyAgents([...agents]);
 }
 
-async function audit(ctx: ApiContext, identity: Identity, action: string, row: WindowRow, meta: { clientIp: string | null; userAgent: string | null }) {
+interface Caller {
+  ctx: ApiContext;
+  identity: Identity;
+  clientIp: string | null;
+  userAgent: string | null;
+}
+
+async function audit({ ctx, identity, clientIp, userAgent }: Caller, action: string, row: WindowRow) {
   await ctx.audit({
     actor: identity,
     action: `maintenance_window.${action}`,
     resourceType: 'maintenance_window',
     resourceId: row.id,
     details: { name: row.name, type: row.type, rrule: row.rrule, duration_seconds: row.duration_seconds, agent_labels: row.agent_labels },
-    ipAddress: meta.clientIp,
-    userAgent: meta.userAgent,
+    ipAddress: clientIp,
+    userAgent,
   });
 }
 
@@ -61,7 +68,7 @@ export const maintenanceWindowRoutes: AnyRoute[] = [
         await wakeSelectedAgents(tx, created.agent_labels);
         return created;
       });
-      await audit(ctx, identity, 'created', row, { clientIp, userAgent });
+      await audit({ ctx, identity, clientIp, userAgent }, 'created', row);
       return json(201, windowJson(row, []));
     },
   }),
@@ -123,7 +130,7 @@ export const maintenanceWindowRoutes: AnyRoute[] = [
         await wakeSelectedAgents(tx, stored.agent_labels, updated.agent_labels);
         return updated;
       });
-      await audit(ctx, identity, 'updated', row, { clientIp, userAgent });
+      await audit({ ctx, identity, clientIp, userAgent }, 'updated', row);
       return json(200, windowJson(row, await liveBypasses(ctx.db.pool, [row.id])));
     },
   }),
@@ -144,7 +151,7 @@ export const maintenanceWindowRoutes: AnyRoute[] = [
         await wakeSelectedAgents(tx, stored.agent_labels);
         return stored;
       });
-      await audit(ctx, identity, 'deleted', row, { clientIp, userAgent });
+      await audit({ ctx, identity, clientIp, userAgent }, 'deleted', row);
       return noContent();
     },
   }),

@@ -33,7 +33,9 @@ export async function liveBypasses(db: Queryable, windowIds: string[]): Promise<
 
 /** How many windows a generator owns (a tenant's count is bounded). */
 export async function countOwnedWindows(db: Queryable, owner: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM maintenance_windows WHERE owner_generator_id = $1', [owner]);
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM maintenance_windows WHERE owner_generator_id = $1', [
+    owner,
+  ]);
   return rows[0]!.n;
 }
 
@@ -49,7 +51,11 @@ export async function agentsWithLabels(db: Queryable, labels: string[]): Promise
 }
 
 /** Which of these stacks are live and owned by the generator (all of them, for the admin). */
-export async function ownedLiveStacks(db: Queryable, stackIds: string[], generator: string | undefined): Promise<{ id: string; owned: boolean }[]> {
+export async function ownedLiveStacks(
+  db: Queryable,
+  stackIds: string[],
+  generator: string | undefined,
+): Promise<{ id: string; owned: boolean }[]> {
   const { rows } = await db.query<{ id: string; owned: boolean }>(
     `SELECT id, ($2::uuid IS NULL OR generator_id = $2) AS owned FROM stacks WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
     [stackIds, generator ?? null],

@@ -41,6 +41,8 @@ describe('agent maintenance windows (end to end)', function () {
   let devStack: string;
   const procs: RunningAgentProcess[] = [];
 
+  const PROD_AGENT_NS = 'brokkr-agent-prod';
+  const spawnProd = () => spawnAgent(proxy.url, prod, kube.kubeconfigPath, { env: { BROKKR__AGENT__NAMESPACE: PROD_AGENT_NS } });
   const manifest = (ns: string, version: string) => stream(namespace(ns), configMap(ns, 'settings', { version }));
   const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps/settings`;
   const eventOf = (agent: RegisteredAgent, d: DeploymentObject, match: (e: AgentEvent) => boolean, what: string) =>
@@ -64,8 +66,12 @@ describe('agent maintenance windows (end to end)', function () {
     [prodStack, devStack] = [await createStack(broker.admin), await createStack(broker.admin)];
     await target(broker.admin, prod.id, prodStack);
     await target(broker.admin, dev.id, devStack);
-    // The prod agent reaches the hub through the proxy (HTTP only), which can withhold its schedule.
-    procs.push(await spawnAgent(proxy.url, prod, kube.kubeconfigPath), await spawnAgent(broker.url, dev, kube.kubeconfigPath));
+    // The prod agent reaches the hub through the proxy (HTTP only), which can withhold its schedule;
+    // it keeps the schedule in a ConfigMap of its own namespace.
+    expect(
+      (await kubectl.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: PROD_AGENT_NS } })).status,
+    ).to.equal(201);
+    procs.push(await spawnProd(), await spawnAgent(broker.url, dev, kube.kubeconfigPath));
   });
 
   after(async () => {
@@ -79,7 +85,7 @@ describe('agent maintenance windows (end to end)', function () {
     if (this.currentTest?.state === 'failed') for (const p of procs) console.log(p.output().slice(-6000));
   });
 
-  it('holds every version on the prod agent during its deny window, also from a hub that stops serving the schedule, and applies it when the window closes', async () => {
+  it('holds every version on the prod agent during its deny window, also from a hub that stops serving the schedule and across a restart, and applies it when the window closes', async () => {
     const first = await deploy(broker.admin, prodStack, manifest('shop-prod', 'v1'));
     await eventOf(prod, first, applied, 'prod applies v1 before any window');
     const before = (await kubectl.get<{ metadata: { resourceVersion: string } }>(cmPath('shop-prod')))!.metadata.resourceVersion;
@@ -110,17 +116,26 @@ describe('agent maintenance windows (end to end)', function () {
     const during = (await kubectl.get<{ metadata: { resourceVersion: string }; data: { version: string } }>(cmPath('shop-prod')))!;
     expect([during.metadata.resourceVersion, during.data.version]).to.deep.equal([before, 'v1']);
 
-    // The window now closes a few seconds after this change reaches the agent; the agent applies v3 at that boundary by itself.
+    // Restarted while the hub still withholds the schedule: the agent holds the schedule it kept in its cluster.
+    await procs[0]!.stop();
+    procs[0] = await spawnProd();
+    const fourth = await deploy(broker.admin, prodStack, manifest('shop-prod', 'v4'));
+    await eventOf(prod, fourth, blocked, 'the restarted prod agent reports v4 held');
+    const restarted = (await kubectl.get<{ metadata: { resourceVersion: string } }>(cmPath('shop-prod')))!;
+    expect(restarted.metadata.resourceVersion).to.equal(before);
+
+    // The window now closes a few seconds after this change reaches the agent; the agent applies v4 at that boundary by itself.
     proxy.withholdSchedule = false;
     const closesAt = Math.ceil((Date.now() + 5000) / 1000) * 1000;
     const patched = await broker.admin.patch(`/maintenance-windows/${window.body.id}`, {
       duration: Math.round((closesAt - Math.floor(start / 1000) * 1000) / 1000),
     });
     expect(patched.status, patched.text).to.equal(200);
-    const done = await eventOf(prod, third, applied, 'prod applies v3 once the window closed');
+    const done = await eventOf(prod, fourth, applied, 'prod applies v4 once the window closed');
     expect(Date.parse(done.created_at)).to.be.at.least(closesAt);
-    expect((await kubectl.get<{ data: { version: string } }>(cmPath('shop-prod')))!.data.version).to.equal('v3');
-    // v2 was superseded while held: it was never applied.
-    expect((await agentEvents(broker.admin, prod.id)).some((e) => e.deployment_object_id === second.id && applied(e))).to.equal(false);
+    expect((await kubectl.get<{ data: { version: string } }>(cmPath('shop-prod')))!.data.version).to.equal('v4');
+    // v2 and v3 were superseded while held: they were never applied.
+    const superseded = (await agentEvents(broker.admin, prod.id)).filter((e) => [second.id, third.id].includes(e.deployment_object_id));
+    expect(superseded.filter(applied)).to.deep.equal([]);
   });
 });

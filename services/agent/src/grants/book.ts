@@ -12,6 +12,9 @@ export interface GrantBookDeps {
   /** The agent's own namespace, which every scope refuses. */
   agentNamespace: string | undefined;
   logger: Logger;
+  /** The schedule kept from before a restart (maintenance/schedule-store.ts), and where a new one goes. */
+  keptSchedule?: MaintenanceSchedule | undefined;
+  keepSchedule?: (schedule: MaintenanceSchedule) => void;
 }
 
 const NO_GENERATOR = '00000000-0000-0000-0000-000000000000';
@@ -39,7 +42,9 @@ export class GrantBook {
   private unknownReadAt = 0;
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly deps: GrantBookDeps) {}
+  constructor(private readonly deps: GrantBookDeps) {
+    this.schedule = deps.keptSchedule;
+  }
 
   /**
    * Brings the book up to the digest of the target state just received: a fetch when it differs
@@ -69,7 +74,7 @@ export class GrantBook {
     }
     this.unconfined = false;
     this.grants = grants;
-    if (grants.maintenance) this.schedule = grants.maintenance;
+    if (grants.maintenance) this.takeSchedule(grants.maintenance);
     this.digest = grantsDigest(grants);
     for (const listener of this.listeners) listener();
   }
@@ -122,6 +127,12 @@ export class GrantBook {
     const policy = this.grants?.stacks.find((s) => s.stack_id === id)?.drift ?? DEFAULT_DRIFT_POLICY;
     // Outside its maintenance window a stack's drift is reported, never corrected.
     return policy.mode === 'correct' && this.correctionHeld(id) ? { ...policy, mode: 'report' } : policy;
+  }
+
+  private takeSchedule(schedule: MaintenanceSchedule): void {
+    if (JSON.stringify(schedule) === JSON.stringify(this.schedule)) return;
+    this.schedule = schedule;
+    this.deps.keepSchedule?.(schedule);
   }
 
   /** The maintenance schedule last served (undefined: none yet, or a hub without windows). */

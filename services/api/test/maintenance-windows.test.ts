@@ -1,6 +1,16 @@
 import { expect } from 'chai';
 import { eventually, useTestInfra } from '@brokkr/testkit';
-import { auditMessages, createAgent, createGenerator, createStack, startTestApi, type ApiClient, type TestApi } from './support/index.ts';
+import {
+  auditMessages,
+  createAgent,
+  createGenerator,
+  createStack,
+  readStream,
+  startTestApi,
+  type ApiClient,
+  type EventEnvelope,
+  type TestApi,
+} from './support/index.ts';
 
 /**
  * Maintenance windows (docs/maintenance-windows.md): the admin and generators manage them (a
@@ -203,5 +213,36 @@ describe('api maintenance windows', () => {
       const audited = await auditMessages(api.natsUrl, 'maintenance_window.bypass_ended');
       return audited.some((a) => (a.details as { bypass_id?: string }).bypass_id === second.body.id);
     });
+  });
+
+  it('turns an agent\u2019s window_blocked event (status BLOCKED) into deployment.window_blocked, not deployment.failed', async () => {
+    const gen = await createGenerator(api.admin);
+    const stack = await createStack(gen.client, { generator_id: gen.generator.id });
+    const agent = await labelledAgent(gen.generator.id, stack.id, gen.client, []);
+    const object = await gen.client.post(`/stacks/${stack.id}/deployment-objects`, {
+      yaml_content: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: held, namespace: default}\n',
+      is_deletion_marker: false,
+    });
+    expect(object.status, object.text).to.equal(201);
+    const posted = await agent.client.post(`/agents/${agent.id}/events`, {
+      agent_id: agent.id,
+      deployment_object_id: object.body.id,
+      event_type: 'window_blocked',
+      status: 'BLOCKED',
+      message: 'held by maintenance window "w"',
+    });
+    expect(posted.status, posted.text).to.be.oneOf([200, 201]);
+    const published = await eventually(
+      async () => {
+        const found = (await readStream<EventEnvelope>(api.natsUrl, 'BROKKR_EVENTS')).filter(
+          (m) =>
+            (m.data.data as { deployment_object_id?: string }).deployment_object_id === object.body.id &&
+            m.subject !== 'brokkr.events.deployment.created',
+        );
+        return found.length ? found : undefined;
+      },
+      { what: 'the agent event on BROKKR_EVENTS' },
+    );
+    expect(published.map((m) => m.subject)).to.deep.equal(['brokkr.events.deployment.window_blocked']);
   });
 });

@@ -138,4 +138,54 @@ describe('agent maintenance windows (end to end)', function () {
     const superseded = (await agentEvents(broker.admin, prod.id)).filter((e) => [second.id, third.id].includes(e.deployment_object_id));
     expect(superseded.filter(applied)).to.deep.equal([]);
   });
+
+  it('claims no work order on the prod agent while a window for the whole agent holds them; an emergency bypass lets it run', async () => {
+    const window = await broker.admin.post('/maintenance-windows', {
+      name: 'no jobs',
+      type: 'deny',
+      rrule: `DTSTART:${icalUtc(Date.now() - 60_000)}\nRRULE:FREQ=DAILY`,
+      duration: 'PT1H',
+      agent_labels: ['env=prod'],
+      gates: ['work_orders'],
+    });
+    expect(window.status, window.text).to.equal(201);
+    // The prod agent holds the window once it has kept it in its cluster.
+    await eventually(
+      async () => {
+        const cm = await kubectl.get<{ data?: { schedule?: string } }>(
+          `/api/v1/namespaces/${PROD_AGENT_NS}/configmaps/brokkr-agent-schedule-${prod.id}`,
+        );
+        return cm?.data?.schedule?.includes(window.body.id);
+      },
+      { timeoutMs: 60_000, what: 'the prod agent kept the window' },
+    );
+    const orderFor = async (agent: RegisteredAgent, ns: string) => {
+      const res = await broker.admin.post('/work-orders', {
+        work_type: 'custom',
+        yaml_content: stream(namespace(ns), configMap(ns, 'job-input', { run: '1' })),
+        max_retries: 0,
+        backoff_seconds: 1,
+        targeting: { agent_ids: [agent.id] },
+      });
+      expect(res.status, res.text).to.equal(201);
+      return res.body.id as string;
+    };
+    const finished = (id: string) =>
+      eventually(async () => ((await broker.admin.get(`/work-order-log/${id}`)).status === 200 ? true : undefined), {
+        timeoutMs: 60_000,
+        what: `work order ${id} in the log`,
+      });
+    const [prodOrder, devOrder] = [await orderFor(prod, 'wo-prod'), await orderFor(dev, 'wo-dev')];
+    await finished(devOrder);
+    expect((await broker.admin.get(`/work-orders/${prodOrder}`)).body.status).to.equal('PENDING');
+    expect(await kubectl.get('/api/v1/namespaces/wo-prod')).to.equal(undefined);
+
+    const bypass = await broker.admin.post(`/maintenance-windows/${window.body.id}/bypasses`, {
+      reason: 'urgent job',
+      expires_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    expect(bypass.status, bypass.text).to.equal(201);
+    await finished(prodOrder);
+    expect(await kubectl.get('/api/v1/namespaces/wo-prod')).to.not.equal(undefined);
+  });
 });

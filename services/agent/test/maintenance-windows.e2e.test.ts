@@ -188,4 +188,57 @@ describe('agent maintenance windows (end to end)', function () {
     await finished(prodOrder);
     expect(await kubectl.get('/api/v1/namespaces/wo-prod')).to.not.equal(undefined);
   });
+
+  it('reports drift on the prod agent but corrects it only once its drift-correction window closes', async () => {
+    const start = Date.now() - 60_000;
+    const window = await broker.admin.post('/maintenance-windows', {
+      name: 'hands off',
+      type: 'deny',
+      rrule: `DTSTART:${icalUtc(start)}\nRRULE:FREQ=DAILY`,
+      duration: 'PT1H',
+      agent_labels: ['env=prod'],
+      gates: ['drift_correction'],
+    });
+    expect(window.status, window.text).to.equal(201);
+    await eventually(
+      async () => {
+        const cm = await kubectl.get<{ data?: { schedule?: string } }>(
+          `/api/v1/namespaces/${PROD_AGENT_NS}/configmaps/brokkr-agent-schedule-${prod.id}`,
+        );
+        return cm?.data?.schedule?.includes(window.body.id);
+      },
+      { timeoutMs: 60_000, what: 'the prod agent kept the window' },
+    );
+    const edit = await kubectl.call(
+      'PATCH',
+      `${cmPath('shop-prod')}?fieldManager=hotfix`,
+      { data: { version: 'hand-made' } },
+      'application/merge-patch+json',
+    );
+    expect(edit.status, JSON.stringify(edit.body)).to.equal(200);
+    interface Record {
+      state: string;
+      closed_at: string | null;
+      fields: { path: string }[];
+    }
+    const records = async () => (await broker.admin.get<{ items: Record[] }>(`/stacks/${prodStack}/drift`)).body.items;
+    await eventually(async () => (await records()).find((r) => r.state === 'open' && r.fields.some((f) => f.path === '/data/version')), {
+      timeoutMs: 60_000,
+      what: 'the hand edit reported as drift',
+    });
+    expect((await kubectl.get<{ data: { version: string } }>(cmPath('shop-prod')))!.data.version).to.equal('hand-made');
+
+    // The window closes a few seconds after this change reaches the agent: then, and not before, it corrects.
+    const closesAt = Math.ceil((Date.now() + 5000) / 1000) * 1000;
+    const patched = await broker.admin.patch(`/maintenance-windows/${window.body.id}`, {
+      duration: Math.round((closesAt - Math.floor(start / 1000) * 1000) / 1000),
+    });
+    expect(patched.status, patched.text).to.equal(200);
+    const corrected = await eventually(async () => (await records()).find((r) => r.state === 'corrected'), {
+      timeoutMs: 60_000,
+      what: 'the drift corrected once the window closed',
+    });
+    expect(Date.parse(corrected.closed_at!)).to.be.at.least(closesAt);
+    expect((await kubectl.get<{ data: { version: string } }>(cmPath('shop-prod')))!.data.version).to.equal('v4');
+  });
 });

@@ -140,3 +140,17 @@ export function gateDecision(schedule: MaintenanceSchedule | undefined, gate: Wi
 }
 
 const describe = (w: ScheduledWindow) => ({ id: w.id, name: w.name, type: w.type });
+
+/**
+ * The next instant at which any window of the schedule opens or closes, or a bypass expires: when
+ * what is held may change without a new schedule (the agent looks again then).
+ */
+export function scheduleBoundary(schedule: MaintenanceSchedule | undefined, now: number): number | undefined {
+  let next: number | undefined;
+  for (const w of schedule?.windows ?? []) {
+    const bypassedUntil = w.bypassed_until ? Date.parse(w.bypassed_until) : Number.NaN;
+    if (bypassedUntil > now) next = earliest(next, bypassedUntil);
+    next = earliest(next, phaseOf(w, now).changesAt);
+  }
+  return next;
+}

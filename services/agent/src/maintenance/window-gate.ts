@@ -1,9 +1,12 @@
-import { gateDecision, type GateDecision } from '@brokkr/grants';
+import { gateDecision, scheduleBoundary, type GateDecision } from '@brokkr/grants';
 import type { WindowGate as Gate } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import type { DeploymentObject } from '../broker/types.ts';
 import type { GrantBook } from '../grants/book.ts';
 import type { EventReporter } from '../reconcile/event-reporter.ts';
+
+/** setTimeout's longest delay is about 24.8 days; a boundary further away is re-armed hourly. */
+const MAX_TIMER_MS = 3_600_000;
 
 export interface WindowGateDeps {
   grants: GrantBook;
@@ -21,10 +24,39 @@ export interface WindowGateDeps {
  */
 export class WindowGate {
   private readonly now: () => number;
+  private readonly turnListeners = new Set<() => void>();
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: WindowGateDeps) {
     this.now = deps.now ?? Date.now;
     deps.grants.holdCorrections((stackId) => this.decide('drift_correction', stackId).blocked);
+    deps.grants.onRefresh(() => this.arm());
+    this.arm();
+  }
+
+  /**
+   * Called at every boundary of the schedule (a window opening or closing, a bypass expiring), when
+   * what is held may change without a new schedule: drift detection looks again at the stacks
+   * whose corrections it held, the work-order loop asks for orders at once.
+   */
+  onTurn(listener: () => void): void {
+    this.turnListeners.add(listener);
+  }
+
+  private arm(): void {
+    clearTimeout(this.timer);
+    const now = this.now();
+    const next = scheduleBoundary(this.deps.grants.maintenance(), now);
+    if (next === undefined) return;
+    // A few milliseconds past the boundary, so the window reads as turned; long waits are re-armed.
+    this.timer = setTimeout(
+      () => {
+        for (const listener of this.turnListeners) listener();
+        this.arm();
+      },
+      Math.min(Math.max(0, next - now) + 5, MAX_TIMER_MS),
+    );
+    this.timer.unref();
   }
 
   /** Whether the change may happen now, and if not, which window holds it and until when. */

@@ -64,6 +64,11 @@ export function createLoops(c: AgentClients): AgentLoops {
     previews: createPreviewLoop({ ...wiring, objects: c.objects, discovery: c.discovery, grants: c.grants }),
     drift,
   };
+  windows.onTurn(() => {
+    drift?.loop.policiesRefreshed();
+    loops.reconcileLoop.poke();
+    loops.workOrders?.poke();
+  });
   heartbeat.onStatusChange(() => wakeOnStatusChange(loops));
   wakeOnHints(c.channel, loops);
   return loops;

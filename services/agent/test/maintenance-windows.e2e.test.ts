@@ -113,6 +113,8 @@ describe('agent maintenance windows (end to end)', function () {
     await eventOf(prod, third, blocked, 'prod reports v3 held, from a hub that served no schedule');
     const events = await agentEvents(broker.admin, prod.id);
     expect(events.filter((e) => e.deployment_object_id !== first.id && applied(e))).to.deep.equal([]);
+    // Once per held version, however many passes and schedule reads came between.
+    expect(events.filter((e) => e.deployment_object_id === second.id && blocked(e))).to.have.length(1);
     const during = (await kubectl.get<{ metadata: { resourceVersion: string }; data: { version: string } }>(cmPath('shop-prod')))!;
     expect([during.metadata.resourceVersion, during.data.version]).to.deep.equal([before, 'v1']);
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { MaintenanceSchedule, ScheduledWindow } from '@brokkr/contracts';
-import { durationSeconds, gateDecision, ruleRefusal, windowPhase } from '../src/index.ts';
+import { durationSeconds, gateDecision, ruleRefusal, scheduleBoundary, windowPhase } from '../src/index.ts';
 
 const STACK = '11111111-1111-1111-1111-111111111111';
 const OTHER = '22222222-2222-2222-2222-222222222222';
@@ -97,5 +97,15 @@ describe('maintenance windows (the rule the hub checks and the agent enforces)',
       undefined,
       undefined,
     ]);
+  });
+
+  it('names the schedule\u2019s next boundary: the earliest window turning or bypass expiring, none for an empty schedule', () => {
+    const inside = at('2026-07-04T01:00:00Z');
+    expect(scheduleBoundary(schedule(window({})), inside)).to.equal(at('2026-07-04T02:00:00Z'));
+    expect(scheduleBoundary(schedule(window({}), window({ bypassed_until: '2026-07-04T01:30:00.000Z' })), inside)).to.equal(
+      at('2026-07-04T01:30:00Z'),
+    );
+    expect(scheduleBoundary(schedule(window({})), at('2026-07-04T03:00:00Z'))).to.equal(at('2026-07-11T00:00:00Z'));
+    expect(scheduleBoundary(schedule(), inside)).to.equal(undefined);
   });
 });

@@ -59,6 +59,7 @@ const EVENT_TYPES = [
   'drift.corrected',
   'drift.resolved',
   'deployment.render_failed',
+  'deployment.window_blocked',
 ];
 
 const valid = (extra: Record<string, unknown> = {}) => ({ name: 'hook', url: 'https://hooks.example.com/x', event_types: ['*'], ...extra });

@@ -15,6 +15,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'pak',
   'config',
   'system',
+  'maintenance_window',
 ] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 

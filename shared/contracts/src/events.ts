@@ -39,6 +39,7 @@ export const EVENT_TYPES = [
   'drift.corrected',
   'drift.resolved',
   'deployment.render_failed',
+  'deployment.window_blocked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { effectiveDriftPolicySchema } from './drift.ts';
+import { maintenanceScheduleSchema } from './maintenance-windows.ts';
 import { uuid } from './wire.ts';
 
 /** A namespace name (RFC 1123 label, as Kubernetes checks it). */
@@ -79,6 +80,9 @@ export const agentGrantsSchema = z
           .meta({ description: "The stack's drift policy for this agent; absent: the default (correct, owned fields, no ignore rules)" }),
       })
       .array(),
+    maintenance: maintenanceScheduleSchema.optional().meta({
+      description: 'The maintenance windows that select the agent (absent from a hub without them: the agent keeps the last it got)',
+    }),
   })
   .meta({ id: 'AgentGrants' });
 export type AgentGrants = z.output<typeof agentGrantsSchema>;

@@ -45,6 +45,7 @@ export * from './labels.ts';
 export * from './paks.ts';
 export * from './grants.ts';
 export * from './drift.ts';
+export * from './maintenance-windows.ts';
 export * from './signatures.ts';
 export * from './overrides.ts';
 export * from './dependencies.ts';

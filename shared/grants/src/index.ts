@@ -9,3 +9,13 @@ export { grantCovers, namespaceMatches } from './namespaces.ts';
 export { defaultNamespaceFor, placementRefusal, type Placement, type PlacementScope } from './placement.ts';
 export { placementScopeOf } from './scope.ts';
 export { grantsDigest } from './digest.ts';
+export {
+  durationSeconds,
+  gateDecision,
+  ruleRefusal,
+  scheduleBoundary,
+  windowCovers,
+  windowPhase,
+  type GateDecision,
+  type GateTarget,
+} from './windows.ts';

@@ -13,6 +13,7 @@ import { registerRollout } from './commands/rollout.ts';
 import { registerSign } from './commands/sign.ts';
 import { registerTrust } from './commands/trust.ts';
 import { registerStacks } from './commands/stacks.ts';
+import { registerWindows } from './commands/windows.ts';
 import { configPath } from './config.ts';
 import { FORMATS } from './output.ts';
 import { writeErr, writeOut } from './terminal.ts';
@@ -55,5 +56,6 @@ export function buildProgram(): Command {
   registerStacks(program);
   registerSign(program);
   registerTrust(program);
+  registerWindows(program);
   return program;
 }

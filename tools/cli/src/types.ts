@@ -35,6 +35,7 @@ export type {
   StackRolloutPolicy,
   StackTemplate,
   WaveApprovals,
+  MaintenanceWindow,
   WorkOrder,
 } from '@brokkr/contracts';
 

@@ -21,8 +21,8 @@ export type HealthResource = ResourceHealth;
 export type HeartbeatBody = Heartbeat;
 
 /** What the agent did with a deployment object (our event_type values; Brokkr's agent sends DEPLOY). */
-export type AgentEventType = 'APPLIED' | 'UPDATED' | 'DELETED';
-export type AgentEventStatus = 'SUCCESS' | 'FAILURE';
+export type AgentEventType = 'APPLIED' | 'UPDATED' | 'DELETED' | 'window_blocked';
+export type AgentEventStatus = 'SUCCESS' | 'FAILURE' | 'BLOCKED';
 
 /** The events this agent posts: the wire shape with its own event values. */
 export type AgentEventBody = NewAgentEvent & { event_type: AgentEventType; status: AgentEventStatus; message: string | null };

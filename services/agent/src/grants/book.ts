@@ -1,4 +1,4 @@
-import { DEFAULT_DRIFT_POLICY, type AgentGrants, type EffectiveDriftPolicy, type Grant } from '@brokkr/contracts';
+import { DEFAULT_DRIFT_POLICY, type AgentGrants, type EffectiveDriftPolicy, type Grant, type MaintenanceSchedule } from '@brokkr/contracts';
 import { grantsDigest, placementRefusal, placementScopeOf, resolveGrant, type Placement, type PlacementScope } from '@brokkr/grants';
 import type { Logger } from '@brokkr/logger';
 
@@ -12,6 +12,9 @@ export interface GrantBookDeps {
   /** The agent's own namespace, which every scope refuses. */
   agentNamespace: string | undefined;
   logger: Logger;
+  /** The schedule kept from before a restart (maintenance/schedule-store.ts), and where a new one goes. */
+  keptSchedule?: MaintenanceSchedule | undefined;
+  keepSchedule?: (schedule: MaintenanceSchedule) => void;
 }
 
 const NO_GENERATOR = '00000000-0000-0000-0000-000000000000';
@@ -29,13 +32,19 @@ const UNKNOWN_STACK_READ_MS = 5000;
  */
 export class GrantBook {
   private grants: AgentGrants | undefined;
+  /** The last maintenance schedule the hub served: kept when an answer carries none (docs/maintenance-windows.md). */
+  private schedule: MaintenanceSchedule | undefined;
+  /** Whether drift corrections of a stack are held back now (a maintenance window), set by the agent's window gate. */
+  private correctionHeld: (stackId: string) => boolean = () => false;
   private digest: string | undefined;
   private unconfined = false;
   private inFlight: Promise<void> | undefined;
   private unknownReadAt = 0;
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly deps: GrantBookDeps) {}
+  constructor(private readonly deps: GrantBookDeps) {
+    this.schedule = deps.keptSchedule;
+  }
 
   /**
    * Brings the book up to the digest of the target state just received: a fetch when it differs
@@ -65,6 +74,7 @@ export class GrantBook {
     }
     this.unconfined = false;
     this.grants = grants;
+    if (grants.maintenance) this.takeSchedule(grants.maintenance);
     this.digest = grantsDigest(grants);
     for (const listener of this.listeners) listener();
   }
@@ -114,10 +124,27 @@ export class GrantBook {
    */
   driftPolicyFor(stackId: string): EffectiveDriftPolicy {
     const id = stackId.toLowerCase();
-    return this.grants?.stacks.find((s) => s.stack_id === id)?.drift ?? DEFAULT_DRIFT_POLICY;
+    const policy = this.grants?.stacks.find((s) => s.stack_id === id)?.drift ?? DEFAULT_DRIFT_POLICY;
+    // Outside its maintenance window a stack's drift is reported, never corrected.
+    return policy.mode === 'correct' && this.correctionHeld(id) ? { ...policy, mode: 'report' } : policy;
   }
 
-  private generatorOf(stackId: string): string | undefined {
+  private takeSchedule(schedule: MaintenanceSchedule): void {
+    if (JSON.stringify(schedule) === JSON.stringify(this.schedule)) return;
+    this.schedule = schedule;
+    this.deps.keepSchedule?.(schedule);
+  }
+
+  /** The maintenance schedule last served (undefined: none yet, or a hub without windows). */
+  maintenance(): MaintenanceSchedule | undefined {
+    return this.schedule;
+  }
+
+  holdCorrections(held: (stackId: string) => boolean): void {
+    this.correctionHeld = held;
+  }
+
+  generatorOf(stackId: string): string | undefined {
     const id = stackId.toLowerCase();
     return this.grants?.stacks.find((s) => s.stack_id === id)?.generator_id;
   }

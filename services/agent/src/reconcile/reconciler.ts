@@ -12,6 +12,8 @@ import type { EventReporter } from './event-reporter.ts';
 import { takeInventory, type Inventory, type LiveObject } from './inventory.ts';
 import { deleteObjects, keepSharedNamespaces, removable, staleObjects, wasAdopted } from './prune.ts';
 import { StackMemory, type Timing } from './stack-memory.ts';
+import type { WindowGate } from '../maintenance/window-gate.ts';
+import { WindowHolds } from './window-holds.ts';
 
 export interface ReconcilerDeps extends Timing {
   objects: KubeObjects;
@@ -37,6 +39,8 @@ export interface ReconcilerDeps extends Timing {
   keepsVanished?: (stackId: string) => boolean;
   /** Drift detection, when it runs (BROKKR__AGENT__DRIFT_ENABLED): told what each stack holds and when a stack is written. */
   drift?: DriftHooks | undefined;
+  /** The maintenance windows (docs/maintenance-windows.md): what may change now; none: everything may. */
+  windows?: WindowGate | undefined;
 }
 
 /** Without drift detection, a write needs no exclusion. */
@@ -53,15 +57,23 @@ export class Reconciler {
   private readonly drift: DriftHooks;
   private vanishedCheckAt = 0;
   private vanishedFailures = 0;
+  private readonly holds: WindowHolds;
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.memory = new StackMemory(deps);
     this.drift = deps.drift ?? NO_DRIFT;
+    this.holds = new WindowHolds(deps.windows);
+    // A new schedule (it comes with the grants) may open what was held: look again at once.
+    deps.grants.onRefresh(() => {
+      this.holds.clear();
+      this.vanishedCheckAt = 0;
+    });
   }
 
-  /** When the next pass has something to do (0 = now). */
+  /** When the next pass has something to do (0 = now); an object a window holds is due when the window may open. */
   nextDueAt(desired: DeploymentObject[]): number {
-    return Math.min(this.vanishedCheckAt, ...desired.map((d) => this.memory.dueAt(d)));
+    const now = Date.now();
+    return Math.min(this.vanishedCheckAt, ...desired.map((d) => this.holds.heldUntil(d, now) ?? this.memory.dueAt(d)));
   }
 
   /** Deployment objects applied successfully and still desired: the ones health is reported for. */
@@ -75,7 +87,7 @@ export class Reconciler {
    */
   async pass(desired: DeploymentObject[], listingChanged: boolean, signal?: AbortSignal): Promise<boolean> {
     const started = Date.now();
-    const due = desired.filter((d) => this.memory.isDue(d, started));
+    const due = desired.filter((d) => this.memory.isDue(d, started) && this.holds.heldUntil(d, started) === undefined);
     const checkVanished = listingChanged || started >= this.vanishedCheckAt;
     if (!due.length && !checkVanished) return false;
     let result = 'error';
@@ -103,11 +115,18 @@ export class Reconciler {
     let allOk = true;
     for (const d of due) {
       if (signal?.aborted) break;
+      if (this.holds.hold(d, this.gateOf(d), Date.now())) continue;
       const ok = d.is_deletion_marker ? await this.deleteMarked(d, inventory) : await this.applyOne(d, inventory);
       allOk &&= ok;
     }
     this.retain(desired, inventory);
     return allOk;
+  }
+
+  /** What applying the object would be: a deletion prunes, a version applied before is a drift correction, else a new version. */
+  private gateOf(d: DeploymentObject): 'prune' | 'drift_correction' | 'new_versions' {
+    if (d.is_deletion_marker) return 'prune';
+    return this.memory.isApplied(d) ? 'drift_correction' : 'new_versions';
   }
 
   /** Live objects of a stack with another checksum than the desired one mean it needs applying. */
@@ -125,7 +144,10 @@ export class Reconciler {
       const { applied, pruned } = await this.drift.exclusive(d.stack_id, async () => {
         const applied = await applyStack({ ...this.deps, inventory }, d);
         this.drift.applied(d, applied.planned);
-        const stale = keepSharedNamespaces(staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces), inventory, d.stack_id);
+        const pruneHeld = this.holds.pruneHeldUntil(d.stack_id, Date.now()) !== undefined;
+        const stale = pruneHeld
+          ? []
+          : keepSharedNamespaces(staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces), inventory, d.stack_id);
         return { applied, pruned: await deleteObjects(this.deps, stale, this.releaser(d.stack_id)) };
       });
       this.memory.succeeded(d);
@@ -166,8 +188,15 @@ export class Reconciler {
   /** Stacks we hold objects of that the (successful) listing no longer mentions. */
   private async removeVanished(desired: DeploymentObject[], inventory: Inventory): Promise<void> {
     const wanted = new Set(desired.map((d) => d.stack_id));
+    const now = Date.now();
+    let heldUntil = Number.POSITIVE_INFINITY;
+    const pruneAllowed = (stack: string) => {
+      const until = this.holds.pruneHeldUntil(stack, now);
+      if (until !== undefined) heldUntil = Math.min(heldUntil, until);
+      return until === undefined;
+    };
     const vanished = [...inventory.byStack.entries()]
-      .filter(([stack]) => !wanted.has(stack) && !this.deps.keepsVanished?.(stack))
+      .filter(([stack]) => !wanted.has(stack) && !this.deps.keepsVanished?.(stack) && pruneAllowed(stack))
       .map(([stack, live]) => ({ stack, live: keepSharedNamespaces(removable(live), inventory, stack) }))
       .filter((v) => v.live.length > 0);
     let failed = false;
@@ -188,9 +217,11 @@ export class Reconciler {
       }
     }
     this.vanishedFailures = failed ? this.vanishedFailures + 1 : 0;
-    this.vanishedCheckAt =
+    this.vanishedCheckAt = Math.min(
+      heldUntil,
       Date.now() +
-      (failed ? backoffDelay(this.vanishedFailures, this.deps.backoff.baseMs, this.deps.backoff.maxMs) : this.deps.resyncIntervalMs);
+        (failed ? backoffDelay(this.vanishedFailures, this.deps.backoff.baseMs, this.deps.backoff.maxMs) : this.deps.resyncIntervalMs),
+    );
   }
 
   /**
@@ -205,6 +236,7 @@ export class Reconciler {
   private retain(desired: DeploymentObject[], inventory: Inventory): void {
     this.memory.retain(new Set(desired.map((d) => d.stack_id)));
     const ids = new Set(desired.map((d) => d.id));
+    this.holds.forget(ids);
     for (const live of inventory.byStack.values()) for (const o of live) if (o.objectId) ids.add(o.objectId);
     this.deps.events.retain(ids);
   }

@@ -1,5 +1,6 @@
 import type { Logger } from '@brokkr/logger';
 import { GrantBook } from '../grants/book.ts';
+import { ScheduleStore } from '../maintenance/schedule-store.ts';
 import type { AgentRecord } from '../broker/types.ts';
 import type { AgentSettings } from '../config.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -59,7 +60,12 @@ export async function connectClients(settings: AgentSettings, logger: Logger): P
   events.seed(await broker.listEvents(agent.id).catch((err: unknown) => (log.warn({ err }, 'could not read past events'), [])));
   const objects = new KubeObjects(kube);
   const discovery = new Discovery(kube, settings.concurrency);
-  const grants = new GrantBook({ broker, agentId: agent.id, agentNamespace: settings.agentNamespace, logger: log });
+  const kept = await ScheduleStore.load(kube, settings.agentNamespace, agent.id, log);
+  const grants = new GrantBook({
+    ...{ broker, agentId: agent.id, agentNamespace: settings.agentNamespace, logger: log },
+    keptSchedule: kept?.loaded,
+    keepSchedule: (schedule) => void kept?.save(schedule),
+  });
   if (!settings.agentNamespace) log.warn('no agent namespace known (BROKKR__AGENT__NAMESPACE): nothing protects one from stacks');
   const trust = await createTrustGate({ settings, agentId: agent.id, kube, events, metrics, logger: log });
   return { settings, agent, log, broker, channel, kube, objects, discovery, metrics, events, grants, trust };

@@ -4,6 +4,7 @@ import { createDiagnosticsLoop } from '../diagnostics/start.ts';
 import { createDrift, type Drift } from '../drift/start.ts';
 import type { DiagnosticsLoop } from '../diagnostics/loop.ts';
 import { HealthMonitor } from '../health/monitor.ts';
+import { WindowGate } from '../maintenance/window-gate.ts';
 import { createPreviewLoop } from '../previews/start.ts';
 import type { PreviewLoop } from '../previews/loop.ts';
 import { Reconciler } from '../reconcile/reconciler.ts';
@@ -38,7 +39,8 @@ export function createLoops(c: AgentClients): AgentLoops {
   const wiring = { settings: c.settings, agentId: c.agent.id, registry: c.metrics.registry, logger: c.log, isActive };
   const health = c.settings.health.enabled ? createHealthMonitor(c, isActive) : undefined;
   const drift = c.settings.drift.enabled ? createAgentDrift(c, isActive) : undefined;
-  const reconciler = createReconciler(c, heartbeat, drift);
+  const windows = new WindowGate({ grants: c.grants, events: c.events, logger: c.log });
+  const reconciler = createReconciler(c, heartbeat, drift, windows);
   const reconcileLoop = new ReconcileLoop({ reconciler, events: c.events, health, logger: c.log, backoff: c.settings.backoff, isActive });
   c.trust?.attach((objects) => reconcileLoop.offer(objects));
   const loops: AgentLoops = {
@@ -47,13 +49,26 @@ export function createLoops(c: AgentClients): AgentLoops {
     reconcileLoop,
     health,
     webhooks: createWebhookPoller({ ...wiring, version: AGENT_VERSION }),
-    workOrders: createWorkOrderLoop({ ...wiring, objects: c.objects, discovery: c.discovery, metrics: c.metrics, trust: c.trust }),
+    workOrders: createWorkOrderLoop({
+      ...wiring,
+      // A maintenance window for the whole agent holds its work orders: none is claimed while it is shut.
+      isActive: () => isActive() && windows.allows('work_orders'),
+      objects: c.objects,
+      discovery: c.discovery,
+      metrics: c.metrics,
+      trust: c.trust,
+    }),
     diagnostics: c.settings.diagnostics.enabled
       ? createDiagnosticsLoop({ ...wiring, kube: c.kube, objects: c.objects, discovery: c.discovery })
       : undefined,
     previews: createPreviewLoop({ ...wiring, objects: c.objects, discovery: c.discovery, grants: c.grants }),
     drift,
   };
+  windows.onTurn(() => {
+    drift?.loop.policiesRefreshed();
+    loops.reconcileLoop.poke();
+    loops.workOrders?.poke();
+  });
   heartbeat.onStatusChange(() => wakeOnStatusChange(loops));
   wakeOnHints(c.channel, loops);
   // Published trust metadata: the gate reads it now instead of at its next refresh.
@@ -118,7 +133,7 @@ function createAgentDrift(c: AgentClients, isActive: () => boolean): Drift {
   });
 }
 
-function createReconciler(c: AgentClients, heartbeat: Heartbeat, drift: Drift | undefined): Reconciler {
+function createReconciler(c: AgentClients, heartbeat: Heartbeat, drift: Drift | undefined, windows: WindowGate): Reconciler {
   const { settings } = c;
   return new Reconciler({
     objects: c.objects,
@@ -137,6 +152,7 @@ function createReconciler(c: AgentClients, heartbeat: Heartbeat, drift: Drift | 
     resyncIntervalMs: settings.resyncIntervalMs,
     resyncStacks: drift === undefined,
     drift: drift?.hooks,
+    windows,
     backoff: settings.backoff,
     confirmActive: () =>
       heartbeat.refresh().then(

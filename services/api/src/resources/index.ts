@@ -22,6 +22,8 @@ import { registrationRequestRoutes } from './generators/registration-request-rou
 import { generatorRegistrationRoutes } from './generators/registration-routes.ts';
 import { generatorRoutes } from './generators/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { maintenanceBypassRoutes } from './maintenance-windows/bypass-routes.ts';
+import { maintenanceWindowRoutes } from './maintenance-windows/routes.ts';
 import { explainRoutes } from './overrides/explain-routes.ts';
 import { overrideRoutes } from './overrides/routes.ts';
 import { pakRoutes } from './paks/routes.ts';
@@ -100,4 +102,6 @@ export const allRoutes: readonly AnyRoute[] = [
   ...driftPolicyRoutes,
   ...driftRoutes,
   ...driftAgentRoutes,
+  ...maintenanceWindowRoutes,
+  ...maintenanceBypassRoutes,
 ];

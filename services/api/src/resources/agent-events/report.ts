@@ -22,8 +22,14 @@ const notServed = () => foreignKeyViolation({ constraint: 'agent_events_deployme
  * a stack others depend on may release or hold back a dependent stack: whom it may concern
  * (dependencyWatchers, read after the statement committed) is woken to have their answers read again.
  */
+/** SUCCESS: applied; BLOCKED: held back by a maintenance window (docs/maintenance-windows.md); anything else: failed. */
+function eventTypeOf(status: string): 'deployment.applied' | 'deployment.failed' | 'deployment.window_blocked' {
+  const upper = status.toUpperCase();
+  return upper === 'SUCCESS' ? 'deployment.applied' : upper === 'BLOCKED' ? 'deployment.window_blocked' : 'deployment.failed';
+}
+
 export async function reportAgentEvent(ctx: WriteOnceDeps, agentId: string, report: AgentEventReport): Promise<AgentEventRow> {
-  const event = statementEvent(report.status.toUpperCase() === 'SUCCESS' ? 'deployment.applied' : 'deployment.failed');
+  const event = statementEvent(eventTypeOf(report.status));
   return writeOnce(ctx, async (w) => {
     const recorded = await recordAgentEvent(w.db, { ...report, agentId }, event);
     if (!recorded) throw notServed();

@@ -42,7 +42,8 @@ export const agentEventRoutes: AnyRoute[] = [
     method: 'post',
     path: '/agents/:id/events',
     summary: 'Report the outcome of applying a deployment object',
-    description: 'Emits `deployment.applied` when the status is SUCCESS (any case), else `deployment.failed`.',
+    description:
+      'Emits `deployment.applied` when the status is SUCCESS (any case), `deployment.window_blocked` when it is BLOCKED (a maintenance window holds the object back), else `deployment.failed`.',
     tags: ['agents'],
     access: 'any',
     params: idParams,

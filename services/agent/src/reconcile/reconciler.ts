@@ -12,6 +12,7 @@ import type { EventReporter } from './event-reporter.ts';
 import { takeInventory, type Inventory, type LiveObject } from './inventory.ts';
 import { deleteObjects, keepSharedNamespaces, removable, staleObjects, wasAdopted } from './prune.ts';
 import { StackMemory, type Timing } from './stack-memory.ts';
+import { WAVE_RECHECK_MS, WaveProgress, type WaveWait } from './wave-progress.ts';
 
 export interface ReconcilerDeps extends Timing {
   objects: KubeObjects;
@@ -37,6 +38,8 @@ export interface ReconcilerDeps extends Timing {
   keepsVanished?: (stackId: string) => boolean;
   /** Drift detection, when it runs (BROKKR__AGENT__DRIFT_ENABLED): told what each stack holds and when a stack is written. */
   drift?: DriftHooks | undefined;
+  /** In-stack waves: how long a wave may take to become healthy, and the readiness grace of its pods (reconcile/wave-progress.ts). */
+  waves?: { timeoutMs: number; readinessGraceMs: number };
 }
 
 /** Without drift detection, a write needs no exclusion. */
@@ -51,12 +54,14 @@ const NO_DRIFT: DriftHooks = { exclusive: (_stack, fn) => fn(), applied: () => u
 export class Reconciler {
   private readonly memory: StackMemory;
   private readonly drift: DriftHooks;
+  private readonly waves: WaveProgress;
   private vanishedCheckAt = 0;
   private vanishedFailures = 0;
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.memory = new StackMemory(deps);
     this.drift = deps.drift ?? NO_DRIFT;
+    this.waves = new WaveProgress({ ...deps, ...(deps.waves ?? { timeoutMs: 300_000, readinessGraceMs: 60_000 }) });
   }
 
   /** When the next pass has something to do (0 = now). */
@@ -123,11 +128,14 @@ export class Reconciler {
     const log = this.deps.logger.child({ stack: d.stack_id, deploymentObject: d.id });
     try {
       const { applied, pruned } = await this.drift.exclusive(d.stack_id, async () => {
-        const applied = await applyStack({ ...this.deps, inventory }, d);
+        const applied = await applyStack({ ...this.deps, inventory, waves: this.waves.gate(d) }, d);
+        if (applied.waiting) return { applied, pruned: 0 };
         this.drift.applied(d, applied.planned);
         const stale = keepSharedNamespaces(staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces), inventory, d.stack_id);
         return { applied, pruned: await deleteObjects(this.deps, stale, this.releaser(d.stack_id)) };
       });
+      if (applied.waiting) return this.waitForWave(d, applied.waiting);
+      this.waves.done(d.stack_id);
       this.memory.succeeded(d);
       if (resync) for (const kind of applied.changed) this.deps.metrics.driftCorrections.inc({ kind });
       if (!resync || applied.changed.length || pruned) {
@@ -143,6 +151,18 @@ export class Reconciler {
       this.deps.events.report(d.id, eventType, 'FAILURE', message);
       return false;
     }
+  }
+
+  /** The stack's apply stopped after a wave not healthy yet: no event, no prune; it goes on soon. */
+  private waitForWave(d: DeploymentObject, waiting: WaveWait): boolean {
+    this.drift.forget(d.stack_id, false);
+    this.memory.waiting(d, WAVE_RECHECK_MS);
+    const { wave, notReady, first } = waiting;
+    this.deps.logger[first ? 'info' : 'debug'](
+      { stack: d.stack_id, deploymentObject: d.id, wave, notReady },
+      'waiting for a wave to become healthy',
+    );
+    return true;
   }
 
   private async deleteMarked(d: DeploymentObject, inventory: Inventory): Promise<boolean> {
@@ -204,6 +224,7 @@ export class Reconciler {
 
   private retain(desired: DeploymentObject[], inventory: Inventory): void {
     this.memory.retain(new Set(desired.map((d) => d.stack_id)));
+    this.waves.retain(new Set(desired.filter((d) => !d.is_deletion_marker).map((d) => d.stack_id)));
     const ids = new Set(desired.map((d) => d.id));
     for (const live of inventory.byStack.values()) for (const o of live) if (o.objectId) ids.add(o.objectId);
     this.deps.events.retain(ids);

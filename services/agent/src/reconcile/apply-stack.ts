@@ -147,13 +147,9 @@ function isCurrent(inventory: Inventory, p: PlannedObject): boolean {
 async function applyWaves(ctx: ApplyContext, waves: Wave<PlannedObject>[], applied: AppliedStack, gate?: WaveGate) {
   for (const [i, { wave, items }] of waves.entries()) {
     const clusterScoped = items.filter((p) => !p.resource.namespaced);
+    const namespaced = items.filter((p) => p.resource.namespaced);
     await runPhase(ctx, clusterScoped, 'apply', applied);
-    await runPhase(
-      ctx,
-      items.filter((p) => p.resource.namespaced),
-      'apply',
-      applied,
-    );
+    await runPhase(ctx, namespaced, 'apply', applied);
     applied.planned.push(...items);
     const later = waves.slice(i + 1).flatMap((w) => w.items);
     if (!gate || !later.length || later.every((p) => isCurrent(ctx.inventory, p))) continue;

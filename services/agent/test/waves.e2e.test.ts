@@ -26,9 +26,10 @@ interface Pod extends Meta {
 /**
  * In-stack waves end to end (reconcile/waves.ts, docs/dependencies.md "In-stack waves"), on one
  * cluster where pods run (controllers, scheduler, KWOK; an image tagged `:never-ready` runs but is
- * never Ready): wave 1 of a stack is held back while wave 0's Deployment is not Ready and the stack
- * fails naming the wave at the (shortened) deadline; once wave 0's pods are Ready wave 1 follows;
- * deleting the stack deletes wave 1 before wave 0.
+ * never Ready, one tagged `:crashloop` crash-loops): wave 1 of a stack is held back while wave 0's
+ * Deployment is not Ready and the stack fails naming the wave at the (shortened) deadline; once
+ * wave 0's pods are Ready wave 1 follows; a crash-looping wave fails at once; a bad annotation
+ * applies nothing; deleting the stack deletes wave 1 before wave 0.
  */
 describe('agent in-stack waves (end to end, pods from controllers and KWOK)', function () {
   this.timeout(240_000);
@@ -68,7 +69,7 @@ describe('agent in-stack waves (end to end, pods from controllers and KWOK)', fu
     await target(broker.admin, agent.id, stackId);
     proc = await spawnAgent(broker.url, agent, kube.kubeconfigPath, {
       // A grace longer than the deadline: a never-Ready pod stays "not yet" (not degraded) until the wave runs out of time.
-      env: { BROKKR__AGENT__WAVE_HEALTH_TIMEOUT_SECONDS: '6', BROKKR__AGENT__READINESS_GRACE_SECONDS: '600' },
+      env: { BROKKR__AGENT__WAVE_HEALTH_TIMEOUT_SECONDS: '10', BROKKR__AGENT__READINESS_GRACE_SECONDS: '600' },
     });
   });
 
@@ -83,9 +84,15 @@ describe('agent in-stack waves (end to end, pods from controllers and KWOK)', fu
   });
 
   it('holds wave 1 back while wave 0’s pods are never Ready, and fails the stack naming the wave at the deadline', async () => {
+    const bystander = await createStack(broker.admin);
+    await target(broker.admin, agent.id, bystander);
     const d = await deploy(broker.admin, stackId, manifest('demo/db:never-ready'));
+    const other = await deploy(broker.admin, bystander, configMap(NS, 'bystander', { any: 'thing' }));
     const failure = await eventFor(d, 'FAILURE');
-    expect(failure.message).to.match(/^wave 0 not healthy within 6 s; later waves were not applied:/);
+    expect(failure.message).to.match(/^wave 0 not healthy within 10 s; later waves were not applied:/);
+    // The waiting stack did not hold the agent's pass: a stack deployed after it was applied meanwhile.
+    const applied = await eventFor(other, 'SUCCESS');
+    expect(new Date(applied.created_at).getTime()).to.be.below(new Date(failure.created_at).getTime());
     expect(failure.message).to.contain(`Deployment '${NS}/db': 0/1 pods ready`);
     expect(await kubectl.get(`/apis/apps/v1/namespaces/${NS}/deployments/db`)).to.not.equal(undefined);
     expect(await kubectl.get(configMapPath('db-settings'))).to.not.equal(undefined);
@@ -104,6 +111,28 @@ describe('agent in-stack waves (end to end, pods from controllers and KWOK)', fu
       .map((c) => new Date(c.lastTransitionTime).getTime());
     expect(readyAt, 'a Ready pod of wave 0').to.have.length(1);
     expect(new Date(app!.metadata.creationTimestamp).getTime()).to.be.at.least(readyAt[0]!);
+  });
+
+  it('fails a stack at once, naming the wave, when a pod of the wave crash-loops: later waves are not applied', async () => {
+    const other = await createStack(broker.admin);
+    await target(broker.admin, agent.id, other);
+    const yaml = stream(waved(configMap(NS, 'api-config', { wave: '2' }), 2), waved(deployment(NS, 'api', 'demo/api:crashloop'), -1));
+    const failure = await eventFor(await deploy(broker.admin, other, yaml), 'FAILURE');
+    expect(failure.message).to.match(/^wave -1 failed; later waves were not applied:/);
+    expect(failure.message).to.contain(`Deployment '${NS}/api': degraded (CrashLoopBackOff`);
+    expect(await kubectl.get(configMapPath('api-config'))).to.equal(undefined);
+  });
+
+  it('refuses a wave that is not an integer with a FAILURE naming the object, and applies nothing', async () => {
+    const other = await createStack(broker.admin);
+    await target(broker.admin, agent.id, other);
+    const yaml = stream(
+      waved(configMap(NS, 'first', { wave: '0' }), 0),
+      waved(configMap(NS, 'second', { wave: 'soon' }), 1).replace('"1"', '"soon"'),
+    );
+    const failure = await eventFor(await deploy(broker.admin, other, yaml), 'FAILURE');
+    expect(failure.message).to.contain(`ConfigMap '${NS}/second': annotation brokkr.io/wave must be an integer, not "soon"`);
+    expect(await kubectl.get(configMapPath('first'))).to.equal(undefined);
   });
 
   it('deletes the stack highest wave first: wave 1 is marked deleted before wave 0', async () => {

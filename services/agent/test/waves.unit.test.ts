@@ -3,6 +3,7 @@ import type { ApiResource } from '../src/kube/discovery.ts';
 import type { KubeObject } from '../src/manifest/parse.ts';
 import { ReconcileError } from '../src/reconcile/errors.ts';
 import type { LiveObject } from '../src/reconcile/inventory.ts';
+import { jobVerdict, workloadVerdict } from '../src/reconcile/wave-health.ts';
 import { deletionBatches, groupByWave, liveWave, waveOf, wavesOf } from '../src/reconcile/waves.ts';
 
 const WAVE = 'brokkr.io/wave';
@@ -96,5 +97,71 @@ describe('agent in-stack waves: parsing, grouping, ordering', () => {
   it('counts a live object whose wave annotation was set to a non-integer by hand as wave 0', () => {
     expect(liveWave(live('ConfigMap', 'a', { wave: 'soon' }))).to.equal(0);
     expect(liveWave(live('ConfigMap', 'a', { wave: '2' }))).to.equal(2);
+  });
+
+  describe('when a wave is healthy', () => {
+    const GRACE = 60_000;
+    const rolled = (replicas: number, updated = replicas) => ({
+      metadata: { generation: 2 },
+      spec: { replicas },
+      status: { observedGeneration: 2, updatedReplicas: updated },
+    });
+    const pod = (phase: string, ready: boolean, waiting?: string) => ({
+      metadata: { name: 'p', namespace: 'demo' },
+      status: {
+        phase,
+        conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: new Date().toISOString() }],
+        containerStatuses: [{ name: 'main', ...(waiting ? { state: { waiting: { reason: waiting } } } : {}) }],
+      },
+    });
+
+    it('a Deployment: once rolled out and every desired pod is Ready; a Pending pod or a missing one is not yet', () => {
+      expect(workloadVerdict('Deployment', rolled(1), [pod('Running', true)], GRACE)).to.deep.equal({ status: 'healthy' });
+      expect(workloadVerdict('Deployment', rolled(1), [pod('Pending', false)], GRACE)).to.deep.equal({
+        status: 'pending',
+        why: '0/1 pods ready',
+      });
+      expect(workloadVerdict('Deployment', rolled(2), [pod('Running', true)], GRACE)).to.deep.equal({
+        status: 'pending',
+        why: '1/2 pods ready',
+      });
+      expect(workloadVerdict('Deployment', rolled(1), [], GRACE).status).to.equal('pending');
+    });
+
+    it('a Deployment whose controller has not rolled out the applied spec yet is not healthy, even with Ready pods', () => {
+      const behind = { ...rolled(1), status: { observedGeneration: 1, updatedReplicas: 1 } };
+      expect(workloadVerdict('Deployment', behind, [pod('Running', true)], GRACE).status).to.equal('pending');
+      expect(workloadVerdict('Deployment', rolled(1, 0), [pod('Running', true)], GRACE).status).to.equal('pending');
+    });
+
+    it('a Deployment scaled to 0 is healthy at once', () => {
+      expect(workloadVerdict('Deployment', rolled(0), [], GRACE)).to.deep.equal({ status: 'healthy' });
+    });
+
+    it('a degraded pod fails the wave at once, naming the condition', () => {
+      const verdict = workloadVerdict('Deployment', rolled(1), [pod('Running', false, 'CrashLoopBackOff')], GRACE);
+      expect(verdict).to.deep.equal({ status: 'failed', why: 'degraded (CrashLoopBackOff; 0/1 pods ready)' });
+    });
+
+    it('a pod not Ready past the readiness grace fails the wave (NotReady); within it, not yet', () => {
+      expect(workloadVerdict('StatefulSet', rolled(1), [pod('Running', false)], 0).status).to.equal('failed');
+      expect(workloadVerdict('StatefulSet', rolled(1), [pod('Running', false)], GRACE).status).to.equal('pending');
+    });
+
+    it('a DaemonSet wants as many pods as its controller schedules', () => {
+      const ds = { metadata: { generation: 1 }, status: { observedGeneration: 1, desiredNumberScheduled: 2, updatedNumberScheduled: 2 } };
+      expect(workloadVerdict('DaemonSet', ds, [pod('Running', true)], GRACE).status).to.equal('pending');
+      expect(workloadVerdict('DaemonSet', ds, [pod('Running', true), pod('Running', true)], GRACE).status).to.equal('healthy');
+    });
+
+    it('a Job: healthy once complete, failed once failed, else not yet', () => {
+      const job = (type?: string) => ({
+        metadata: {},
+        status: { conditions: type ? [{ type, status: 'True', reason: 'BackoffLimitExceeded' }] : [] },
+      });
+      expect(jobVerdict(job('Complete'))).to.deep.equal({ status: 'healthy' });
+      expect(jobVerdict(job('Failed'))).to.deep.equal({ status: 'failed', why: 'failed (BackoffLimitExceeded)' });
+      expect(jobVerdict(job())).to.deep.equal({ status: 'pending', why: 'not complete' });
+    });
   });
 });

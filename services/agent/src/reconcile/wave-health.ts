@@ -17,13 +17,13 @@ export interface WaveVerdict {
   notReady: string[];
 }
 
-type ObjectVerdict = { status: WaveVerdict['status']; why?: string };
+export type ObjectVerdict = { status: WaveVerdict['status']; why?: string };
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 const isWorkload = (p: PlannedObject) => p.resource.group === 'apps' && WORKLOADS.has(p.object.kind);
 const isJob = (p: PlannedObject) => p.resource.group === 'batch' && p.object.kind === 'Job';
 
-interface WorkloadState {
+export interface WorkloadState {
   metadata: { generation?: number };
   spec?: { replicas?: number };
   status?: {
@@ -49,7 +49,7 @@ function rolledOut(kind: string, w: WorkloadState, desired: number): boolean {
 }
 
 /** A workload by its pods (health/classify.ts, the judge of deployment health): a Pending pod is not healthy. */
-function workloadVerdict(kind: string, live: WorkloadState, pods: PodLike[], graceMs: number): ObjectVerdict {
+export function workloadVerdict(kind: string, live: WorkloadState, pods: PodLike[], graceMs: number): ObjectVerdict {
   const desired = desiredPods(kind, live);
   if (desired === 0 && rolledOut(kind, live, 0)) return { status: 'healthy' };
   const { status, summary } = summarizePods(pods, { graceMs, now: Date.now() });
@@ -61,7 +61,7 @@ function workloadVerdict(kind: string, live: WorkloadState, pods: PodLike[], gra
   return ready ? { status: 'healthy' } : { status: 'pending', why: counts };
 }
 
-function jobVerdict(live: WorkloadState): ObjectVerdict {
+export function jobVerdict(live: WorkloadState): ObjectVerdict {
   const conditions = live.status?.conditions ?? [];
   const holds = (type: string) => conditions.find((c) => c.type === type && c.status === 'True');
   if (holds('Complete')) return { status: 'healthy' };

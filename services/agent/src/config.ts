@@ -20,6 +20,8 @@ export interface AgentSettings {
   backoff: { baseMs: number; maxMs: number };
   concurrency: number;
   crdEstablishedTimeoutMs: number;
+  /** In-stack waves: how long one wave may take to become healthy. */
+  waveHealthTimeoutMs: number;
   /** Whether a stack's manifest may adopt a live object no stack manages, where its grant allows it too (reconcile/ownership.ts). */
   adoptionEnabled: boolean;
   /** The agent's own namespace, which no stack may reach; undefined when it runs outside a cluster and none is set. */
@@ -65,6 +67,7 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
     backoff: { baseMs: config.BROKKR__AGENT__RETRY_BACKOFF_BASE_MS, maxMs: config.BROKKR__AGENT__RETRY_BACKOFF_MAX_SECONDS * 1000 },
     concurrency: config.BROKKR__AGENT__APPLY_CONCURRENCY,
     crdEstablishedTimeoutMs: config.BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS * 1000,
+    waveHealthTimeoutMs: config.BROKKR__AGENT__WAVE_HEALTH_TIMEOUT_SECONDS * 1000,
     adoptionEnabled: config.BROKKR__AGENT__ADOPTION_ENABLED,
     agentNamespace: config.BROKKR__AGENT__NAMESPACE ?? inClusterNamespace(),
     tenantPodSecurity: config.BROKKR__AGENT__TENANT_POD_SECURITY,

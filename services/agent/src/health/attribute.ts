@@ -15,6 +15,7 @@ type Pod = PodLike & LiveResource;
  */
 export class PodAttribution {
   private readonly memo = new Map<string, Promise<string | undefined>>();
+  private readonly owners = new Map<string, Promise<ObjectMeta | undefined>>();
 
   constructor(
     private readonly objects: KubeObjects,
@@ -22,15 +23,53 @@ export class PodAttribution {
   ) {}
 
   async podsByObject(tracked: Set<string>, namespace: string | undefined): Promise<Map<string, Pod[]>> {
-    const podType = await this.discovery.resolve('v1', 'Pod');
-    if (!podType) throw new Error('the cluster serves no v1 Pods');
-    const pods = await this.objects.list<Pod>(podType, namespace);
+    const pods = await this.pods(namespace);
     const byObject = new Map<string, Pod[]>([...tracked].map((id) => [id, []]));
     for (const pod of pods) {
       const id = await this.objectIdOf(pod.metadata, 0);
       if (id && tracked.has(id)) byObject.get(id)!.push(pod);
     }
     return byObject;
+  }
+
+  /**
+   * Pods → the workload (Deployment, StatefulSet, DaemonSet, Job: by uid) whose controller chain
+   * they descend from (Pod → ReplicaSet → Deployment): in-stack waves judge one workload at a time.
+   */
+  async podsByOwner(owners: Set<string>, namespace: string | undefined): Promise<Map<string, Pod[]>> {
+    const pods = await this.pods(namespace);
+    const byOwner = new Map<string, Pod[]>([...owners].map((uid) => [uid, []]));
+    for (const pod of pods) {
+      const uid = await this.ancestorIn(owners, pod.metadata, 0);
+      if (uid) byOwner.get(uid)!.push(pod);
+    }
+    return byOwner;
+  }
+
+  private async pods(namespace: string | undefined): Promise<Pod[]> {
+    const podType = await this.discovery.resolve('v1', 'Pod');
+    if (!podType) throw new Error('the cluster serves no v1 Pods');
+    return this.objects.list<Pod>(podType, namespace);
+  }
+
+  private async ancestorIn(owners: Set<string>, meta: ObjectMeta, hops: number): Promise<string | undefined> {
+    const refs = meta.ownerReferences ?? [];
+    const ref = refs.find((r) => r.controller) ?? refs[0];
+    if (!ref || hops >= MAX_HOPS) return undefined;
+    if (owners.has(ref.uid)) return ref.uid;
+    let owner = this.owners.get(ref.uid);
+    if (!owner) {
+      owner = this.ownerMeta(ref, meta.namespace);
+      this.owners.set(ref.uid, owner);
+    }
+    const found = await owner;
+    return found ? this.ancestorIn(owners, found, hops + 1) : undefined;
+  }
+
+  private async ownerMeta(ref: { apiVersion: string; kind: string; name: string }, namespace: string | undefined) {
+    const type = await this.discovery.resolve(ref.apiVersion, ref.kind);
+    if (!type) return undefined;
+    return this.objects.getMetadata(type, type.namespaced ? namespace : undefined, ref.name).catch(() => undefined);
   }
 
   private async objectIdOf(meta: ObjectMeta, hops: number): Promise<string | undefined> {

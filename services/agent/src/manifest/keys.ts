@@ -36,3 +36,9 @@ export const POD_SECURITY_LABELS = [
 ] as const;
 /** On the namespace the agent creates for a confined generator: whose it is. */
 export const GENERATOR_LABEL = 'k8s.brokkr.io/generator';
+/**
+ * An integer (negative allowed, default 0) on an object of a stack's manifest: its wave. Waves are
+ * applied in ascending order, each once the one before is healthy, and deleted highest first
+ * (reconcile/waves.ts).
+ */
+export const WAVE_ANNOTATION = 'brokkr.io/wave';

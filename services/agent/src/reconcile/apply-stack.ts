@@ -5,10 +5,14 @@ import type { DeploymentObject } from '../broker/types.ts';
 import type { AgentMetrics } from '../metrics.ts';
 import { parseManifests, type KubeObject } from '../manifest/parse.ts';
 import { mapLimit } from '../util/async.ts';
+import { CHECKSUM_ANNOTATION } from '../manifest/keys.ts';
 import { waitForCrds } from './crds.ts';
 import { ReconcileError } from './errors.ts';
+import type { Inventory } from './inventory.ts';
 import { stackClaim, type ClaimRule } from './ownership.ts';
 import { describe, planObjects, stackStamper, type PlanContext, type PlannedObject, type Stamper } from './plan.ts';
+import type { WaveGate, WaveWait } from './wave-progress.ts';
+import { groupByWave, wavesOf, type Wave } from './waves.ts';
 
 export interface ApplyContext extends PlanContext {
   metrics: AgentMetrics;
@@ -25,6 +29,8 @@ export interface StackApplyContext extends Omit<ApplyContext, 'scope'> {
   adoptionEnabled: boolean;
   grants: GrantBook;
   tenantPodSecurity: 'privileged' | 'baseline' | 'restricted';
+  /** Between the stack's waves (reconcile/wave-progress.ts); without it every wave is applied in one go. */
+  waves?: WaveGate;
 }
 
 export interface AppliedStack {
@@ -35,6 +41,11 @@ export interface AppliedStack {
   namespaces: Set<string>;
   /** Kinds of the applies that changed a live object which existed before (drift, when the checksum is unchanged). */
   changed: string[];
+  /**
+   * Set when the apply stopped after a wave that is not healthy yet: the later waves are not
+   * applied, `planned` holds what was, and nothing may be pruned. The stack is neither done nor failed.
+   */
+  waiting?: WaveWait;
 }
 
 const isCrd = (o: KubeObject) => o.kind === 'CustomResourceDefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/');
@@ -82,7 +93,8 @@ async function rollbackNamespaces(ctx: ApplyContext, created: PlannedObject[]): 
 
 /**
  * One deployment object onto the cluster: CRDs (then wait until they are served), Namespaces,
- * other cluster-scoped objects, namespaced objects. Every phase is dry-run first, so an invalid
+ * then the other objects wave by wave (reconcile/waves.ts; without wave annotations all are one
+ * wave): cluster-scoped objects, namespaced objects. Every phase is dry-run first, so an invalid
  * object fails the pass before anything of its phase is written. On failure, namespaces this pass
  * created are deleted again; nothing is pruned (the caller prunes only after success). An object
  * of the same name that another stack holds, or that no stack holds and the manifest does not
@@ -106,6 +118,7 @@ export async function applyStack(ctx: StackApplyContext, dobj: DeploymentObject)
     stackStamper({ stackId: dobj.stack_id, checksum: dobj.yaml_checksum, objectId: dobj.id, agentId: ctx.agentId, podSecurity }),
     {
       claim: stackClaim(dobj.stack_id, ctx.adoptionEnabled && scope.grant.adoption),
+      ...(ctx.waves ? { waves: ctx.waves } : {}),
       ...(confined ? { prepare: (planned) => ensureTenantNamespace({ ...ctx, podSecurity: ctx.tenantPodSecurity }, scope, planned) } : {}),
     },
   );
@@ -116,6 +129,34 @@ export interface ApplyRules {
   claim?: ClaimRule;
   /** Runs once the namespaced objects are planned (a confined generator's namespace is created there). */
   prepare?: (planned: PlannedObject[]) => Promise<void>;
+  /** Asked after each wave but the last whether to go on (in-stack waves); without it every wave goes at once. */
+  waves?: WaveGate;
+}
+
+/** The live object is already this version (its checksum): a resync, nothing of it to roll out. */
+function isCurrent(inventory: Inventory, p: PlannedObject): boolean {
+  const checksum = p.object.metadata.annotations?.[CHECKSUM_ANNOTATION];
+  return checksum !== undefined && inventory.byKey.get(p.key)?.checksum === checksum;
+}
+
+/**
+ * The objects other than CRDs and Namespaces, wave after wave (within one, cluster-scoped before
+ * namespaced). After a wave, the gate decides whether to go on — unless every object of the later
+ * waves is already live in this version (a resync), which waits for nothing.
+ */
+async function applyWaves(ctx: ApplyContext, waves: Wave<PlannedObject>[], applied: AppliedStack, gate?: WaveGate) {
+  for (const [i, { wave, items }] of waves.entries()) {
+    const clusterScoped = items.filter((p) => !p.resource.namespaced);
+    const namespaced = items.filter((p) => p.resource.namespaced);
+    await runPhase(ctx, clusterScoped, 'apply', applied);
+    await runPhase(ctx, namespaced, 'apply', applied);
+    applied.planned.push(...items);
+    const later = waves.slice(i + 1).flatMap((w) => w.items);
+    if (!gate || !later.length || later.every((p) => isCurrent(ctx.inventory, p))) continue;
+    const waiting = await gate.afterWave(wave, items);
+    if (waiting) return waiting;
+  }
+  return undefined;
 }
 
 /**
@@ -127,6 +168,8 @@ export async function applyObjects(ctx: ApplyContext, docs: KubeObject[], stampe
   const { claim, prepare } = rules;
   const applied: AppliedStack = { planned: [], uids: new Set(), namespaces: new Set(), changed: [] };
   const createdNamespaces: PlannedObject[] = [];
+  const others = docs.filter((d) => !isCrd(d) && !isNamespace(d));
+  const waveOf = wavesOf(others);
   try {
     const crds = await planObjects(ctx, docs.filter(isCrd), stamper, claim);
     const namespaces = await planObjects(ctx, docs.filter(isNamespace), stamper, claim);
@@ -135,19 +178,15 @@ export async function applyObjects(ctx: ApplyContext, docs: KubeObject[], stampe
     if (crds.length) await waitForCrds(ctx.objects, ctx.discovery, crds, ctx.crdEstablishedTimeoutMs);
     const fresh = namespaces.filter((n) => !n.existed);
     await runPhase(ctx, namespaces, 'apply', applied).finally(() => createdNamespaces.push(...fresh.filter((n) => n.existed)));
-    const rest = await planObjects(
-      ctx,
-      docs.filter((d) => !isCrd(d) && !isNamespace(d)),
-      stamper,
-      claim,
-    );
+    const rest = await planObjects(ctx, others, stamper, claim);
     const clusterScoped = rest.filter((p) => !p.resource.namespaced);
     const namespaced = rest.filter((p) => p.resource.namespaced);
     await prepare?.(namespaced);
     await runPhase(ctx, [...clusterScoped, ...namespaced], 'dry-run');
-    await runPhase(ctx, clusterScoped, 'apply', applied);
-    await runPhase(ctx, namespaced, 'apply', applied);
-    applied.planned = [...crds, ...namespaces, ...rest];
+    applied.planned = [...crds, ...namespaces];
+    const waves = groupByWave(rest, (_p, i) => waveOf[i]!);
+    const waiting = await applyWaves(ctx, waves, applied, rules.waves);
+    if (waiting) return { ...applied, waiting };
     for (const p of namespaced) applied.namespaces.add(p.namespace!);
     for (const n of namespaces) applied.namespaces.add(n.object.metadata.name);
     return applied;

@@ -15,6 +15,7 @@ import {
   STACK_LABEL,
 } from '../manifest/keys.ts';
 import type { Inventory, LiveObject } from './inventory.ts';
+import { deletionBatches } from './waves.ts';
 
 export interface PruneContext {
   objects: KubeObjects;
@@ -73,17 +74,12 @@ const RELEASE_PATCH = {
   },
 };
 
-/** Dependents before what they depend on: namespaced objects, cluster-scoped ones, Namespaces, CRDs last. */
-function deletionRank(o: LiveObject): number {
-  if (o.resource.kind === 'CustomResourceDefinition' && o.resource.group === 'apiextensions.k8s.io') return 3;
-  if (o.resource.kind === 'Namespace' && !o.resource.group) return 2;
-  return o.resource.namespaced ? 0 : 1;
-}
-
 const label = (o: LiveObject) => `${o.resource.kind}:${o.meta.name}${o.meta.namespace ? `@${o.meta.namespace}` : ''}`;
 
 /**
- * Deletes the objects in dependency order; every object is attempted, failures are reported
+ * Deletes the objects in dependency order (reconcile/waves.ts: highest wave first, within a wave
+ * namespaced objects before cluster-scoped ones, then Namespaces, CRDs last), each batch once the
+ * previous one's deletions were accepted (not once its objects are gone); every object is attempted, failures are reported
  * together. An object `release` says to give back (one the stack adopted) is not deleted: the
  * agent's labels and annotations are taken off it, and it is nobody's again, as before.
  */
@@ -94,8 +90,7 @@ export async function deleteObjects(
 ): Promise<number> {
   let deleted = 0;
   const errors: string[] = [];
-  for (const rank of [0, 1, 2, 3]) {
-    const batch = objects.filter((o) => deletionRank(o) === rank);
+  for (const batch of deletionBatches(objects)) {
     const results = await mapLimit(batch, ctx.concurrency, (o) => dispose(ctx, o, release(o)));
     results.forEach((r, i) => {
       const o = batch[i]!;

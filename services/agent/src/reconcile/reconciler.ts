@@ -14,6 +14,7 @@ import { deleteObjects, keepSharedNamespaces, removable, staleObjects, wasAdopte
 import { StackMemory, type Timing } from './stack-memory.ts';
 import type { WindowGate } from '../maintenance/window-gate.ts';
 import { WindowHolds } from './window-holds.ts';
+import { WAVE_RECHECK_MS, WaveProgress, type WaveWait } from './wave-progress.ts';
 
 export interface ReconcilerDeps extends Timing {
   objects: KubeObjects;
@@ -41,6 +42,8 @@ export interface ReconcilerDeps extends Timing {
   drift?: DriftHooks | undefined;
   /** The maintenance windows (docs/maintenance-windows.md): what may change now; none: everything may. */
   windows?: WindowGate | undefined;
+  /** In-stack waves: how long a wave may take to become healthy, and the readiness grace of its pods (reconcile/wave-progress.ts). */
+  waves?: { timeoutMs: number; readinessGraceMs: number };
 }
 
 /** Without drift detection, a write needs no exclusion. */
@@ -55,6 +58,7 @@ const NO_DRIFT: DriftHooks = { exclusive: (_stack, fn) => fn(), applied: () => u
 export class Reconciler {
   private readonly memory: StackMemory;
   private readonly drift: DriftHooks;
+  private readonly waves: WaveProgress;
   private vanishedCheckAt = 0;
   private vanishedFailures = 0;
   private readonly holds: WindowHolds;
@@ -68,6 +72,7 @@ export class Reconciler {
       this.holds.clear();
       this.vanishedCheckAt = 0;
     });
+    this.waves = new WaveProgress({ ...deps, ...(deps.waves ?? { timeoutMs: 300_000, readinessGraceMs: 60_000 }) });
   }
 
   /** When the next pass has something to do (0 = now); an object a window holds is due when the window may open. */
@@ -142,7 +147,8 @@ export class Reconciler {
     const log = this.deps.logger.child({ stack: d.stack_id, deploymentObject: d.id });
     try {
       const { applied, pruned } = await this.drift.exclusive(d.stack_id, async () => {
-        const applied = await applyStack({ ...this.deps, inventory }, d);
+        const applied = await applyStack({ ...this.deps, inventory, waves: this.waves.gate(d) }, d);
+        if (applied.waiting) return { applied, pruned: 0 };
         this.drift.applied(d, applied.planned);
         const pruneHeld = this.holds.pruneHeldUntil(d.stack_id, Date.now()) !== undefined;
         const stale = pruneHeld
@@ -150,6 +156,8 @@ export class Reconciler {
           : keepSharedNamespaces(staleObjects(live, d.yaml_checksum, applied.uids, applied.namespaces), inventory, d.stack_id);
         return { applied, pruned: await deleteObjects(this.deps, stale, this.releaser(d.stack_id)) };
       });
+      if (applied.waiting) return this.waitForWave(d, applied.waiting);
+      this.waves.done(d.stack_id);
       this.memory.succeeded(d);
       if (resync) for (const kind of applied.changed) this.deps.metrics.driftCorrections.inc({ kind });
       if (!resync || applied.changed.length || pruned) {
@@ -165,6 +173,18 @@ export class Reconciler {
       this.deps.events.report(d.id, eventType, 'FAILURE', message);
       return false;
     }
+  }
+
+  /** The stack's apply stopped after a wave not healthy yet: no event, no prune; it goes on soon. */
+  private waitForWave(d: DeploymentObject, waiting: WaveWait): boolean {
+    this.drift.forget(d.stack_id, false);
+    this.memory.waiting(d, WAVE_RECHECK_MS);
+    const { wave, notReady, first } = waiting;
+    this.deps.logger[first ? 'info' : 'debug'](
+      { stack: d.stack_id, deploymentObject: d.id, wave, notReady },
+      'waiting for a wave to become healthy',
+    );
+    return true;
   }
 
   private async deleteMarked(d: DeploymentObject, inventory: Inventory): Promise<boolean> {
@@ -235,6 +255,7 @@ export class Reconciler {
 
   private retain(desired: DeploymentObject[], inventory: Inventory): void {
     this.memory.retain(new Set(desired.map((d) => d.stack_id)));
+    this.waves.retain(new Set(desired.filter((d) => !d.is_deletion_marker).map((d) => d.stack_id)));
     const ids = new Set(desired.map((d) => d.id));
     this.holds.forget(ids);
     for (const live of inventory.byStack.values()) for (const o of live) if (o.objectId) ids.add(o.objectId);

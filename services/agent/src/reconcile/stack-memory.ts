@@ -57,6 +57,14 @@ export class StackMemory {
     this.stacks.set(d.stack_id, { objectId: d.id, checksum: d.yaml_checksum, ok: true, at, failures: 0, retryAt: 0 });
   }
 
+  /**
+   * The stack's apply stopped after a wave that is not healthy yet (reconcile/wave-progress.ts):
+   * neither applied nor failed, it is due again in `retryInMs` to go on.
+   */
+  waiting(d: DeploymentObject, retryInMs: number, at = Date.now()): void {
+    this.stacks.set(d.stack_id, { objectId: d.id, checksum: d.yaml_checksum, ok: false, at, failures: 0, retryAt: at + retryInMs });
+  }
+
   /** Schedules the retry; `repeated` says the previous attempt failed the same way (not worth a warning again). */
   failed(d: DeploymentObject, error: string, at = Date.now()): { retryInMs: number; repeated: boolean } {
     const previous = this.current(d);

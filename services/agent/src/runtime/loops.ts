@@ -145,6 +145,7 @@ function createReconciler(c: AgentClients, heartbeat: Heartbeat, drift: Drift | 
     watchNamespace: settings.watchNamespace,
     concurrency: settings.concurrency,
     crdEstablishedTimeoutMs: settings.crdEstablishedTimeoutMs,
+    waves: { timeoutMs: settings.waveHealthTimeoutMs, readinessGraceMs: settings.health.readinessGraceMs },
     adoptionEnabled: settings.adoptionEnabled,
     grants: c.grants,
     keepsVanished: (stack) => c.trust?.keepsVanished(stack) ?? false,

@@ -68,6 +68,11 @@ export const agentConfigSchema = z.object({
   BROKKR__AGENT__APPLY_CONCURRENCY: int(8, 1, 64),
   /** How long a pass waits for an applied CRD to become Established. */
   BROKKR__AGENT__CRD_ESTABLISHED_TIMEOUT_SECONDS: int(60, 1, 600),
+  /**
+   * In-stack waves (annotation brokkr.io/wave): how long one wave of a stack may take to become
+   * healthy before the stack's apply fails naming it (later waves are not applied).
+   */
+  BROKKR__AGENT__WAVE_HEALTH_TIMEOUT_SECONDS: int(300, 1, 86_400),
   /** Agent-delivered webhooks are claimed this often (Brokkr's agent: 10 s, fixed); 0 = this agent delivers none. */
   BROKKR__AGENT__WEBHOOK_POLL_INTERVAL_SECONDS: int(10, 0, 3600),
   /** Work orders run at once by this agent (Brokkr's agent: one at a time); 0 = this agent claims none. */

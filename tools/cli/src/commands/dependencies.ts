@@ -23,7 +23,10 @@ async function stackNames(hub: Hub): Promise<Map<string, string>> {
 function renderDependencies(deps: readonly StackDependency[], names: Map<string, string>): string {
   if (!deps.length) return 'no dependencies: the stack waits for nothing\n';
   return renderTable(deps, [
-    { header: 'WAITS FOR', value: (d) => names.get(d.stack_id) ?? d.stack_id },
+    {
+      header: 'WAITS FOR',
+      value: (d) => (d.stack_id ? (names.get(d.stack_id) ?? d.stack_id) : `stacks labelled ${d.selector?.labels.join(',')} (id ${d.id})`),
+    },
     { header: 'READY WHEN', value: (d) => d.ready_when },
     { header: 'SCOPE', value: (d) => (d.scope === 'agent' ? 'same agent' : 'every agent') },
     { header: 'BY', value: (d) => d.created_by },
@@ -40,6 +43,16 @@ function rolloutLine(stack: string, agent: string, status: StackAgentStatus): st
   return `stack "${stack}": agent "${agent}" keeps the previous object: ${why}`;
 }
 
+const selectedBy = (selector: { labels: string[] } | undefined) => (selector ? ` (selected by labels ${selector.labels.join(',')})` : '');
+
+/** A deleted stack whose deletion waits for the stacks depending on it to go from the agent first. */
+function dependentsLines(stack: string, agent: string, status: StackAgentStatus, name: (id: string) => string): string {
+  return [
+    `stack "${stack}" is deleted; agent "${agent}" keeps it until the stacks depending on it are gone from the agent:`,
+    ...(status.dependents ?? []).map((id) => `  stack ${name(id)} is still there`),
+  ].join('\n');
+}
+
 /** "waiting on stack db (healthy on this agent)" — why the stack is or is not on the agent now. */
 export function statusLine(stack: string, agent: string, status: StackAgentStatus, names: Map<string, string>): string {
   const name = (id: string) => `"${names.get(id) ?? id}"`;
@@ -52,10 +65,11 @@ export function statusLine(stack: string, agent: string, status: StackAgentStatu
     case 'no_object':
       return `stack "${stack}" has no deployment object yet`;
     case 'waiting':
+      if (status.reason === 'dependents') return dependentsLines(stack, agent, status, name);
       if (status.reason !== 'dependency') return rolloutLine(stack, agent, status);
       return [
         `stack "${stack}" waits on agent "${agent}" (the agent keeps what it applied of it and gets nothing new):`,
-        ...status.waiting_on.map((d) => `  stack ${name(d.stack_id)} is not ${d.ready_when} ${where(d.scope)}`),
+        ...status.waiting_on.map((d) => `  stack ${name(d.stack_id)} is not ${d.ready_when} ${where(d.scope)}${selectedBy(d.selector)}`),
       ].join('\n');
   }
 }

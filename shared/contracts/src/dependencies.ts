@@ -18,11 +18,7 @@ const scope = z.enum(DEPENDENCY_SCOPES).meta({
 
 export const dependencySelectorSchema = z
   .strictObject({
-    labels: z
-      .array(z.string())
-      .min(1)
-      .max(16)
-      .meta({ description: 'Stack labels: the selector matches every stack carrying all of them' }),
+    labels: z.array(z.string()).min(1).max(16).meta({ description: 'Stack labels: the selector matches every stack carrying all of them' }),
   })
   .meta({
     id: 'DependencySelector',

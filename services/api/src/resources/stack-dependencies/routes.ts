@@ -68,7 +68,9 @@ export const stackDependencyRoutes: AnyRoute[] = [
         await lockDependencyGraph(tx.client);
         // Both stay live until commit (FOR SHARE blocks a concurrent delete of either).
         const stack = await fetchOwnedStack(tx.client, identity, params.id, 'share');
-        const added = body.selector ? await addSelectorEdge(tx, identity, stack.id, body) : await addStackEdge(tx, identity, stack.id, body);
+        const added = body.selector
+          ? await addSelectorEdge(tx, identity, stack.id, body)
+          : await addStackEdge(tx, identity, stack.id, body);
         await wakeDependentAgents(tx, stack.id);
         return added;
       });

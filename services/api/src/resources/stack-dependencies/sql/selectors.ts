@@ -39,7 +39,10 @@ export async function addSelectorDependency(db: Queryable, d: NewSelectorDepende
 }
 
 /** The live stacks the new selector would match now, in id order (the cycle check starts from each). */
-export async function stacksSelected(db: Queryable, d: Pick<NewSelectorDependency, 'dependentId' | 'labels' | 'generatorId'>): Promise<string[]> {
+export async function stacksSelected(
+  db: Queryable,
+  d: Pick<NewSelectorDependency, 'dependentId' | 'labels' | 'generatorId'>,
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT DISTINCT sel.id FROM (SELECT $1::uuid AS stack_id, $2::text[] AS labels, $3::uuid AS generator_id) ss
       CROSS JOIN LATERAL (${selectedStacksSql('ss')}) sel ORDER BY sel.id`,

@@ -7,7 +7,6 @@ import {
   createGenerator,
   createStack,
   startTestApi,
-  type ApiClient,
   type ApiResponse,
   type TestApi,
 } from './support/index.ts';
@@ -68,7 +67,7 @@ describe('api stack dependencies', () => {
   /** `how` as for depend; the stack waits for every stack of the tenant carrying all `labels`. */
   const dependOnSelector = (t: Tenant, stack: string, labels: string[], how: string) => {
     const [readyWhen, scope] = how.split(' ');
-    return t.client.post<{ id: string }>(`/stacks/${stack}/dependencies`, {
+    return t.client.post<{ id: string; details?: unknown }>(`/stacks/${stack}/dependencies`, {
       selector: { labels },
       ready_when: readyWhen,
       ...(scope ? { scope } : {}),

@@ -427,6 +427,10 @@ describe('api stack dependencies', () => {
       const agent = await agentOf(t, [crd, app]);
       const [crdObject, appObject] = [await postObject(t, crd), await postObject(t, app)];
       await postObject(t, far);
+      // Another tenant's stack on the same agent, never applied: it would hold the app back if the selector matched it.
+      expect((await api.admin.post(`/generators/${other.id}/register`, { agent_id: agent.id })).status).to.equal(201);
+      expect((await other.client.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: foreign })).status).to.equal(201);
+      const foreignObject = await postObject(other, foreign);
 
       const res = await dependOnSelector(t, app, ['crds', 'crds'], 'applied');
       expect(res.status, res.text).to.equal(201);
@@ -446,13 +450,19 @@ describe('api stack dependencies', () => {
         new Map([
           [crd, crdObject],
           [app, appObject],
+          [foreign, foreignObject],
         ]),
       );
 
       // Labelled later, it joins: the app waits for it on this agent, and not for `far`, which does not reach it.
       await label(t, crd, 'crds');
       await label(t, far, 'crds');
-      expect(await served(agent)).to.deep.equal(new Map([[crd, crdObject]]));
+      expect(await served(agent)).to.deep.equal(
+        new Map([
+          [crd, crdObject],
+          [foreign, foreignObject],
+        ]),
+      );
       const selector = { labels: ['crds'] };
       expect(await status(t, app, agent)).to.deep.equal({
         state: 'waiting',
@@ -469,6 +479,7 @@ describe('api stack dependencies', () => {
         new Map([
           [crd, crdObject],
           [app, appObject],
+          [foreign, foreignObject],
         ]),
       );
       expect(await status(t, app, agent)).to.deep.equal({ state: 'served', waiting_on: [] });
@@ -483,6 +494,7 @@ describe('api stack dependencies', () => {
         new Map([
           [crd, crdNext],
           [app, appNext],
+          [foreign, foreignObject],
         ]),
       );
       expect((await t.client.get(`/stacks/${app}/dependencies`)).body).to.deep.equal([]);

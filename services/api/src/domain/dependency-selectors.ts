@@ -1,3 +1,5 @@
+import type { Queryable } from '@brokkr/db';
+
 /**
  * Dependencies by selector (migration 0031, docs/dependencies.md): which stacks a selector row
  * matches, as SQL fragments for domain/stack-dependencies.ts (readiness, whom a report concerns,
@@ -41,4 +43,32 @@ export function dependentsOfSql(stack: string): string {
             JOIN stack_dependency_selectors ss
               ON ss.labels <@ ARRAY(SELECT dl.label FROM stack_labels dl WHERE dl.stack_id = ds.id)::text[]
            WHERE ds.id = ${stack} AND ${selectorMatchesSql('ss', 'ds')}`;
+}
+
+/**
+ * The stacks whose selectors the label `label` of stack `stackId` decides: selectors carrying the
+ * label whose other labels the stack carries (with `label` counted as carried, so a removal finds
+ * the selectors that matched before it), in scope for the stack. Run in the write's transaction.
+ */
+export async function selectorsDecidedByLabel(db: Queryable, stackId: string, label: string): Promise<string[]> {
+  const { rows } = await db.query<{ stack_id: string }>(
+    `SELECT DISTINCT ss.stack_id FROM stacks t
+       JOIN stack_dependency_selectors ss ON ss.labels @> ARRAY[$2::text]
+      WHERE t.id = $1 AND ss.stack_id <> t.id
+        AND (ss.generator_id IS NULL OR ss.generator_id = t.generator_id)
+        AND ss.labels <@ (ARRAY(SELECT sl.label FROM stack_labels sl WHERE sl.stack_id = t.id)::text[] || $2::text)
+      ORDER BY ss.stack_id`,
+    [stackId, label],
+  );
+  return rows.map((r) => r.stack_id);
+}
+
+/** The stacks whose selectors match live stack `stackId` now (after a label was added to it). */
+export async function stacksSelecting(db: Queryable, stackId: string): Promise<string[]> {
+  const { rows } = await db.query<{ stack_id: string }>(
+    `SELECT DISTINCT ss.stack_id FROM stacks t JOIN stack_dependency_selectors ss ON ${selectorMatchesSql('ss', 't')}
+      WHERE t.id = $1 AND t.deleted_at IS NULL ORDER BY ss.stack_id`,
+    [stackId],
+  );
+  return rows.map((r) => r.stack_id);
 }

@@ -5,7 +5,7 @@ import { requireValidLabel } from '../../domain/labels/validity.ts';
 import type { TxScope } from '../../events/transact.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { lockDependencyGraph } from './sql/lock-graph.ts';
+import { lockDependencyGraph } from '../../domain/dependency-graph.ts';
 import { listDependencies } from './sql/queries.ts';
 import { removeDependency } from './sql/remove-dependency.ts';
 import { listSelectorDependencies, removeSelectorDependency } from './sql/selectors.ts';

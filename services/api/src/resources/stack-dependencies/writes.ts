@@ -2,35 +2,27 @@ import type { NewStackDependency } from '@brokkr/contracts';
 import { tenantOf, type Identity } from '../../auth/identity.ts';
 import { errorKind } from '../../errors/api-error.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
+import { cycleThrough } from '../../domain/dependency-graph.ts';
+import { dependencyCycle } from '../../errors/catalogue.ts';
 import { requireValidLabel } from '../../domain/labels/validity.ts';
 import type { TxScope } from '../../events/transact.ts';
 import { addDependency } from './sql/add-dependency.ts';
 import type { DependencyRow } from './sql/dependency-row.ts';
-import { dependencyPath } from './sql/queries.ts';
 import { addSelectorDependency, stacksSelected, type SelectorDependencyRow } from './sql/selectors.ts';
 
 /**
  * The two kinds of dependency a stack is given (docs/dependencies.md), each checked for a cycle
  * against the graph of direct edges and selector matches. The caller holds the graph's lock
- * (sql/lock-graph.ts) and the dependent stack.
+ * (domain/dependency-graph.ts) and the dependent stack.
  */
 
-export const dependencyCycle = errorKind(422, 'dependency_cycle', 'The dependency would close a cycle');
+export { dependencyCycle };
 export const dependencyExists = errorKind(409, 'dependency_exists', 'The stack already depends on this stack');
-
-/** The first cycle the new edges `dependent → each of targets` would close, the dependent first and last. */
-export async function cycleThrough(tx: TxScope, dependent: string, targets: readonly string[]): Promise<string[] | undefined> {
-  for (const target of targets) {
-    const path = await dependencyPath(tx.client, target, dependent);
-    if (path) return [dependent, ...path];
-  }
-  return undefined;
-}
 
 /** `{stack_id}`: the stack depended on must be one the caller may read (fetchOwnedStack), held live until commit. */
 export async function addStackEdge(tx: TxScope, identity: Identity, dependent: string, body: NewStackDependency): Promise<DependencyRow> {
   const needed = await fetchOwnedStack(tx.client, identity, body.stack_id!, 'share');
-  const cycle = await cycleThrough(tx, dependent, [needed.id]);
+  const cycle = await cycleThrough(tx.client, dependent, [needed.id]);
   if (cycle) throw dependencyCycle({ cycle });
   const added = await addDependency(tx.client, {
     dependentId: dependent,
@@ -57,7 +49,7 @@ export async function addSelectorEdge(
   const labels = [...new Set(body.selector!.labels)].sort();
   labels.forEach((label) => requireValidLabel(label));
   const selector = { dependentId: dependent, labels, generatorId: identity.admin ? null : identity.generator };
-  const cycle = await cycleThrough(tx, dependent, await stacksSelected(tx.client, selector));
+  const cycle = await cycleThrough(tx.client, dependent, await stacksSelected(tx.client, selector));
   if (cycle) throw dependencyCycle({ cycle });
   const added = await addSelectorDependency(tx.client, {
     ...selector,

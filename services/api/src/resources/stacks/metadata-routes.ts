@@ -2,7 +2,7 @@ import { labelRoutes } from '../../http/label-routes.ts';
 import { labelOwners } from '../../domain/labels/owners.ts';
 import { fetchOwnedStack, requireStackMetadataReader, stackIdMismatch } from '../../domain/stack-access.ts';
 import { newStackAnnotationSchema, newStackLabelSchema, stackAnnotationSchema, stackLabelSchema } from './schemas.ts';
-import { checkSelectorsOnLabel, dependencyCycle, wakeSelectingAgents } from '../stack-dependencies/label-changes.ts';
+import { checkSelectorsOnLabel, dependencyCycle, wakeSelectingAgents } from './selector-labels.ts';
 import { wakeStackAgents } from './wake-agents.ts';
 
 /**

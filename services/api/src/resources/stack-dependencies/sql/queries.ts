@@ -4,7 +4,6 @@ import { raising } from '../../../errors/api-error.ts';
 import { stackNotFound, stackNotOwned } from '../../../errors/catalogue.ts';
 import { agentsForOneStackSql } from '../../../domain/agents-for-stacks.ts';
 import { rolloutHoldsSql } from '../../../domain/rollout-hold.ts';
-import { selectedStacksSql } from '../../../domain/dependency-selectors.ts';
 import { dependencyEdgesSql, dependencyReadySql, presentDependentsSql } from '../../../domain/stack-dependencies.ts';
 import { DEPENDENCY_COLUMNS, type DependencyRow } from './dependency-row.ts';
 
@@ -15,33 +14,6 @@ export async function listDependencies(db: Queryable, stackId: string): Promise<
     [stackId],
   );
   return rows;
-}
-
-/**
- * A path of dependencies from `from` to `to` (`from` first, `to` last), or undefined: adding the
- * edge `to → from` would close a cycle exactly when there is one. An edge is a direct dependency
- * or a live stack a selector matches now (migration 0031). The graph is acyclic (every write
- * checks this under the graph's lock, sql/lock-graph.ts), so the walk ends; the path array also
- * stops it on a cycle that somehow got in.
- */
-export async function dependencyPath(db: Queryable, from: string, to: string): Promise<string[] | undefined> {
-  const { rows } = await db.query<{ path: string[] }>(
-    `WITH RECURSIVE walk(node, path) AS (
-       SELECT $1::uuid, ARRAY[$1::uuid]
-       UNION ALL
-       SELECT e.dst, w.path || e.dst
-         FROM walk w
-        CROSS JOIN LATERAL (
-          SELECT sd.depends_on AS dst FROM stack_dependencies sd WHERE sd.stack_id = w.node
-          UNION ALL
-          SELECT ms.id FROM stack_dependency_selectors ss CROSS JOIN LATERAL (${selectedStacksSql('ss')}) ms
-           WHERE ss.stack_id = w.node) e
-        WHERE w.node <> $2::uuid AND NOT e.dst = ANY(w.path)
-     )
-     SELECT path::text[] AS path FROM walk WHERE node = $2::uuid LIMIT 1`,
-    [from, to],
-  );
-  return rows[0]?.path;
 }
 
 export interface UnmetDependency {

@@ -26,17 +26,16 @@ const HELD_BASELINE = `
  *             (migration 0028, domain/stack-dependencies.ts). OFFSET 0 keeps the EXISTS a probe per
  *             stack (a semi join could judge every dependency of every stack), MATERIALIZED makes it
  *             one (inlined, `served` evaluated it twice): a stack without dependencies pays one probe
- *             of the stack_dependencies primary key;
- *             By selector too (migration 0031: dependencyEdgesSql; one more index probe per stack).
- *             A deleted stack waits instead while a stack depending on it still has something on
+ *             of the stack_dependencies primary key, and one of stack_dependency_selectors (migration
+ *             0031: dependencies by selector, dependencyEdgesSql). A deleted stack waits instead while a stack depending on it still has something on
  *             this agent (reverse-order deletion, presentDependentsSql), looked for only while the
  *             agent has not acknowledged the marker: the dependent goes first;
  *   served    the latest object, or the baseline a progressive rollout still holds the agent on;
  *             for a waiting stack, `k`: the newest of its objects this agent reported a SUCCESS for
  *             (nothing new arrives, nothing applied goes: a stack absent from a full answer would
  *             be deleted by the agent) or, when the agent never applied it, nothing at all; `k` is
- *             looked for only for a waiting stack
- *             (a deleted one: among its retired objects, the marker being its only live one). In incremental mode the kept object, already
+ *             looked for only for a waiting stack (for a deleted one among its retired objects: its
+ *             marker is its only live one). In incremental mode the kept object, already
  *             applied, is dropped by the filter below like any other.
  *
  * Then the "already handled" filter (docs/compatibility.md, deliberately unlike Brokkr):

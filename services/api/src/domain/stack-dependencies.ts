@@ -92,34 +92,52 @@ export function presentDependentsSql(stack: string, agent: string): string {
 }
 
 /**
+ * SQL condition on a deployment_objects row `d`: it is the deletion marker of a stack that depends
+ * on others (directly or by selector). The agent's event on it may release the deletion marker of
+ * a stack it depended on (reverse-order deletion, presentDependentsSql).
+ */
+function releasesDependencySql(d: string): string {
+  return `(${d}.is_deletion_marker AND (EXISTS (SELECT 1 FROM stack_dependencies rsd WHERE rsd.stack_id = ${d}.stack_id)
+                                     OR EXISTS (SELECT 1 FROM stack_dependency_selectors rss WHERE rss.stack_id = ${d}.stack_id)))`;
+}
+
+/**
  * Whom an agent's report on `objectIds` (events, health) may concern, when their stacks are ones
  * other stacks depend on: the agent itself for `agent`-scope dependencies (its own dependents'
- * readiness changed), and every agent of a dependent stack for `fleet`-scope ones. Called only
- * when the report's own statement said some dependency gates on these objects, so reports on
- * stacks nobody depends on pay one EXISTS inside their statement and nothing more.
+ * readiness changed), and every agent of a dependent stack for `fleet`-scope ones. The agent itself
+ * too when one is the deletion marker of a stack that depends on others: acknowledging it may
+ * release the marker of a stack it depended on, which the agent must then be told about (its own
+ * report alone hints nothing on its channel). Called only when the report's own statement said so
+ * (gatesOnObjectSql), so reports on other stacks pay one EXISTS inside their statement and nothing
+ * more.
  */
 export async function dependencyWatchers(db: Queryable, agentId: string, objectIds: readonly string[]): Promise<string[]> {
-  const { rows } = await db.query<{ stack_id: string; scope: 'agent' | 'fleet' }>(
+  const { rows } = await db.query<{ stack_id: string | null; scope: 'agent' | 'fleet' | null }>(
     `SELECT DISTINCT x.stack_id, x.scope
        FROM deployment_objects d
       CROSS JOIN LATERAL (${dependentsOfSql('d.stack_id')}) x
-      WHERE d.id = ANY($1::uuid[])`,
+      WHERE d.id = ANY($1::uuid[])
+     UNION ALL
+     SELECT NULL, NULL FROM deployment_objects d WHERE d.id = ANY($1::uuid[]) AND ${releasesDependencySql('d')}`,
     [objectIds],
   );
-  const ids = rows.some((r) => r.scope === 'agent') ? [agentId] : [];
-  const fleetStacks = rows.filter((r) => r.scope === 'fleet').map((r) => r.stack_id);
+  const ids = rows.some((r) => r.scope !== 'fleet') ? [agentId] : [];
+  const fleetStacks = rows.filter((r) => r.scope === 'fleet').map((r) => r.stack_id!);
   return [...ids, ...(await agentsForStacks(db, fleetStacks))];
 }
 
 /**
  * An SQL condition: a dependency gates on the stack of object `object` (a uuid expression), directly
- * or by a selector matching it. Index probes per object (OFFSET 0 keeps them probes: pulled up into
- * a join, the planner may scan every dependency); the selector leg reads the stack's labels and
+ * or by a selector matching it, or the object is the deletion marker of a dependent stack
+ * (releasesDependencySql). Index probes per object (OFFSET 0 keeps them probes: pulled up into a
+ * join, the planner may scan every dependency); the selector leg reads the stack's labels and
  * probes the selectors' GIN index, nothing when there are no selectors.
  */
 export function gatesOnObjectSql(object: string): string {
-  return `EXISTS (SELECT 1 FROM deployment_objects gd CROSS JOIN LATERAL (${dependentsOfSql('gd.stack_id')}) gx
-                  WHERE gd.id = ${object} OFFSET 0)`;
+  return `EXISTS (SELECT 1 FROM deployment_objects gd
+                   WHERE gd.id = ${object}
+                     AND (EXISTS (${dependentsOfSql('gd.stack_id')}) OR ${releasesDependencySql('gd')})
+                  OFFSET 0)`;
 }
 
 export interface WaitingAgent {

@@ -32,7 +32,8 @@ interface Cluster {
  * cluster runs every image Ready, the others honour `:never-ready`). Then an expiring preview
  * stack, removed from all three clusters when it expires; and a stack that depends on another
  * being healthy, served where that one is and held back where its pods never become Ready (the
- * same clusters: a file of its own would start three more).
+ * same clusters: a file of its own would start three more); and reverse-order deletion: a stack
+ * others depend on stays on the cluster while they are live, and goes after them.
  */
 describe('progressive rollouts, expiring stacks and dependencies between stacks (end to end, three clusters)', function () {
   this.timeout(300_000);
@@ -244,5 +245,43 @@ describe('progressive rollouts, expiring stacks and dependencies between stacks 
     await deploy(broker.admin, a, deployment(NS, 'db', 'demo/db:1'));
     await eventually(async () => (await appB(slow)) !== undefined, { timeoutMs: 90_000, what: 'B once A is healthy there too' });
     expect((await broker.admin.get(`/stacks/${b}/agents/${slow.agent.id}/status`)).body).to.deep.include({ state: 'served' });
+  });
+
+  it('removes stack B before stack A, which B depends on: A stays on the cluster while B is live, and goes only after B when both are deleted', async () => {
+    const cluster = clusters[2]!;
+    const [a, b] = [await createStack(broker.admin), await createStack(broker.admin)];
+    for (const stack of [a, b]) await target(broker.admin, cluster.agent.id, stack);
+    expect((await broker.admin.post(`/stacks/${b}/dependencies`, { stack_id: a, ready_when: 'applied' })).status).to.equal(201);
+    await deploy(broker.admin, a, configMap(NS, 'order-a', { role: 'crds' }));
+    await deploy(broker.admin, b, configMap(NS, 'order-b', { needs: 'a' }));
+    const present = async (name: string) => (await cluster.kubectl.get(`/api/v1/namespaces/${NS}/configmaps/${name}`)) !== undefined;
+    await eventually(async () => (await present('order-a')) && (await present('order-b')), {
+      timeoutMs: 90_000,
+      what: 'A and B on the cluster',
+    });
+
+    // A deleted alone while B is live: its deletion waits for B, and the cluster keeps A.
+    expect((await broker.admin.delete(`/stacks/${a}`)).status).to.equal(204);
+    const held = await broker.admin.get(`/stacks/${a}/agents/${cluster.agent.id}/status`);
+    expect(held.body).to.deep.include({ state: 'waiting', reason: 'dependents', dependents: [b] });
+    for (let poll = 0; poll < 3; poll++) {
+      const state = await cluster.agent.client.get(`/agents/${cluster.agent.id}/target-state?mode=full`);
+      const ofA = (state.body as { stack_id: string; is_deletion_marker: boolean }[]).find((o) => o.stack_id === a);
+      expect(ofA?.is_deletion_marker, `poll ${poll + 1}`).to.equal(false);
+    }
+    expect(await present('order-a'), 'A kept while B is live').to.equal(true);
+
+    // B deleted too: the agent removes B, and A only once B is gone.
+    expect((await broker.admin.delete(`/stacks/${b}`)).status).to.equal(204);
+    let aGoneFirst = false;
+    await eventually(
+      async () => {
+        const [aThere, bThere] = [await present('order-a'), await present('order-b')];
+        if (!aThere && bThere) aGoneFirst = true;
+        return !aThere && !bThere;
+      },
+      { timeoutMs: 90_000, what: 'B and A removed from the cluster' },
+    );
+    expect(aGoneFirst, 'A removed while B was still there').to.equal(false);
   });
 });

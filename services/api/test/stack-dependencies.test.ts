@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { eventually, useTestInfra } from '@brokkr/testkit';
 import {
+  ApiClient,
   auditMessages,
   createAgent,
   createGenerator,
   createStack,
   startTestApi,
-  type ApiClient,
   type ApiResponse,
   type TestApi,
 } from './support/index.ts';
@@ -63,6 +63,40 @@ describe('api stack dependencies', () => {
     const [readyWhen, scope] = how.split(' ');
     return t.client.post(`/stacks/${stack}/dependencies`, { stack_id: on, ready_when: readyWhen, ...(scope ? { scope } : {}) });
   };
+
+  /** `how` as for depend; the stack waits for every stack of the tenant carrying all `labels`. */
+  const dependOnSelector = (t: Tenant, stack: string, labels: string[], how: string) => {
+    const [readyWhen, scope] = how.split(' ');
+    return t.client.post<{ id: string; details?: unknown }>(`/stacks/${stack}/dependencies`, {
+      selector: { labels },
+      ready_when: readyWhen,
+      ...(scope ? { scope } : {}),
+    });
+  };
+
+  const label = async (t: Tenant, stack: string, text: string) => {
+    const res = await t.client.post(`/stacks/${stack}/labels`, text);
+    expect(res.status, res.text).to.equal(201);
+  };
+
+  /** Target-state requests the api holds now (its gauge: no timing is asserted). */
+  async function longPollsWaiting(): Promise<number> {
+    const { text } = await new ApiClient(api.url, null).get('//metrics');
+    const match = /^brokkr_target_state_long_polls_waiting(?:\{[^}]*\})? (\d+)/m.exec(text);
+    return match ? Number(match[1]) : 0;
+  }
+
+  /** The agent's full target state as it comes: each object's id, stack and whether it is a deletion marker. */
+  async function fullState(agent: Agent): Promise<{ id: string; stack_id: string; is_deletion_marker: boolean }[]> {
+    const res = await agent.client.get<{ id: string; stack_id: string; is_deletion_marker: boolean }[]>(
+      `/agents/${agent.id}/target-state`,
+      {
+        query: { mode: 'full' },
+      },
+    );
+    expect(res.status, res.text).to.equal(200);
+    return res.body;
+  }
 
   /** The objects of the agent's full target state, by stack. */
   async function served(agent: Agent): Promise<Map<string, string>> {
@@ -349,9 +383,22 @@ describe('api stack dependencies', () => {
     expect(state.get(b)).to.equal(bObject);
     expect(await status(t, b, agent)).to.deep.include({ state: 'waiting', stack_id: a });
     expectError(await depend(t, await stackOf(t), a, 'applied'), 404, 'stack_not_found');
+    // Reverse-order deletion: B, live, is still on the agent, so A's deletion marker waits and the
+    // agent keeps what it applied of A.
+    expect(state.get(a)).to.equal(aObject);
+    expect(await status(t, a, agent)).to.deep.equal({
+      state: 'waiting',
+      reason: 'dependents',
+      stack_id: b,
+      dependents: [b],
+      waiting_on: [],
+    });
 
     expect((await t.client.delete(`/stacks/${b}/dependencies/${a}`)).status).to.equal(204);
-    expect((await served(agent)).get(b)).to.equal(bNext);
+    const after = await fullState(agent);
+    expect(after.find((o) => o.stack_id === b)?.id).to.equal(bNext);
+    expect(after.find((o) => o.stack_id === a)?.is_deletion_marker).to.equal(true);
+    expect((await status(t, a, agent)).state).to.equal('served');
   });
 
   it('releases the dependent stack when the dependency is removed', async () => {
@@ -369,5 +416,202 @@ describe('api stack dependencies', () => {
         [b, bObject],
       ]),
     );
+  });
+
+  describe('by selector', () => {
+    it('waits for every stack of the tenant a selector matches on the agent: one matching nothing is ready, a stack labelled later joins', async () => {
+      const t = await tenant();
+      const other = await tenant();
+      const [crd, far, app] = [await stackOf(t), await stackOf(t), await stackOf(t)];
+      const foreign = await stackOf(other);
+      const agent = await agentOf(t, [crd, app]);
+      const [crdObject, appObject] = [await postObject(t, crd), await postObject(t, app)];
+      await postObject(t, far);
+      // Another tenant's stack on the same agent, never applied: it would hold the app back if the selector matched it.
+      expect((await api.admin.post(`/generators/${other.id}/register`, { agent_id: agent.id })).status).to.equal(201);
+      expect((await other.client.post(`/agents/${agent.id}/targets`, { agent_id: agent.id, stack_id: foreign })).status).to.equal(201);
+      const foreignObject = await postObject(other, foreign);
+
+      const res = await dependOnSelector(t, app, ['crds', 'crds'], 'applied');
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body).to.deep.include({ selector: { labels: ['crds'] }, dependent_id: app, ready_when: 'applied', scope: 'agent' });
+      expect(res.body).to.not.have.property('stack_id');
+      expectError(await dependOnSelector(t, app, ['crds'], 'healthy'), 409, 'dependency_exists');
+      expectError(
+        await t.client.post(`/stacks/${app}/dependencies`, { stack_id: crd, selector: { labels: ['x'] }, ready_when: 'applied' }),
+        422,
+        'invalid_request_body',
+      );
+      expect((await t.client.get(`/stacks/${app}/dependencies`)).body).to.deep.equal([res.body]);
+      // Nothing carries the labels yet: ready. The dependent itself never matches, nor another tenant's stack.
+      await label(t, app, 'crds');
+      await label(other, foreign, 'crds');
+      expect(await served(agent)).to.deep.equal(
+        new Map([
+          [crd, crdObject],
+          [app, appObject],
+          [foreign, foreignObject],
+        ]),
+      );
+
+      // Labelled later, it joins: the app waits for it on this agent, and not for `far`, which does not reach it.
+      await label(t, crd, 'crds');
+      await label(t, far, 'crds');
+      expect(await served(agent)).to.deep.equal(
+        new Map([
+          [crd, crdObject],
+          [foreign, foreignObject],
+        ]),
+      );
+      const selector = { labels: ['crds'] };
+      expect(await status(t, app, agent)).to.deep.equal({
+        state: 'waiting',
+        reason: 'dependency',
+        stack_id: crd,
+        ready_when: 'applied',
+        scope: 'agent',
+        selector,
+        waiting_on: [{ stack_id: crd, ready_when: 'applied', scope: 'agent', selector }],
+      });
+
+      await report(agent, crdObject, 'SUCCESS');
+      expect(await served(agent)).to.deep.equal(
+        new Map([
+          [crd, crdObject],
+          [app, appObject],
+          [foreign, foreignObject],
+        ]),
+      );
+      expect(await status(t, app, agent)).to.deep.equal({ state: 'served', waiting_on: [] });
+
+      // Removed by its id: the stack no longer waits.
+      await report(agent, appObject, 'SUCCESS');
+      const appNext = await postObject(t, app, '2');
+      const crdNext = await postObject(t, crd, '2');
+      expect((await served(agent)).get(app)).to.equal(appObject);
+      expect((await t.client.delete(`/stacks/${app}/dependencies/${res.body.id}`)).status).to.equal(204);
+      expect(await served(agent)).to.deep.equal(
+        new Map([
+          [crd, crdNext],
+          [app, appNext],
+          [foreign, foreignObject],
+        ]),
+      );
+      expect((await t.client.get(`/stacks/${app}/dependencies`)).body).to.deep.equal([]);
+      expectError(await t.client.delete(`/stacks/${app}/dependencies/${res.body.id}`), 404, 'dependency_not_found');
+    });
+
+    it('refuses a cycle through a selector, when the selector is added and when a stack label closes it', async () => {
+      const t = await tenant();
+      const [a, b, c, d] = [await stackOf(t), await stackOf(t), await stackOf(t), await stackOf(t)];
+      await label(t, a, 'x');
+      expect((await depend(t, a, b, 'applied')).status).to.equal(201);
+      const onAdd = await dependOnSelector(t, b, ['x'], 'applied');
+      expectError(onAdd, 422, 'dependency_cycle');
+      expect(onAdd.body.details).to.deep.equal({ cycle: [b, a, b] });
+
+      expect((await dependOnSelector(t, c, ['y'], 'applied')).status).to.equal(201);
+      expect((await depend(t, d, c, 'applied')).status).to.equal(201);
+      const onLabel = await t.client.post(`/stacks/${d}/labels`, 'y');
+      expectError(onLabel, 422, 'dependency_cycle');
+      expect(onLabel.body.details).to.deep.equal({ cycle: [c, d, c] });
+      expect((await t.client.get<{ label: string }[]>(`/stacks/${d}/labels`)).body).to.deep.equal([]);
+    });
+
+    it('wakes a held long-poll when a label brings a stack into a selector or takes it out, on an agent the stack does not reach (fleet)', async () => {
+      const t = await tenant();
+      const [app, crd] = [await stackOf(t), await stackOf(t)];
+      const agent = await agentOf(t, [app]);
+      await agentOf(t, [crd]);
+      const appObject = await postObject(t, app);
+      await postObject(t, crd);
+      expect((await dependOnSelector(t, app, ['crds'], 'applied fleet')).status).to.equal(201);
+      const first = await agent.client.get<{ id: string }[]>(`/agents/${agent.id}/target-state`);
+      expect(first.body.map((o) => o.id)).to.deep.equal([appObject]);
+
+      /** A held request, answered once `change` alters the agent's answer. */
+      const heldAcross = async (etag: string, change: () => Promise<void>) => {
+        const before = await longPollsWaiting();
+        const held = agent.client.get<{ id: string }[]>(`/agents/${agent.id}/target-state`, {
+          query: { wait: 60 },
+          headers: { 'if-none-match': etag },
+        });
+        held.catch(() => undefined);
+        await eventually(async () => (await longPollsWaiting()) > before, { timeoutMs: 30_000, what: 'the request to be held' });
+        await change();
+        const answer = await held;
+        expect(answer.status, answer.text).to.equal(200);
+        return answer;
+      };
+      // The label on `crd` (which never reaches this agent) makes `app` wait: the agent never applied it, so it goes.
+      const joined = await heldAcross(first.headers.get('etag')!, () => label(t, crd, 'crds'));
+      expect(joined.body).to.deep.equal([]);
+      const left = await heldAcross(joined.headers.get('etag')!, async () => {
+        expect((await t.client.delete(`/stacks/${crd}/labels/crds`)).status).to.equal(204);
+      });
+      expect(left.body.map((o) => o.id)).to.deep.equal([appObject]);
+    });
+  });
+
+  describe('reverse-order deletion', () => {
+    it("deletes the dependent before what it depends on: the agent gets the dependency's marker only once it reported the dependent's", async () => {
+      const t = await tenant();
+      const [a, b] = [await stackOf(t), await stackOf(t)];
+      const agent = await agentOf(t, [a, b]);
+      const [aObject, bObject] = [await postObject(t, a), await postObject(t, b)];
+      expect((await depend(t, b, a, 'applied')).status).to.equal(201);
+      await report(agent, aObject, 'SUCCESS');
+      await report(agent, bObject, 'SUCCESS');
+
+      expect((await t.client.delete(`/stacks/${a}`)).status).to.equal(204);
+      expect((await t.client.delete(`/stacks/${b}`)).status).to.equal(204);
+      let state = await fullState(agent);
+      const bMarker = state.find((o) => o.stack_id === b)!;
+      expect(bMarker.is_deletion_marker).to.equal(true);
+      expect(state.find((o) => o.stack_id === a)).to.deep.include({ id: aObject, is_deletion_marker: false });
+      expect(await status(t, a, agent)).to.deep.equal({
+        state: 'waiting',
+        reason: 'dependents',
+        stack_id: b,
+        dependents: [b],
+        waiting_on: [],
+      });
+      // The incremental answer has B's marker only: what it applied of A is not sent again.
+      const incremental = await agent.client.get<{ id: string }[]>(`/agents/${agent.id}/target-state`);
+      expect(incremental.body.map((o) => o.id)).to.deep.equal([bMarker.id]);
+
+      await report(agent, bMarker.id, 'SUCCESS');
+      state = await fullState(agent);
+      expect(state.map((o) => [o.stack_id, o.is_deletion_marker])).to.deep.equal([[a, true]]);
+      expect((await status(t, a, agent)).state).to.equal('served');
+      await report(agent, state[0]!.id, 'SUCCESS');
+      expect(await fullState(agent)).to.deep.equal([]);
+    });
+
+    it('holds the deletion of a stack selected by a live stack, until the selector dependency is removed', async () => {
+      const t = await tenant();
+      const [crd, app] = [await stackOf(t), await stackOf(t)];
+      const agent = await agentOf(t, [crd, app]);
+      const [crdObject, appObject] = [await postObject(t, crd), await postObject(t, app)];
+      await label(t, crd, 'crds');
+      const dep = await dependOnSelector(t, app, ['crds'], 'applied');
+      expect(dep.status, dep.text).to.equal(201);
+      await report(agent, crdObject, 'SUCCESS');
+      await report(agent, appObject, 'SUCCESS');
+
+      expect((await t.client.delete(`/stacks/${crd}`)).status).to.equal(204);
+      expect(await served(agent)).to.deep.equal(
+        new Map([
+          [crd, crdObject],
+          [app, appObject],
+        ]),
+      );
+      expect(await status(t, crd, agent)).to.deep.include({ state: 'waiting', reason: 'dependents', dependents: [app] });
+
+      expect((await t.client.delete(`/stacks/${app}/dependencies/${dep.body.id}`)).status).to.equal(204);
+      const state = await fullState(agent);
+      expect(state.find((o) => o.stack_id === crd)?.is_deletion_marker).to.equal(true);
+      expect(state.find((o) => o.stack_id === app)?.id).to.equal(appObject);
+    });
   });
 });

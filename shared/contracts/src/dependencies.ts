@@ -16,17 +16,34 @@ const scope = z.enum(DEPENDENCY_SCOPES).meta({
   description: '`agent`: ready on the same agent; `fleet`: ready on every agent the dependency targets',
 });
 
+export const dependencySelectorSchema = z
+  .strictObject({
+    labels: z.array(z.string()).min(1).max(16).meta({ description: 'Stack labels: the selector matches every stack carrying all of them' }),
+  })
+  .meta({
+    id: 'DependencySelector',
+    description:
+      'Every stack the caller may read (a generator: its own; the admin: any) carrying all the labels, the dependent stack itself excepted, ' +
+      'matched when readiness is judged (a stack labelled later joins)',
+  });
+
 export const newStackDependencySchema = z
   .strictObject({
-    stack_id: uuid().meta({ description: 'The stack depended on' }),
+    stack_id: uuid().optional().meta({ description: 'The stack depended on (or `selector`)' }),
+    selector: dependencySelectorSchema.optional(),
     ready_when: readyWhen,
     scope: scope.default('agent'),
+  })
+  .refine((d) => (d.stack_id === undefined) !== (d.selector === undefined), {
+    message: 'exactly one of stack_id and selector',
   })
   .meta({ id: 'NewStackDependency' });
 
 export const stackDependencySchema = z
   .object({
-    stack_id: uuid().meta({ description: 'The stack depended on' }),
+    id: uuid().optional().meta({ description: 'A selector dependency: its id (`DELETE …/dependencies/{id}` removes it)' }),
+    stack_id: uuid().optional().meta({ description: 'The stack depended on (absent for a selector dependency)' }),
+    selector: dependencySelectorSchema.optional(),
     dependent_id: uuid().meta({ description: 'The stack that waits for it' }),
     ready_when: readyWhen,
     scope,
@@ -35,7 +52,12 @@ export const stackDependencySchema = z
   })
   .meta({ id: 'StackDependency' });
 
-const unmetDependency = z.object({ stack_id: uuid(), ready_when: readyWhen, scope });
+const unmetDependency = z.object({
+  stack_id: uuid().meta({ description: 'The stack not ready' }),
+  ready_when: readyWhen,
+  scope,
+  selector: dependencySelectorSchema.optional().meta({ description: 'The selector that matched it, for a selector dependency' }),
+});
 
 /**
  * GET /stacks/{id}/agents/{agent_id}/status: whether the agent is served the stack now and, if not,
@@ -49,13 +71,18 @@ export const stackAgentStatusSchema = z
         '`not_targeted`: the stack does not reach the agent; `no_object`: the stack has no live object',
     }),
     reason: z
-      .enum(['dependency', 'rollout', 'approval'])
+      .enum(['dependency', 'rollout', 'approval', 'dependents'])
       .optional()
       .meta({
         description:
           '`dependency`: a stack it depends on is not ready for the agent (it gets nothing new of the stack); `rollout`: a progressive rollout ' +
-          "holds the agent on the previous object (its wave not released yet); `approval`: the rollout waits for approvals of a wave up to the agent's",
+          "holds the agent on the previous object (its wave not released yet); `approval`: the rollout waits for approvals of a wave up to the agent's; " +
+          '`dependents`: the stack is deleted, and its deletion marker waits until the stacks depending on it (`dependents`) are gone from the agent',
       }),
+    dependents: z
+      .array(uuid())
+      .optional()
+      .meta({ description: 'While a deletion waits for dependents: the stacks depending on it still on the agent' }),
     rollout_id: uuid().optional().meta({ description: 'While a rollout holds the agent: the rollout' }),
     rollout_status: z.enum(ROLLOUT_STATUSES).optional(),
     wave: z
@@ -71,6 +98,7 @@ export const stackAgentStatusSchema = z
   })
   .meta({ id: 'StackAgentStatus' });
 
+export type DependencySelector = z.output<typeof dependencySelectorSchema>;
 export type NewStackDependency = z.output<typeof newStackDependencySchema>;
 export type StackDependency = z.output<typeof stackDependencySchema>;
 export type StackAgentStatus = z.output<typeof stackAgentStatusSchema>;

@@ -1,5 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import { agentsForOneStackSql, agentsForStacks } from './agents-for-stacks.ts';
+import { dependentsOfSql, selectedStacksSql } from './dependency-selectors.ts';
 
 /**
  * Dependencies between stacks (migration 0028, docs/dependencies.md): the one home of the rule
@@ -54,33 +55,89 @@ export function dependencyReadySql(dep: string, agent: string): string {
 }
 
 /**
+ * Every dependency of stack `stack` that counts for `agent` (SQL uuid expressions), as rows of
+ * `(depends_on, ready_when, scope, labels, created_at)` for dependencyReadySql: each direct one
+ * (`labels` NULL), and for each selector (migration 0031) each live stack it matches — for scope
+ * `agent` only those that reach the agent (a selector matching nothing there is ready), for scope
+ * `fleet` all of them. A stack without dependencies pays one probe of each table's index on
+ * stack_id.
+ */
+export function dependencyEdgesSql(stack: string, agent: string): string {
+  return `SELECT sd.depends_on, sd.ready_when, sd.scope, NULL::text[] AS labels, sd.created_at
+            FROM stack_dependencies sd WHERE sd.stack_id = ${stack}
+          UNION ALL
+          SELECT ms.id, ss.ready_when, ss.scope, ss.labels, ss.created_at
+            FROM stack_dependency_selectors ss
+           CROSS JOIN LATERAL (${selectedStacksSql('ss')}) ms
+           WHERE ss.stack_id = ${stack}
+             AND (ss.scope = 'fleet' OR EXISTS (SELECT 1 FROM (${agentsForOneStackSql('ms.id')}) mr WHERE mr.id = ${agent}))`;
+}
+
+/**
+ * Reverse-order deletion (docs/dependencies.md): the stacks depending on the deleted stack `stack`
+ * (directly or by selector) that still have something on `agent`, as rows of `id`: the dependent
+ * reaches the agent and is live, or it is deleted and the agent has not yet posted an event for
+ * its deletion marker (the target state serves that marker until it does). While any is left, the
+ * agent is not served `stack`'s deletion marker: it removes the dependent first.
+ */
+export function presentDependentsSql(stack: string, agent: string): string {
+  return `SELECT DISTINCT b.id FROM (${dependentsOfSql(stack)}) x
+            JOIN stacks b ON b.id = x.stack_id
+           WHERE EXISTS (SELECT 1 FROM (${agentsForOneStackSql('b.id')}) br WHERE br.id = ${agent})
+             AND (b.deleted_at IS NULL OR EXISTS (
+                   SELECT 1 FROM deployment_objects bm
+                    WHERE bm.stack_id = b.id AND bm.deleted_at IS NULL AND bm.is_deletion_marker
+                      AND NOT EXISTS (SELECT 1 FROM agent_events be
+                                       WHERE be.agent_id = ${agent} AND be.deployment_object_id = bm.id AND be.deleted_at IS NULL)))`;
+}
+
+/**
+ * SQL condition on a deployment_objects row `d`: it is the deletion marker of a stack that depends
+ * on others (directly or by selector). The agent's event on it may release the deletion marker of
+ * a stack it depended on (reverse-order deletion, presentDependentsSql).
+ */
+function releasesDependencySql(d: string): string {
+  return `(${d}.is_deletion_marker AND (EXISTS (SELECT 1 FROM stack_dependencies rsd WHERE rsd.stack_id = ${d}.stack_id)
+                                     OR EXISTS (SELECT 1 FROM stack_dependency_selectors rss WHERE rss.stack_id = ${d}.stack_id)))`;
+}
+
+/**
  * Whom an agent's report on `objectIds` (events, health) may concern, when their stacks are ones
  * other stacks depend on: the agent itself for `agent`-scope dependencies (its own dependents'
- * readiness changed), and every agent of a dependent stack for `fleet`-scope ones. Called only
- * when the report's own statement said some dependency gates on these objects, so reports on
- * stacks nobody depends on pay one EXISTS inside their statement and nothing more.
+ * readiness changed), and every agent of a dependent stack for `fleet`-scope ones. The agent itself
+ * too when one is the deletion marker of a stack that depends on others: acknowledging it may
+ * release the marker of a stack it depended on, which the agent must then be told about (its own
+ * report alone hints nothing on its channel). Called only when the report's own statement said so
+ * (gatesOnObjectSql), so reports on other stacks pay one EXISTS inside their statement and nothing
+ * more.
  */
 export async function dependencyWatchers(db: Queryable, agentId: string, objectIds: readonly string[]): Promise<string[]> {
-  const { rows } = await db.query<{ stack_id: string; scope: 'agent' | 'fleet' }>(
-    `SELECT DISTINCT sd.stack_id, sd.scope
+  const { rows } = await db.query<{ stack_id: string | null; scope: 'agent' | 'fleet' | null }>(
+    `SELECT DISTINCT x.stack_id, x.scope
        FROM deployment_objects d
-       JOIN stack_dependencies sd ON sd.depends_on = d.stack_id
-      WHERE d.id = ANY($1::uuid[])`,
+      CROSS JOIN LATERAL (${dependentsOfSql('d.stack_id')}) x
+      WHERE d.id = ANY($1::uuid[])
+     UNION ALL
+     SELECT NULL, NULL FROM deployment_objects d WHERE d.id = ANY($1::uuid[]) AND ${releasesDependencySql('d')}`,
     [objectIds],
   );
-  const ids = rows.some((r) => r.scope === 'agent') ? [agentId] : [];
-  const fleetStacks = rows.filter((r) => r.scope === 'fleet').map((r) => r.stack_id);
+  const ids = rows.some((r) => r.scope !== 'fleet') ? [agentId] : [];
+  const fleetStacks = rows.filter((r) => r.scope === 'fleet').map((r) => r.stack_id!);
   return [...ids, ...(await agentsForStacks(db, fleetStacks))];
 }
 
 /**
- * An SQL condition: a dependency gates on the stack of object `object` (a uuid expression). Two
- * index probes per object (OFFSET 0 keeps it a probe: pulled up into a join, the planner may scan
- * every dependency).
+ * An SQL condition: a dependency gates on the stack of object `object` (a uuid expression), directly
+ * or by a selector matching it, or the object is the deletion marker of a dependent stack
+ * (releasesDependencySql). Index probes per object (OFFSET 0 keeps them probes: pulled up into a
+ * join, the planner may scan every dependency); the selector leg reads the stack's labels and
+ * probes the selectors' GIN index, nothing when there are no selectors.
  */
 export function gatesOnObjectSql(object: string): string {
-  return `EXISTS (SELECT 1 FROM deployment_objects gd JOIN stack_dependencies gsd ON gsd.depends_on = gd.stack_id
-                  WHERE gd.id = ${object} OFFSET 0)`;
+  return `EXISTS (SELECT 1 FROM deployment_objects gd
+                   WHERE gd.id = ${object}
+                     AND (EXISTS (${dependentsOfSql('gd.stack_id')}) OR ${releasesDependencySql('gd')})
+                  OFFSET 0)`;
 }
 
 export interface WaitingAgent {
@@ -101,10 +158,11 @@ export async function waitingAgents(db: Queryable, stackId: string): Promise<Wai
        FROM (SELECT DISTINCT h.id FROM (${agentsForOneStackSql('$1::uuid')}) h) ag
        JOIN agents a ON a.id = ag.id AND a.status = 'ACTIVE'
        CROSS JOIN LATERAL (
-         SELECT sd.depends_on AS stack_id, sd.ready_when, sd.scope FROM stack_dependencies sd
-          WHERE sd.stack_id = $1 AND NOT ${dependencyReadySql('sd', 'ag.id')}
+         SELECT sd.depends_on AS stack_id, sd.ready_when, sd.scope FROM (${dependencyEdgesSql('$1', 'ag.id')}) sd
+          WHERE NOT ${dependencyReadySql('sd', 'ag.id')}
           ORDER BY sd.created_at, sd.depends_on LIMIT 1) w
       WHERE EXISTS (SELECT 1 FROM stack_dependencies x WHERE x.stack_id = $1)
+         OR EXISTS (SELECT 1 FROM stack_dependency_selectors x WHERE x.stack_id = $1)
       ORDER BY ag.id`,
     [stackId],
   );

@@ -23,6 +23,8 @@ export const agentPakMismatch = errorKind(403, 'agent_pak_mismatch', 'PAK does n
 export const generatorRequired = errorKind(403, 'generator_required', 'Only an admin or a generator may do this');
 export const systemGeneratorNotATenant = errorKind(403, 'system_generator_not_a_tenant', 'The system generator is not a tenant');
 export const stackNotOwned = errorKind(403, 'stack_not_owned', 'Access denied to this stack');
+/** A stack dependency, or a stack label bringing a stack into a dependency selector, would close a cycle. */
+export const dependencyCycle = errorKind(422, 'dependency_cycle', 'The dependency would close a cycle');
 export const generatorNotAssociated = errorKind(403, 'generator_not_associated', 'Generator is not associated with this deployment object');
 
 // What a deployment object must be, however it is made (uploaded, or rendered from a template).

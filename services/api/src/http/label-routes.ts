@@ -46,6 +46,8 @@ export interface LabelRoutesSpec<LB extends z.ZodType, AB extends z.ZodType> {
    * removal took away, still counted when finding them. Absent: no one's target state depends on it.
    */
   wake?(tx: TxScope, ownerId: string, removed: AlsoMatching): Promise<void> | void;
+  /** Runs in a label add's transaction once the label is in, before `wake`; may refuse it (its errors go in `label.errors`). */
+  labelAdded?(tx: TxScope, ownerId: string, label: string): Promise<void>;
 }
 
 const labelParams = z.object({ id: uuid(), label: z.string() });
@@ -105,6 +107,7 @@ function labelsOnly<LB extends z.ZodType, AB extends z.ZodType>(spec: LabelRoute
           const text = label.read(body, params.id);
           requireValidLabel(text);
           const added = await insertLabel(tx.client, owner, params.id, text);
+          await spec.labelAdded?.(tx, params.id, text);
           await wake(tx, params.id);
           return added;
         });

@@ -1,15 +1,16 @@
 import { errorKind } from '../../errors/api-error.ts';
-import { tenantOf } from '../../auth/identity.ts';
 import { agentsForStack } from '../../domain/agents-for-stacks.ts';
 import { fetchOwnedStack } from '../../domain/stack-access.ts';
+import { requireValidLabel } from '../../domain/labels/validity.ts';
 import type { TxScope } from '../../events/transact.ts';
 import { defineRoute, json, noContent, type AnyRoute } from '../../http/route.ts';
 import { idParams } from '../../http/schemas.ts';
-import { addDependency } from './sql/add-dependency.ts';
-import { lockDependencyGraph } from './sql/lock-graph.ts';
-import { dependencyPath, listDependencies } from './sql/queries.ts';
+import { lockDependencyGraph } from '../../domain/dependency-graph.ts';
+import { listDependencies } from './sql/queries.ts';
 import { removeDependency } from './sql/remove-dependency.ts';
+import { listSelectorDependencies, removeSelectorDependency } from './sql/selectors.ts';
 import { dependencyJson, dependencyParams, newStackDependencySchema, stackDependencySchema } from './schemas.ts';
+import { addSelectorEdge, addStackEdge, dependencyCycle, dependencyExists } from './writes.ts';
 
 /**
  * A stack's dependencies on other stacks (docs/dependencies.md): the stack is served to an agent
@@ -21,8 +22,7 @@ import { dependencyJson, dependencyParams, newStackDependencySchema, stackDepend
 
 const tags = ['stacks'];
 
-export const dependencyCycle = errorKind(422, 'dependency_cycle', 'The dependency would close a cycle');
-export const dependencyExists = errorKind(409, 'dependency_exists', 'The stack already depends on this stack');
+export { dependencyCycle, dependencyExists };
 export const dependencyNotFound = errorKind(404, 'dependency_not_found', 'The stack does not depend on this stack');
 
 /** The agents a change of the stack's dependencies may hold back or release. */
@@ -42,7 +42,8 @@ export const stackDependencyRoutes: AnyRoute[] = [
     errors: [fetchOwnedStack],
     async handler({ params, identity, ctx }) {
       await fetchOwnedStack(ctx.db.pool, identity, params.id);
-      return json(200, (await listDependencies(ctx.db.pool, params.id)).map(dependencyJson));
+      const rows = [...(await listDependencies(ctx.db.pool, params.id)), ...(await listSelectorDependencies(ctx.db.pool, params.id))];
+      return json(200, rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime()).map(dependencyJson));
     },
   }),
 
@@ -53,38 +54,33 @@ export const stackDependencyRoutes: AnyRoute[] = [
     description:
       'Until the stack `stack_id` is ready for an agent (`ready_when`: `applied` or `healthy`; `scope`: on the same agent, the default, or on every agent it targets), ' +
       'the agent is not served anything new of this stack: it keeps the newest object of it that it applied, or gets none. ' +
+      'Instead of `stack_id`, `selector` `{"labels": […]}` waits for every stack the caller may read that carries all those stack labels ' +
+      '(matched when readiness is judged: a stack labelled later joins; one matching nothing is ready; scope `agent`: those that reach the agent). ' +
       'A dependency that would close a cycle is refused (422 `dependency_cycle`, `details.cycle` names the stacks in order, the first one again last).',
     tags,
     access: 'any',
     params: idParams,
     body: newStackDependencySchema,
     responses: { 201: { description: 'The dependency', schema: stackDependencySchema } },
-    errors: [fetchOwnedStack, dependencyCycle, dependencyExists],
+    errors: [fetchOwnedStack, dependencyCycle, dependencyExists, requireValidLabel],
     async handler({ params, body, identity, ctx }) {
       const row = await ctx.transact(async (tx) => {
         await lockDependencyGraph(tx.client);
         // Both stay live until commit (FOR SHARE blocks a concurrent delete of either).
         const stack = await fetchOwnedStack(tx.client, identity, params.id, 'share');
-        const needed = await fetchOwnedStack(tx.client, identity, body.stack_id, 'share');
-        const path = await dependencyPath(tx.client, needed.id, stack.id);
-        if (path) throw dependencyCycle({ cycle: [stack.id, ...path] });
-        const added = await addDependency(tx.client, {
-          dependentId: stack.id,
-          dependsOn: needed.id,
-          readyWhen: body.ready_when,
-          scope: body.scope,
-          createdBy: tenantOf(identity),
-        });
-        if (!added) throw dependencyExists();
+        const added = body.selector
+          ? await addSelectorEdge(tx, identity, stack.id, body)
+          : await addStackEdge(tx, identity, stack.id, body);
         await wakeDependentAgents(tx, stack.id);
         return added;
       });
+      const on = 'selector' in row ? { selector: row.selector } : { depends_on: row.stack_id };
       await ctx.audit({
         actor: identity,
         action: 'stack.dependency_created',
         resourceType: 'stack',
         resourceId: params.id,
-        details: { depends_on: row.stack_id, ready_when: row.ready_when, scope: row.scope },
+        details: { ...on, ready_when: row.ready_when, scope: row.scope },
       });
       return json(201, dependencyJson(row));
     },
@@ -94,24 +90,23 @@ export const stackDependencyRoutes: AnyRoute[] = [
     method: 'delete',
     path: '/stacks/:id/dependencies/:stack_id',
     summary: 'Stop a stack waiting for another one',
+    description: '`{stack_id}` is the stack depended on, or the `id` of a selector dependency.',
     tags,
     access: 'any',
     params: dependencyParams,
     responses: { 204: { description: 'Removed' } },
     errors: [fetchOwnedStack, dependencyNotFound],
     async handler({ params, identity, ctx }) {
-      await ctx.transact(async (tx) => {
+      const details = await ctx.transact(async (tx) => {
         const stack = await fetchOwnedStack(tx.client, identity, params.id, 'share');
-        if (!(await removeDependency(tx.client, stack.id, params.stack_id))) throw dependencyNotFound();
+        const removed = (await removeDependency(tx.client, stack.id, params.stack_id))
+          ? { depends_on: params.stack_id }
+          : await removeSelectorDependency(tx.client, stack.id, params.stack_id).then((labels) => labels && { selector: { labels } });
+        if (!removed) throw dependencyNotFound();
         await wakeDependentAgents(tx, stack.id);
+        return removed;
       });
-      await ctx.audit({
-        actor: identity,
-        action: 'stack.dependency_deleted',
-        resourceType: 'stack',
-        resourceId: params.id,
-        details: { depends_on: params.stack_id },
-      });
+      await ctx.audit({ actor: identity, action: 'stack.dependency_deleted', resourceType: 'stack', resourceId: params.id, details });
       return noContent();
     },
   }),

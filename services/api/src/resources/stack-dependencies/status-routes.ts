@@ -1,6 +1,6 @@
 import type { RolloutStatus, StackAgentStatus } from '@brokkr/contracts';
 import { agentNotFound } from '../../errors/catalogue.ts';
-import { fetchOwnedStack } from '../../domain/stack-access.ts';
+import { fetchOwnedStackEvenDeleted } from './sql/queries.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { agentStackView, type AgentStackView } from './sql/queries.ts';
 import { stackAgentParams, stackAgentStatusSchema } from './schemas.ts';
@@ -25,13 +25,17 @@ function rolloutStatus(held: NonNullable<AgentStackView['held_by']>): StackAgent
 }
 
 /**
- * The one answer to "why is this stack not on this agent now": a dependency not ready (the agent
- * gets nothing new of the stack), else a rollout holding it on the previous object.
+ * The one answer to "why is this stack not on this agent now": for a deleted stack, the stacks
+ * depending on it still on the agent (its deletion marker waits: reverse-order deletion); else a
+ * dependency not ready (the agent gets nothing new of the stack), else a rollout holding it on
+ * the previous object.
  */
 function statusOf(view: AgentStackView): StackAgentStatus {
   const waitingOn = view.waiting_on;
   if (!view.reaches) return { state: 'not_targeted', waiting_on: waitingOn };
   if (!view.has_object) return { state: 'no_object', waiting_on: waitingOn };
+  const dependents = view.dependents ?? [];
+  if (dependents.length > 0) return { state: 'waiting', reason: 'dependents', stack_id: dependents[0], dependents, waiting_on: [] };
   const first = waitingOn[0];
   if (first) return { state: 'waiting', reason: 'dependency', ...first, waiting_on: waitingOn };
   return view.held_by ? rolloutStatus(view.held_by) : { state: 'served', waiting_on: [] };
@@ -45,14 +49,16 @@ export const stackAgentStatusRoutes: AnyRoute[] = [
     description:
       'A stack held back by a dependency not ready for the agent answers `{"state":"waiting","reason":"dependency","stack_id":…,"ready_when":…}`: ' +
       'a state, never an error. `waiting_on` lists every dependency not ready for the agent. A rollout holding the agent on the previous object ' +
-      'answers `reason` `rollout` (its wave is not released yet) or `approval` (a wave up to its own waits for approvals), with `rollout_id` and `wave`.',
+      'answers `reason` `rollout` (its wave is not released yet) or `approval` (a wave up to its own waits for approvals), with `rollout_id` and `wave`. ' +
+      'A deleted stack whose deletion marker waits because stacks depending on it are still on the agent (reverse-order deletion) answers ' +
+      '`reason` `dependents`, with `dependents` those stacks (`stack_id` the first); a deleted stack is answered for too.',
     tags: ['stacks'],
     access: 'any',
     params: stackAgentParams,
     responses: { 200: { description: 'The status', schema: stackAgentStatusSchema } },
-    errors: [fetchOwnedStack, agentNotFound],
+    errors: [fetchOwnedStackEvenDeleted, agentNotFound],
     async handler({ params, identity, ctx }) {
-      const stack = await fetchOwnedStack(ctx.db.pool, identity, params.id);
+      const stack = await fetchOwnedStackEvenDeleted(ctx.db.pool, identity, params.id);
       const view = await agentStackView(ctx.db.pool, stack.id, params.agent_id);
       if (!view.agent_exists) throw agentNotFound();
       return json(200, statusOf(view));

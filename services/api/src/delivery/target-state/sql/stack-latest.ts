@@ -1,4 +1,5 @@
 import { prepared, type Queryable } from '@brokkr/db';
+import { dependentsOfSql } from '../../../domain/dependency-selectors.ts';
 import { storedRenders } from '../../../domain/stored-renders.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 
@@ -9,14 +10,15 @@ import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../do
  * or a rollout exists for the object (agents of unreleased waves are held on a baseline), or each
  * agent gets its own render of it (migration 0026), or the stack takes part in a dependency
  * (migration 0028: a dependent stack is held back where what it needs is not ready, and a new
- * object of a stack others depend on may hold them back again).
+ * object of a stack others depend on may hold them back again; migration 0031: by selector too).
  */
 const STACK_LATEST_SQL = `
 SELECT s.deleted_at IS NOT NULL AS stack_deleted,
        EXISTS (SELECT 1 FROM rollouts r WHERE r.deployment_object_id = o.id) AS has_rollout,
        EXISTS (SELECT 1 FROM rendered_objects ro WHERE ro.deployment_object_id = o.id) AS per_agent,
        EXISTS (SELECT 1 FROM stack_dependencies sd WHERE sd.stack_id = s.id)
-         OR EXISTS (SELECT 1 FROM stack_dependencies sd WHERE sd.depends_on = s.id) AS dependencies,
+         OR EXISTS (SELECT 1 FROM stack_dependency_selectors ss WHERE ss.stack_id = s.id)
+         OR EXISTS (${dependentsOfSql('s.id')}) AS dependencies,
        ${DEPLOYMENT_OBJECT_COLUMNS.split(', ')
          .map((c) => `o.${c}`)
          .join(', ')}

@@ -1,7 +1,7 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import type { DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 import { associationPairs } from '../../../domain/association.ts';
-import { dependencyReadySql } from '../../../domain/stack-dependencies.ts';
+import { dependencyEdgesSql, dependencyReadySql, presentDependentsSql } from '../../../domain/stack-dependencies.ts';
 import { rolloutHoldsSql } from '../../../domain/rollout-hold.ts';
 
 /** The baseline object a rollout of the latest object `l` still serves this agent (domain/rollout-hold.ts), or no row. */
@@ -26,12 +26,16 @@ const HELD_BASELINE = `
  *             (migration 0028, domain/stack-dependencies.ts). OFFSET 0 keeps the EXISTS a probe per
  *             stack (a semi join could judge every dependency of every stack), MATERIALIZED makes it
  *             one (inlined, `served` evaluated it twice): a stack without dependencies pays one probe
- *             of the stack_dependencies primary key;
+ *             of the stack_dependencies primary key, and one of stack_dependency_selectors (migration
+ *             0031: dependencies by selector, dependencyEdgesSql). A deleted stack waits instead while a stack depending on it still has something on
+ *             this agent (reverse-order deletion, presentDependentsSql), looked for only while the
+ *             agent has not acknowledged the marker: the dependent goes first;
  *   served    the latest object, or the baseline a progressive rollout still holds the agent on;
  *             for a waiting stack, `k`: the newest of its objects this agent reported a SUCCESS for
  *             (nothing new arrives, nothing applied goes: a stack absent from a full answer would
  *             be deleted by the agent) or, when the agent never applied it, nothing at all; `k` is
- *             looked for only for a waiting stack. In incremental mode the kept object, already
+ *             looked for only for a waiting stack (for a deleted one among its retired objects: its
+ *             marker is its only live one). In incremental mode the kept object, already
  *             applied, is dropped by the filter below like any other.
  *
  * Then the "already handled" filter (docs/compatibility.md, deliberately unlike Brokkr):
@@ -71,18 +75,23 @@ latest AS (
    WHERE s.deleted_at IS NULL OR d.is_deletion_marker
 ),
 gated AS MATERIALIZED (
-  SELECT l.*, NOT l.stack_deleted AND EXISTS (
-           SELECT 1 FROM stack_dependencies sd
-            WHERE sd.stack_id = l.stack_id AND NOT ${dependencyReadySql('sd', '$1')}
-           OFFSET 0) AS waiting
+  SELECT l.*, CASE WHEN l.stack_deleted THEN NOT EXISTS (
+                     SELECT 1 FROM agent_events de
+                      WHERE de.agent_id = $1 AND de.deployment_object_id = l.id AND de.deleted_at IS NULL)
+                   AND EXISTS (${presentDependentsSql('l.stack_id', '$1')} OFFSET 0)
+              ELSE EXISTS (
+           SELECT 1 FROM (${dependencyEdgesSql('l.stack_id', '$1')}) sd
+            WHERE NOT ${dependencyReadySql('sd', '$1')}
+           OFFSET 0) END AS waiting
     FROM latest l
 ),
 served AS (
-  SELECT coalesce(k.id, h.baseline_object_id, l.id) AS id, l.stack_deleted, NOT l.waiting AND h.baseline_object_id IS NOT NULL AS held
+  SELECT coalesce(k.id, h.baseline_object_id, l.id) AS id, l.stack_deleted AND NOT l.waiting AS stack_deleted,
+         NOT l.waiting AND h.baseline_object_id IS NOT NULL AS held
     FROM gated l
     LEFT JOIN LATERAL (
       SELECT k.id FROM deployment_objects k
-       WHERE l.waiting AND k.stack_id = l.stack_id AND k.deleted_at IS NULL
+       WHERE l.waiting AND k.stack_id = l.stack_id AND (k.deleted_at IS NULL) = NOT l.stack_deleted
          AND EXISTS (SELECT 1 FROM agent_events ke
                       WHERE ke.agent_id = $1 AND ke.deployment_object_id = k.id AND ke.deleted_at IS NULL
                         AND upper(ke.status) = 'SUCCESS')

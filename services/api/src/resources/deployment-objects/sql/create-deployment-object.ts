@@ -1,6 +1,7 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { isoTimestampSql, outboxInsertSql, type StatementEvent } from '@brokkr/outbox';
 import { agentsForOneStackSql, distinctSorted } from '../../../domain/agents-for-stacks.ts';
+import { dependentsOfSql } from '../../../domain/dependency-selectors.ts';
 import { DEPLOYMENT_OBJECT_COLUMNS, type DeploymentObjectRow } from '../../../domain/deployment-object-row.ts';
 import { CONFINED_AGENTS_SELECT, type ConfinedAgent } from '../../../domain/confined-agents.ts';
 
@@ -51,8 +52,9 @@ const I_COLUMNS = RETURNED_COLUMNS.map((c) => `ins.${c}`).join(', ');
 // sees the statement's snapshot) gives agentsForStack's answer. With no live stack, or one of
 // another generator, nothing is inserted and `ins_id` is null. The agents of stacks that depend on
 // this one fleet-wide are woken too (migration 0028): a new object is ready nowhere yet, so they
-// are held back again; for a stack nobody depends on that costs one probe of
-// idx_stack_dependencies_depends_on.
+// are held back again (directly or by a selector matching it, migration 0031); for a stack nobody
+// depends on that costs one probe of idx_stack_dependencies_depends_on, one read of its labels
+// and one probe of the selectors' GIN index.
 //
 // Why FOR SHARE and not the cheaper-looking FOR KEY SHARE (what the foreign key takes) or no
 // lock at all: a stack is deleted by an UPDATE of deleted_at (soft delete), and its trigger
@@ -83,8 +85,8 @@ const insertStatement = prepared(
    wake AS (
      SELECT id FROM (${agentsForOneStackSql('$1::uuid')}) holders
      UNION ALL
-     SELECT fd.id FROM stack_dependencies sd CROSS JOIN LATERAL (${agentsForOneStackSql('sd.stack_id')}) fd
-      WHERE sd.depends_on = $1 AND sd.scope = 'fleet'
+     SELECT fd.id FROM (${dependentsOfSql('$1::uuid')}) sd CROSS JOIN LATERAL (${agentsForOneStackSql('sd.stack_id')}) fd
+      WHERE sd.scope = 'fleet'
    ),
    confined AS (
      ${CONFINED_AGENTS_SELECT} AND NOT $4

@@ -193,6 +193,16 @@ describe('console dependencies and approvals in a browser', function () {
     await row().locator('[data-testid=dependency-remove]').click();
     await page.locator('[data-testid=no-dependencies]').waitFor();
     expect((await owner.client.get(`/stacks/${app.id}/dependencies`)).body).to.deep.equal([]);
+
+    // A dependency by selector (added through the API) reads as the labels it selects and is removed by its own id.
+    const bySelector = await owner.client.post(`/stacks/${app.id}/dependencies`, { selector: { labels: ['crds'] }, ready_when: 'applied' });
+    expect(bySelector.status, bySelector.text).to.equal(201);
+    await page.reload();
+    const selectorRow = page.locator(`[data-testid=dependencies-table] tr[data-dependency="${bySelector.body.id}"]`);
+    expect(await selectorRow.locator('td').first().innerText()).to.equal('every stack of its owner labelled crds');
+    await selectorRow.locator('[data-testid=dependency-remove]').click();
+    await page.locator('[data-testid=no-dependencies]').waitFor();
+    expect((await owner.client.get(`/stacks/${app.id}/dependencies`)).body).to.deep.equal([]);
   });
 
   it('a wave waiting for approvals: the submitter refused in the API’s words, another generator’s approval releases it', async () => {

@@ -98,19 +98,27 @@ function AddDependency({ stackId, onAdded }) {
     ${error && html`<${Refusal} error=${error}>${error.details?.cycle ? html`<${CycleLine} cycle=${error.details.cycle} nameOf=${nameOf} />` : ''}<//>`}`;
 }
 
+/** A dependency on one stack is removed by that stack's id, one by selector by its own id. */
+const dependencyKey = (dep) => dep.stack_id ?? dep.id;
+
+function WaitsFor({ dep, nameOf }) {
+  if (dep.stack_id) return html`<a href=${link('stacks', dep.stack_id)}>${nameOf(dep.stack_id)}</a>`;
+  return html`every stack of its owner labelled <code>${(dep.selector?.labels ?? []).join(', ')}</code>`;
+}
+
 function DependencyRow({ stackId, dep, nameOf, now, onRemoved }) {
   const [error, setError] = useState(null);
   const remove = async () => {
     setError(null);
     try {
-      await del(`stacks/${stackId}/dependencies/${dep.stack_id}`);
+      await del(`stacks/${stackId}/dependencies/${dependencyKey(dep)}`);
       onRemoved();
     } catch (err) {
       setError(err);
     }
   };
-  return html`<tr data-dependency=${dep.stack_id}>
-    <td><a href=${link('stacks', dep.stack_id)}>${nameOf(dep.stack_id)}</a></td>
+  return html`<tr data-dependency=${dependencyKey(dep)}>
+    <td><${WaitsFor} dep=${dep} nameOf=${nameOf} /></td>
     <td>${dep.ready_when}</td>
     <td>${dep.scope === 'fleet' ? 'on every agent it targets' : 'on the same agent'}</td>
     <td>${creatorText(dep.created_by)} <span class="muted" title=${dep.created_at}>${ago(dep.created_at, now)}</span></td>
@@ -144,7 +152,7 @@ export function StackDependencies({ stackId, deps, nameOf }) {
                 </tr>
               </thead>
               <tbody>
-                ${list.map((d) => html`<${DependencyRow} key=${d.stack_id} stackId=${stackId} dep=${d} nameOf=${nameOf} now=${now} onRemoved=${deps.reload} />`)}
+                ${list.map((d) => html`<${DependencyRow} key=${dependencyKey(d)} stackId=${stackId} dep=${d} nameOf=${nameOf} now=${now} onRemoved=${deps.reload} />`)}
               </tbody>
             </table>`}
     <//>

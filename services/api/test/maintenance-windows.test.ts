@@ -245,4 +245,41 @@ describe('api maintenance windows', () => {
     );
     expect(published.map((m) => m.subject)).to.deep.equal(['brokkr.events.deployment.window_blocked']);
   });
+
+  it('answers why a stack is not on an agent: the deny window that holds its newest object there, until the agent applied it', async () => {
+    const gen = await createGenerator(api.admin);
+    const stack = await createStack(gen.client, { generator_id: gen.generator.id });
+    const prod = await labelledAgent(gen.generator.id, stack.id, gen.client, ['env=prod']);
+    const dev = await labelledAgent(gen.generator.id, stack.id, gen.client, ['env=dev']);
+    // Hourly occurrences two hours long: open at any time.
+    const always = 'DTSTART:20260101T000000Z\nRRULE:FREQ=HOURLY';
+    const window = await api.admin.post('/maintenance-windows', {
+      name: 'freeze',
+      type: 'deny',
+      rrule: always,
+      duration: 7200,
+      agent_labels: ['env=prod'],
+    });
+    expect(window.status, window.text).to.equal(201);
+    const object = await gen.client.post(`/stacks/${stack.id}/deployment-objects`, {
+      yaml_content: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: frozen, namespace: default}\n',
+      is_deletion_marker: false,
+    });
+    expect(object.status, object.text).to.equal(201);
+
+    const held = (await gen.client.get(`/stacks/${stack.id}/agents/${prod.id}/status`)).body;
+    expect(held).to.deep.include({ state: 'waiting', reason: 'window', window: { id: window.body.id, name: 'freeze', type: 'deny' } });
+    expect(Date.parse(held.opens_at)).to.be.greaterThan(Date.now());
+    expect((await gen.client.get(`/stacks/${stack.id}/agents/${dev.id}/status`)).body).to.deep.include({ state: 'served' });
+
+    // Applied (say, in a bypass): on the cluster, whatever the window says now.
+    const applied = await prod.client.post(`/agents/${prod.id}/events`, {
+      agent_id: prod.id,
+      deployment_object_id: object.body.id,
+      event_type: 'APPLIED',
+      status: 'SUCCESS',
+    });
+    expect(applied.status, applied.text).to.be.oneOf([200, 201]);
+    expect((await gen.client.get(`/stacks/${stack.id}/agents/${prod.id}/status`)).body).to.deep.include({ state: 'served' });
+  });
 });

@@ -71,12 +71,13 @@ export const stackAgentStatusSchema = z
         '`not_targeted`: the stack does not reach the agent; `no_object`: the stack has no live object',
     }),
     reason: z
-      .enum(['dependency', 'rollout', 'approval', 'dependents'])
+      .enum(['dependency', 'rollout', 'approval', 'window', 'dependents'])
       .optional()
       .meta({
         description:
           '`dependency`: a stack it depends on is not ready for the agent (it gets nothing new of the stack); `rollout`: a progressive rollout ' +
           "holds the agent on the previous object (its wave not released yet); `approval`: the rollout waits for approvals of a wave up to the agent's; " +
+          '`window`: a maintenance window holds the newest object back on the agent, which enforces it (`window`, `opens_at`); ' +
           '`dependents`: the stack is deleted, and its deletion marker waits until the stacks depending on it (`dependents`) are gone from the agent',
       }),
     dependents: z
@@ -91,6 +92,13 @@ export const stackAgentStatusSchema = z
       .optional()
       .meta({ description: "While a rollout holds the agent: the agent's wave (0 = the first), once assigned" }),
     approval_wave: z.number().int().optional().meta({ description: 'While waiting for approvals: the wave that waits for them' }),
+    window: z
+      .object({ id: uuid(), name: z.string(), type: z.enum(['allow', 'deny']) })
+      .optional()
+      .meta({
+        description: 'While a maintenance window holds the agent: the window (a deny window open, or the allow window that opens next)',
+      }),
+    opens_at: timestamp().optional().meta({ description: 'While a window holds the agent: when the change may next go ahead' }),
     stack_id: uuid().optional().meta({ description: 'While waiting: the stack waited for' }),
     ready_when: readyWhen.optional(),
     scope: scope.optional(),

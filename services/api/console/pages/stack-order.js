@@ -33,6 +33,10 @@ export function statusLine(s, nameOf) {
     return `waiting: stack ${nameOf(s.stack_id)} not ${s.ready_when} ${where}${more}`;
   }
   if (s.reason === 'approval') return `waiting: ${waveText(s.approval_wave)} needs approvals`;
+  if (s.reason === 'window') {
+    const opens = s.opens_at ? ` until ${new Date(s.opens_at).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '';
+    return `waiting: maintenance window ${s.window.name} (${s.window.type})${opens}`;
+  }
   if (s.wave !== undefined && ['pending', 'progressing', 'paused'].includes(s.rollout_status))
     return `waiting: rollout has not released ${waveText(s.wave)}${s.rollout_status === 'paused' ? ' (paused)' : ''}`;
   return `waiting: rollout ${s.rollout_status} holds it on the previous object`;

@@ -34,6 +34,11 @@ function renderDependencies(deps: readonly StackDependency[], names: Map<string,
   ]);
 }
 
+function windowLine(stack: string, agent: string, status: StackAgentStatus): string {
+  const opens = status.opens_at ? ` until ${status.opens_at}` : '';
+  return `stack "${stack}": agent "${agent}" takes nothing new now: maintenance window "${status.window?.name}" (${status.window?.type})${opens}`;
+}
+
 function rolloutLine(stack: string, agent: string, status: StackAgentStatus): string {
   const wave = status.wave === undefined ? '' : ` (its wave ${status.wave + 1})`;
   const why =
@@ -66,6 +71,7 @@ export function statusLine(stack: string, agent: string, status: StackAgentStatu
       return `stack "${stack}" has no deployment object yet`;
     case 'waiting':
       if (status.reason === 'dependents') return dependentsLines(stack, agent, status, name);
+      if (status.reason === 'window') return windowLine(stack, agent, status);
       if (status.reason !== 'dependency') return rolloutLine(stack, agent, status);
       return [
         `stack "${stack}" waits on agent "${agent}" (the agent keeps what it applied of it and gets nothing new):`,

@@ -1,4 +1,7 @@
 import type { RolloutStatus, StackAgentStatus } from '@brokkr/contracts';
+import { gateDecision } from '@brokkr/grants';
+import type { ApiContext } from '../../context.ts';
+import { queryAgentGrants } from '../../domain/grants.ts';
 import { agentNotFound } from '../../errors/catalogue.ts';
 import { fetchOwnedStackEvenDeleted } from './sql/queries.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
@@ -30,7 +33,7 @@ function rolloutStatus(held: NonNullable<AgentStackView['held_by']>): StackAgent
  * dependency not ready (the agent gets nothing new of the stack), else a rollout holding it on
  * the previous object.
  */
-function statusOf(view: AgentStackView): StackAgentStatus {
+function statusOf(view: AgentStackView, window: WindowHold | undefined): StackAgentStatus {
   const waitingOn = view.waiting_on;
   if (!view.reaches) return { state: 'not_targeted', waiting_on: waitingOn };
   if (!view.has_object) return { state: 'no_object', waiting_on: waitingOn };
@@ -38,7 +41,22 @@ function statusOf(view: AgentStackView): StackAgentStatus {
   if (dependents.length > 0) return { state: 'waiting', reason: 'dependents', stack_id: dependents[0], dependents, waiting_on: [] };
   const first = waitingOn[0];
   if (first) return { state: 'waiting', reason: 'dependency', ...first, waiting_on: waitingOn };
-  return view.held_by ? rolloutStatus(view.held_by) : { state: 'served', waiting_on: [] };
+  if (view.held_by) return rolloutStatus(view.held_by);
+  return window ? { state: 'waiting', reason: 'window', ...window, waiting_on: [] } : { state: 'served', waiting_on: [] };
+}
+
+type WindowHold = Pick<StackAgentStatus, 'window' | 'opens_at'>;
+
+/**
+ * The maintenance window that holds the stack's newest object back on the agent now, judged by
+ * the rule and the schedule the agent itself enforces with (its grants, @brokkr/grants): none
+ * once the agent applied that object, whatever the window says.
+ */
+async function windowHold(ctx: ApiContext, stack: { id: string; generator_id: string }, agentId: string): Promise<WindowHold | undefined> {
+  const grants = await queryAgentGrants(ctx.db.pool, agentId);
+  const decision = gateDecision(grants.maintenance, 'new_versions', { stackId: stack.id, generatorId: stack.generator_id }, Date.now());
+  if (!decision.blocked || !decision.window) return undefined;
+  return { window: decision.window, ...(decision.opensAt !== undefined ? { opens_at: new Date(decision.opensAt).toISOString() } : {}) };
 }
 
 export const stackAgentStatusRoutes: AnyRoute[] = [
@@ -51,7 +69,9 @@ export const stackAgentStatusRoutes: AnyRoute[] = [
       'a state, never an error. `waiting_on` lists every dependency not ready for the agent. A rollout holding the agent on the previous object ' +
       'answers `reason` `rollout` (its wave is not released yet) or `approval` (a wave up to its own waits for approvals), with `rollout_id` and `wave`. ' +
       'A deleted stack whose deletion marker waits because stacks depending on it are still on the agent (reverse-order deletion) answers ' +
-      '`reason` `dependents`, with `dependents` those stacks (`stack_id` the first); a deleted stack is answered for too.',
+      '`reason` `dependents`, with `dependents` those stacks (`stack_id` the first); a deleted stack is answered for too. ' +
+      'A maintenance window holding the newest object back on the agent (by the schedule the agent enforces) answers `reason` `window`, ' +
+      'with `window` and `opens_at`.',
     tags: ['stacks'],
     access: 'any',
     params: stackAgentParams,
@@ -61,7 +81,8 @@ export const stackAgentStatusRoutes: AnyRoute[] = [
       const stack = await fetchOwnedStackEvenDeleted(ctx.db.pool, identity, params.id);
       const view = await agentStackView(ctx.db.pool, stack.id, params.agent_id);
       if (!view.agent_exists) throw agentNotFound();
-      return json(200, statusOf(view));
+      const judgedByWindow = view.reaches && view.has_object && !view.newest_applied;
+      return json(200, statusOf(view, judgedByWindow ? await windowHold(ctx, stack, params.agent_id) : undefined));
     },
   }),
 ];

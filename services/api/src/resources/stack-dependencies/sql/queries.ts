@@ -33,6 +33,8 @@ export interface AgentStackView {
   dependents: string[] | null;
   /** The rollout of the stack's newest object that holds the agent on its baseline, if one does. */
   held_by: { rollout_id: string; status: string; wave: number | null; approval_wave: number | null } | null;
+  /** The agent reported a SUCCESS for the stack's newest live object: it is on the cluster, whatever a window says now. */
+  newest_applied: boolean;
 }
 
 /**
@@ -62,7 +64,11 @@ export async function agentStackView(db: Queryable, stackId: string, agentId: st
                FROM rollouts r
               WHERE r.deployment_object_id = (SELECT o.id FROM deployment_objects o WHERE o.stack_id = $1 AND o.deleted_at IS NULL
                                                ORDER BY o.sequence_id DESC LIMIT 1)
-                AND ${rolloutHoldsSql('r', '$2::uuid')}) AS held_by
+                AND ${rolloutHoldsSql('r', '$2::uuid')}) AS held_by,
+            EXISTS (SELECT 1 FROM agent_events e
+                     WHERE e.agent_id = $2 AND e.status = 'SUCCESS' AND e.deleted_at IS NULL
+                       AND e.deployment_object_id = (SELECT o.id FROM deployment_objects o WHERE o.stack_id = $1 AND o.deleted_at IS NULL
+                                                      ORDER BY o.sequence_id DESC LIMIT 1)) AS newest_applied
        FROM (SELECT EXISTS (SELECT 1 FROM stacks WHERE id = $1 AND deleted_at IS NOT NULL) AS deleted) st`,
     [stackId, agentId],
   );
@@ -75,7 +81,7 @@ export async function agentStackView(db: Queryable, stackId: string, agentId: st
  * stack, 403 for another generator's).
  */
 export const fetchOwnedStackEvenDeleted = raising(
-  async (db: Queryable, identity: Identity, stackId: string): Promise<{ id: string }> => {
+  async (db: Queryable, identity: Identity, stackId: string): Promise<{ id: string; generator_id: string }> => {
     const { rows } = await db.query<{ id: string; generator_id: string }>('SELECT id, generator_id FROM stacks WHERE id = $1', [stackId]);
     const stack = rows[0];
     if (!stack) throw stackNotFound();

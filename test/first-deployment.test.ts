@@ -211,6 +211,47 @@ describe('npm start: first deployment on the local cluster', () => {
     expect(await brokkr(local, ['deps', 'status', 'dep-app', 'local'])).to.include('is served to agent "local"');
   });
 
+  it('docs/maintenance-windows.md: during a freeze on env=prod the local agent holds a new stack, says why, changes nothing, and applies it once the freeze ends', async function () {
+    this.timeout(240_000);
+    const local = started();
+    const labelled = await fetch(`${local.apiUrl}/agents/${local.agentId}/labels`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${local.adminPak}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: local.agentId, label: 'env=prod' }),
+    });
+    expect(labelled.status, await labelled.clone().text()).to.equal(201);
+    const windowArgs = [
+      '--type',
+      'deny',
+      '--agent-label',
+      'env=prod',
+      '--rrule',
+      'DTSTART:20260101T000000Z\\nRRULE:FREQ=HOURLY',
+      '--duration',
+      'PT2H',
+    ];
+    expect(await brokkr(local, ['windows', 'create', 'freeze', ...windowArgs])).to.include('maintenance window "freeze" created');
+    await brokkr(local, ['apply', '-f', 'examples/windows/frozen', '--stack', 'frozen', '--generator', 'local-dev', '--target', 'local']);
+    expect(await brokkr(local, ['deps', 'status', 'frozen', 'local'])).to.include('maintenance window "freeze" (deny)');
+
+    const events = async () => {
+      const res = await fetch(`${local.apiUrl}/agents/${local.agentId}/events`, { headers: { authorization: `Bearer ${local.adminPak}` } });
+      return (await res.json()) as { event_type: string; status: string; message: string | null }[];
+    };
+    const blocked = await eventually(async () => (await events()).find((e) => e.event_type === 'window_blocked'), {
+      timeoutMs: 120_000,
+      what: 'the local agent reporting window_blocked',
+    });
+    expect(blocked.status).to.equal('BLOCKED');
+    expect(blocked.message).to.include('freeze');
+    const kube = kubeClients(local.kubeconfigPath);
+    const frozen = () => kube.core.readNamespacedConfigMap({ name: 'frozen', namespace: 'default' }).catch(() => undefined);
+    expect(await frozen(), 'nothing applied during the freeze').to.equal(undefined);
+
+    await brokkr(local, ['windows', 'delete', 'freeze']);
+    await eventually(frozen, { timeoutMs: 120_000, what: 'the frozen stack applied once the freeze ended' });
+  });
+
   it('Ctrl-C stops everything and leaves no process and no directory behind', async function () {
     this.timeout(120_000);
     started();

@@ -84,7 +84,7 @@ describe('signed render inputs: a chart or an overlay signed by what it is rende
   it('refuses one byte changed in the archive, other values, another release, or the signature read as another kind', () => {
     const signature = signed(chart);
     const archive = Buffer.from(chart.archive);
-    archive[archive.length - 1] ^= 1;
+    archive.writeUInt8(archive.readUInt8(archive.length - 1) ^ 1, archive.length - 1);
     for (const other of [
       { ...chart, archive },
       { ...chart, values: { ...chart.values, replicaCount: 3 } },

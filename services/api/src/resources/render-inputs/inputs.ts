@@ -24,10 +24,20 @@ function statementOf(bundle: Record<string, unknown>) {
   }
 }
 
-/** The newest stored signature of the stack whose statement names exactly these input digests (any renderer: the agent judges that). */
-async function signatureFor(db: Queryable, stackId: string, inputs: RenderInputValues): Promise<Record<string, unknown> | null> {
+/**
+ * The newest stored signature of the stack whose statement names exactly these input digests (any
+ * renderer: the agent judges that). The source by the digest the object pinned, not by the stored
+ * bytes: a signature is relayed for what the generator submitted, and bytes changed in the store
+ * since are the agent's to find.
+ */
+async function signatureFor(
+  db: Queryable,
+  stackId: string,
+  inputs: RenderInputValues,
+  pinnedSource: string,
+): Promise<Record<string, unknown> | null> {
   const wanted = renderInputDigests(inputs)
-    .map((i) => `${i.name}=${i.digest.sha256}`)
+    .map((i) => (i.name === 'source' ? `source=${pinnedSource.replace(/^sha256:/, '')}` : `${i.name}=${i.digest.sha256}`))
     .sort()
     .join(',');
   for (const bundle of await newestStackSignatures(db, stackId, SIGNATURES_SEARCHED)) {
@@ -67,6 +77,6 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
     options,
     capabilities: capabilitiesOf(agent.facts),
     not_signable: await notSignable(db, object, agent),
-    signature: await signatureFor(db, object.stack_id, inputs),
+    signature: await signatureFor(db, object.stack_id, inputs, pinned.digest),
   };
 }

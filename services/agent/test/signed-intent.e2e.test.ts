@@ -580,7 +580,8 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
     it('a hub render changed in the database is not applied: the agent applies its own and reports the difference', async () => {
       const before = await configMap();
       const changed = await sql.query(
-        `UPDATE renders r SET yaml_content = replace(r.yaml_content, 'signed v1', 'from the hub')
+        `UPDATE renders r SET yaml_content = replace(r.yaml_content, 'signed v1', 'from the hub'),
+                              yaml_checksum = encode(sha256(convert_to(replace(r.yaml_content, 'signed v1', 'from the hub'), 'UTF8')), 'hex')
            FROM agent_renders ar WHERE ar.render_key = r.key AND ar.agent_id = $1 AND ar.deployment_object_id = $2`,
         [d.reg.id, v1.id],
       );

@@ -70,7 +70,10 @@ export class OwnRenders {
       const inputs = await this.deps.relay.renderInputs(objectId);
       this.relayed.set(objectId, inputs ? await this.prepare(inputs) : null);
     } catch (err) {
-      this.deps.logger.warn({ deploymentObject: objectId, err: errorMessage(err) }, 'could not fetch the render inputs of a chart or overlay');
+      this.deps.logger.warn(
+        { deploymentObject: objectId, err: errorMessage(err) },
+        'could not fetch the render inputs of a chart or overlay',
+      );
     }
   }
 
@@ -114,7 +117,13 @@ export class OwnRenders {
     const archive = Buffer.from(inputs.archive, 'base64');
     const job =
       'release' in inputs.options
-        ? { kind: 'helm' as const, archive, values: inputs.values ?? {}, release: inputs.options.release, capabilities: inputs.capabilities }
+        ? {
+            kind: 'helm' as const,
+            archive,
+            values: inputs.values ?? {},
+            release: inputs.options.release,
+            capabilities: inputs.capabilities,
+          }
         : { kind: 'kustomize' as const, archive, path: inputs.options.path };
     return (await this.rendererNow()).render('agent', job);
   }
@@ -133,7 +142,9 @@ export class OwnRenders {
   /** Forgets the inputs and renders of objects no longer served or admitted, so the maps stay bounded. */
   retain(objectIds: ReadonlySet<string>): void {
     for (const id of this.relayed.keys()) if (!objectIds.has(id)) this.relayed.delete(id);
-    const live = new Set([...this.relayed.values()].flatMap((r) => (r ? [sha256Hex(`${r.document}\n${JSON.stringify(r.inputs.capabilities)}`)] : [])));
+    const live = new Set(
+      [...this.relayed.values()].flatMap((r) => (r ? [sha256Hex(`${r.document}\n${JSON.stringify(r.inputs.capabilities)}`)] : [])),
+    );
     for (const key of this.renders.keys()) if (!live.has(key)) this.renders.delete(key);
   }
 

@@ -43,7 +43,10 @@ async function signatureFor(
   for (const bundle of await newestStackSignatures(db, stackId, SIGNATURES_SEARCHED)) {
     const p = statementOf(bundle)?.predicate;
     if (!p || p.kind !== inputs.kind) continue;
-    const named = (p.inputs ?? []).map((i) => `${i.name}=${i.digest.sha256}`).sort().join(',');
+    const named = (p.inputs ?? [])
+      .map((i) => `${i.name}=${i.digest.sha256}`)
+      .sort()
+      .join(',');
     if (named === wanted) return bundle;
   }
   return null;
@@ -65,7 +68,9 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
   const blob = await loadSourceBlob(db, pinned.digest);
   if (!blob) return undefined;
   const kind = spec.helm ? 'helm' : 'kustomize';
-  const options = spec.kustomize ? { path: spec.kustomize.path } : { release: { name: releaseName(object.stack_name), namespace: 'default' } };
+  const options = spec.kustomize
+    ? { path: spec.kustomize.path }
+    : { release: { name: releaseName(object.stack_name), namespace: 'default' } };
   const values = kind === 'helm' ? (object.source_values ?? {}) : null;
   const inputs: RenderInputValues = { kind, archive: blob.bytes, values: values ?? undefined, options, renderer: '' };
   return {

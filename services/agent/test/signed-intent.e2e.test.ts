@@ -564,7 +564,7 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
 
     before(async () => {
       await stamp();
-      d = await startAgent('d', policy, { env: { BROKKR__AGENT__WATCH_NAMESPACE: 'default' } });
+      d = await startAgent('renders', policy, { env: { BROKKR__AGENT__WATCH_NAMESPACE: 'default' } });
       stack = await createStack(broker.admin, name);
       await target(broker.admin, d.reg.id, stack);
     });

@@ -83,13 +83,10 @@ export const renderInputsSchema = z
     values: z.record(z.string(), z.unknown()).nullable().meta({ description: 'Helm: the values over the chart’s own' }),
     options: z.union([z.object({ release: z.object({ name: z.string(), namespace: z.string() }) }), z.object({ path: z.string() })]),
     capabilities: z.object({ kubeVersion: z.string(), apiVersions: z.array(z.string()) }),
-    not_signable: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'Why the hub’s render of it for this agent is not what its inputs alone make (override layers, `{{ agent.* }}` references)',
-      }),
+    not_signable: z.string().nullable().meta({
+      description:
+        'Why the hub’s render of it for this agent is not what its inputs alone make (override layers, `{{ agent.* }}` references)',
+    }),
     signature: signedJson.nullable().meta({ description: 'The newest signature stored for the stack whose statement names these inputs' }),
   })
   .meta({ id: 'RenderInputs' });

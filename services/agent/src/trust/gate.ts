@@ -275,7 +275,8 @@ export class TrustGate {
   private async ownRender(s: Screened): Promise<Screened> {
     const relayed = this.deps.own?.get(s.object.id);
     if (!relayed || 'refusal' in s || 'waiting' in s) return s;
-    const result = await this.deps.own!.render(relayed);
+    // A renderer that cannot run refuses this object only: the rest of the state is still offered.
+    const result = await this.deps.own!.render(relayed).catch((err: unknown) => ({ ok: false as const, error: errorMessage(err) }));
     if (!result.ok) return { object: s.object, refusal: { reason: 'render_failed', detail: `${relayed.renderer}: ${result.error}` } };
     if (result.yaml !== s.object.yaml_content) this.servedDiffers(s.object, relayed);
     return { ...s, object: { ...s.object, yaml_content: result.yaml, yaml_checksum: sha256Hex(result.yaml) } };

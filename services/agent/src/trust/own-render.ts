@@ -104,10 +104,13 @@ export class OwnRenders {
     if (!result) {
       result = this.renderNow(r);
       this.renders.set(key, result);
-      // A failure that is the agent's own (busy, timeout) is tried again next time.
-      void result.then((res) => {
-        if (!res.ok && (res.reason === 'busy' || res.reason === 'timeout')) this.renders.delete(key);
-      });
+      // A failure that is the agent's own (busy, timeout, no renderer) is tried again next time.
+      void result.then(
+        (res) => {
+          if (!res.ok && (res.reason === 'busy' || res.reason === 'timeout')) this.renders.delete(key);
+        },
+        () => this.renders.delete(key),
+      );
     }
     return result;
   }

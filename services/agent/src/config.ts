@@ -38,7 +38,7 @@ export interface AgentSettings {
   /** The agent channel: its URL (undefined: derived from brokerUrl) and whether it is turned off. */
   channel: { url: string | undefined; forceRest: boolean };
   /** Signed intent: the trust policy file (undefined: no checks) and the ConfigMap of what the agent took (src/trust/). */
-  trust: { policyFile: string | undefined; stateConfigMap: string };
+  trust: { policyFile: string | undefined; stateConfigMap: string; rendererBinary: string | undefined };
   /** Drift detection (src/drift/): on, and how long a changed object must be quiet before it is checked. */
   drift: { enabled: boolean; debounceMs: number };
 }
@@ -81,7 +81,11 @@ export function settingsFrom(config: AgentConfig): AgentSettings {
     },
     log: { level: config.BROKKR__LOG__LEVEL, format: config.BROKKR__LOG__FORMAT },
     channel: { url: config.BROKKR__AGENT__WS_URL, forceRest: config.BROKKR__AGENT__WS_FORCE_REST },
-    trust: { policyFile: config.BROKKR__AGENT__TRUST_POLICY_FILE, stateConfigMap: config.BROKKR__AGENT__TRUST_STATE_CONFIGMAP },
+    trust: {
+      policyFile: config.BROKKR__AGENT__TRUST_POLICY_FILE,
+      stateConfigMap: config.BROKKR__AGENT__TRUST_STATE_CONFIGMAP,
+      rendererBinary: config.BROKKR__AGENT__RENDERER_BINARY,
+    },
     drift: { enabled: config.BROKKR__AGENT__DRIFT_ENABLED, debounceMs: config.BROKKR__AGENT__DRIFT_DEBOUNCE_MS },
   };
 }

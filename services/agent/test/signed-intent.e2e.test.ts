@@ -1,23 +1,41 @@
+import { execFile } from 'node:child_process';
 import { randomBytes, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { AgentEvent, DeploymentObject } from '@brokkr/contracts';
-import { eventually, startKubeCluster, useTestInfra, type KubeCluster } from '@brokkr/testkit';
+import { locateRenderer } from '@brokkr/render';
+import {
+  eventually,
+  packChart,
+  spawnRenderer,
+  startChartRepository,
+  startKubeCluster,
+  useTestInfra,
+  type ChartRepository,
+  type KubeCluster,
+  type PackagedChart,
+  type TestRenderer,
+} from '@brokkr/testkit';
 import {
   buildRevocations,
   buildRoot,
   buildTimestamp,
   countersign,
   generateSigningKey,
+  helmReleaseName,
   intentStatement,
+  renderInputDigests,
+  renderInputsContent,
   sha256Hex,
   signDocument,
   signIntent,
   signWorkOrder,
   type IntentPredicate,
+  type RenderInputValues,
   type Root,
 } from '@brokkr/trust';
 import { startKeylessMock, type KeylessMock } from '@brokkr/trust/testing';
@@ -42,6 +60,12 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
   let sql: pg.Pool;
   let mock: KeylessMock;
   let dir: string;
+  /** The hub's renderer, the agents' brokkr-render (the same binary) and a chart repository serving examples/charts/hello. */
+  let renderer: TestRenderer;
+  let rendererBinary: string;
+  let rendererVersion: string;
+  let charts: ChartRepository;
+  let hello: PackagedChart;
   const agents: { reg: RegisteredAgent; ns: string; proc: RunningAgentProcess }[] = [];
   /** The trust policy every agent is installed with. */
   let policy: Record<string, unknown>;
@@ -169,6 +193,7 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
         BROKKR__AGENT__WATCH_NAMESPACE: ns,
         BROKKR__AGENT__RESYNC_INTERVAL_SECONDS: '3',
         BROKKR__AGENT__WORK_ORDER_CONCURRENCY: '1',
+        BROKKR__AGENT__RENDERER_BINARY: rendererBinary,
         ...via.env,
       },
     });
@@ -178,7 +203,16 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
   }
 
   before(async () => {
-    [broker, kube, mock] = await Promise.all([startBroker(infra), startKubeCluster(), startKeylessMock()]);
+    hello = await packChart(path.resolve(import.meta.dirname, '../../../examples/charts/hello'));
+    [broker, kube, mock, rendererBinary, charts] = await Promise.all([
+      startBroker(infra, { env: { BROKKR__BROKER__SOURCE_ALLOWED_PRIVATE_CIDRS: '127.0.0.1/32' } }),
+      startKubeCluster(),
+      startKeylessMock(),
+      locateRenderer(),
+      startChartRepository([hello]),
+    ]);
+    rendererVersion = (await promisify(execFile)(rendererBinary, ['--version'])).stdout.trim();
+    renderer = await spawnRenderer({ databaseUrl: infra.db.url, binary: rendererBinary });
     kubectl = new Kubectl(kube);
     sql = new pg.Pool({ connectionString: infra.db.url, max: 2 });
     dir = await mkdtemp(path.join(tmpdir(), 'brokkr-trust-'));
@@ -198,7 +232,7 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
     mock?.close();
     await sql?.end();
     await kubectl?.close();
-    await Promise.allSettled([broker?.stop(), kube?.stop()]);
+    await Promise.allSettled([broker?.stop(), kube?.stop(), renderer?.stop(), charts?.close()]);
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -490,5 +524,87 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
     expect(await kubectl.get(`/api/v1/namespaces/${b.ns}/configmaps/unsigned-order`)).to.equal(undefined);
     const again = await complete(job);
     expect(again.result_message).to.match(/^refused: rollback_rejected: signed work order [0-9a-f]+ was run already$/);
+  });
+  describe('a chart signed by its inputs (the agent renders it itself)', () => {
+    /** An agent of its own, managing the namespace the hub renders charts into (their release's, `default`). */
+    let d: (typeof agents)[number];
+    const name = `signed-chart-${randomBytes(3).toString('hex')}`;
+    const release = helmReleaseName(name);
+    let stack: string;
+    let v1: DeploymentObject;
+
+    const inputs = (greeting: string): RenderInputValues => ({
+      kind: 'helm',
+      archive: hello.tgz,
+      values: { greeting },
+      options: { release: { name: release, namespace: 'default' } },
+      renderer: rendererVersion,
+    });
+
+    /** What `brokkr apply --chart … --sign` does: the signature of the inputs, then the chart and values. */
+    async function publishChart(greeting: string, version: number): Promise<DeploymentObject> {
+      const signed = inputs(greeting);
+      const p = predicate(stack, version, { kind: 'helm', inputs: renderInputDigests(signed), renderer: rendererVersion });
+      await storeSignature(stack, signIntent(renderInputsContent(signed), p, signer));
+      const res = await broker.admin.post<DeploymentObject>(`/stacks/${stack}/deployment-objects`, {
+        source: { helm: { repository: charts.url, chart: hello.name, version: hello.version } },
+        values: { greeting },
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return res.body;
+    }
+
+    const configMap = async () => {
+      return kubectl.get<{ data: { greeting: string }; metadata: { resourceVersion: string } }>(
+        `/api/v1/namespaces/default/configmaps/${release}-hello`,
+      );
+    };
+    const said = (pattern: RegExp) =>
+      eventually(async () => pattern.test(d.proc.output()), { timeoutMs: 60_000, what: `the agent to log ${pattern}` });
+
+    before(async () => {
+      await stamp();
+      d = await startAgent('renders', policy, { env: { BROKKR__AGENT__WATCH_NAMESPACE: 'default' } });
+      stack = await createStack(broker.admin, name);
+      await target(broker.admin, d.reg.id, stack);
+    });
+
+    it('is applied from the agent’s own render of the signed chart and values', async () => {
+      v1 = await publishChart('signed v1', 1);
+      await eventFor(d.reg.id, v1.id, 'SUCCESS');
+      expect((await configMap())?.data.greeting).to.equal('signed v1');
+      // The hub rendered the same inputs with the same engine: nothing to report.
+      expect(d.proc.output()).not.to.include('the hub served other content');
+    });
+
+    it('a hub render changed in the database is not applied: the agent applies its own and reports the difference', async () => {
+      const before = await configMap();
+      const changed = await sql.query(
+        `UPDATE renders r SET yaml_content = replace(r.yaml_content, 'signed v1', 'from the hub'),
+                              yaml_checksum = encode(sha256(convert_to(replace(r.yaml_content, 'signed v1', 'from the hub'), 'UTF8')), 'hex')
+           FROM agent_renders ar WHERE ar.render_key = r.key AND ar.agent_id = $1 AND ar.deployment_object_id = $2`,
+        [d.reg.id, v1.id],
+      );
+      expect(changed.rowCount).to.equal(1);
+      await wake(d.reg.id);
+      await said(/the hub served other content than the agent’s own render of the signed inputs/);
+      const after = await configMap();
+      expect(after?.data.greeting).to.equal('signed v1');
+      expect(after?.metadata.resourceVersion).to.equal(before?.metadata.resourceVersion);
+    });
+
+    it('one byte changed in the stored chart archive: refused with signature_invalid, nothing changes in the cluster', async () => {
+      const before = await configMap();
+      // The gzip header's OS byte: the archive still unpacks (the hub renders it as before), its digest is another.
+      const changed = await sql.query(`UPDATE source_blobs SET bytes = set_byte(bytes, 9, get_byte(bytes, 9) # 1) WHERE digest = $1`, [
+        hello.digest,
+      ]);
+      expect(changed.rowCount).to.equal(1);
+      const v2 = await publishChart('signed v2', 2);
+      expect((await eventFor(d.reg.id, v2.id, 'FAILURE')).message).to.match(/^refused: signature_invalid: /);
+      const after = await configMap();
+      expect(after?.data.greeting).to.equal('signed v1');
+      expect(after?.metadata.resourceVersion).to.equal(before?.metadata.resourceVersion);
+    });
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { locateRenderer } from '@brokkr/render';
+import { generateSigningKey, renderInputDigests, renderInputsContent, sha256Hex, signIntent, type RenderInputValues } from '@brokkr/trust';
 import {
   fixtureChartDir,
   fixtureKustomizeDir,
@@ -18,6 +19,7 @@ import {
   type OciRegistry,
   type TestRenderer,
 } from '@brokkr/testkit';
+import { releaseName } from '../src/rendering/source-of.ts';
 import {
   createAgent,
   createGenerator,
@@ -180,6 +182,59 @@ describe('api charts and overlays', function () {
     expect(await counter('brokkr_renders_total', 'outcome="ok"')).to.equal(rendered);
     expect(await counter('brokkr_render_cache_hits_total')).to.equal(reused + 3);
     expect(stored - before).to.be.at.least(3);
+  });
+
+  it('relays a chart’s render inputs and the signature naming them only to an agent it is served; layers make it not signable', async () => {
+    const t = await tenant();
+    const agent = await agentOf(t, {}, 'v1.33.13');
+    const other = await agentOf(await tenant());
+    const stackName = (await t.client.get<{ name: string }>(`/stacks/${t.stack}`)).body.name;
+    const demo = repo.charts.find((c) => c.name === 'demo')!;
+    const inputs: RenderInputValues = {
+      kind: 'helm',
+      archive: demo.tgz,
+      values: { greeting: 'signed' },
+      options: { release: { name: releaseName(stackName), namespace: 'default' } },
+      renderer: 'brokkr-render test',
+    };
+    const predicate = { stack: t.stack, generator: 'ci', version: 1, kind: 'helm' as const, issuedAt: new Date().toISOString() };
+    const signature = signIntent(
+      renderInputsContent(inputs),
+      { ...predicate, inputs: renderInputDigests(inputs), renderer: inputs.renderer },
+      generateSigningKey().privateKey,
+    );
+    expect((await t.client.post(`/stacks/${t.stack}/signatures`, { signature })).status).to.equal(201);
+    const object = await postSource(t, { source: helmSource(), values: { greeting: 'signed' } });
+    expect(object.status, object.text).to.equal(201);
+
+    const path = `/agents/${agent.id}/render-inputs/${object.body.id}`;
+    const res = await agent.client.get<Record<string, unknown> & { archive: string }>(path);
+    expect(res.status, res.text).to.equal(200);
+    expect(`sha256:${sha256Hex(Buffer.from(res.body.archive, 'base64'))}`).to.equal(demo.digest);
+    expect(res.body).to.deep.include({
+      kind: 'helm',
+      values: { greeting: 'signed' },
+      options: inputs.options,
+      not_signable: null,
+      signature: JSON.parse(JSON.stringify(signature)),
+      capabilities: { kubeVersion: 'v1.33.13', apiVersions: ['apps/v1', 'v1'] },
+    });
+    expect((await api.admin.get(path)).status).to.equal(200);
+    // Another tenant's agent: not its object (404), and not its path (403).
+    expectError(await other.client.get(`/agents/${other.id}/render-inputs/${object.body.id}`), 404, 'render_inputs_not_found');
+    expectError(await other.client.get(path), 403, 'agent_pak_mismatch');
+
+    const layer = await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'more', values: { replicaCount: 2 } });
+    expect(layer.status, layer.text).to.equal(201);
+    expect((await agent.client.get(path)).body).to.deep.include({ not_signable: 'override layers are not signed' });
+  });
+
+  it('relays no render inputs for plain YAML', async () => {
+    const t = await tenant();
+    const agent = await agentOf(t);
+    const object = await postSource(t, { yaml_content: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n' });
+    expect(object.status, object.text).to.equal(201);
+    expectError(await agent.client.get(`/agents/${agent.id}/render-inputs/${object.body.id}`), 404, 'render_inputs_not_found');
   });
 
   it('pins a chart from an OCI registry to its digest and explains the inputs', async () => {

@@ -68,3 +68,26 @@ export const servedObjectSchema = deploymentObjectSchema
   })
   .meta({ id: 'ServedDeploymentObject' });
 export type ServedDeploymentObject = z.output<typeof servedObjectSchema>;
+
+/**
+ * GET /agents/{id}/render-inputs/{deployment_object_id}: what a chart or an overlay the agent is
+ * served is rendered from, for an agent that renders it itself from signed inputs
+ * (docs/signatures.md, "Charts and overlays"). Relayed, not trusted: the agent checks every digest.
+ */
+export const renderInputsSchema = z
+  .object({
+    deployment_object_id: uuid(),
+    stack_id: uuid(),
+    kind: z.enum(['helm', 'kustomize']),
+    archive: z.string().meta({ description: 'The source archive (.tgz) exactly as the hub pinned it, base64' }),
+    values: z.record(z.string(), z.unknown()).nullable().meta({ description: 'Helm: the values over the chart’s own' }),
+    options: z.union([z.object({ release: z.object({ name: z.string(), namespace: z.string() }) }), z.object({ path: z.string() })]),
+    capabilities: z.object({ kubeVersion: z.string(), apiVersions: z.array(z.string()) }),
+    not_signable: z.string().nullable().meta({
+      description:
+        'Why the hub’s render of it for this agent is not what its inputs alone make (override layers, `{{ agent.* }}` references)',
+    }),
+    signature: signedJson.nullable().meta({ description: 'The newest signature stored for the stack whose statement names these inputs' }),
+  })
+  .meta({ id: 'RenderInputs' });
+export type RenderInputs = z.output<typeof renderInputsSchema>;

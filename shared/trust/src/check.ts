@@ -33,6 +33,11 @@ export interface ServedObject {
   content: string;
   deletion: boolean;
   signed: unknown;
+  /**
+   * A chart or an overlay the agent renders itself: `content` is then the canonical document of
+   * the inputs it was relayed (render-inputs.ts), and the statement must be of this kind.
+   */
+  rendered?: 'helm' | 'kustomize';
 }
 
 export type IntentVerdict =
@@ -73,7 +78,7 @@ function bindingRefusal(statement: IntentStatement, signer: Signer, object: Serv
   if (p.stack !== object.stackId) return refuse('signature_invalid', `it was signed for stack ${p.stack}, not ${object.stackId}`);
   if (!statement.subject.some((s) => s.digest.sha256 === digest))
     return refuse('signature_invalid', `its content (sha256 ${digest.slice(0, 12)}…) is not what was signed`);
-  const kind = object.deletion ? 'deletion' : 'raw';
+  const kind = object.rendered ?? (object.deletion ? 'deletion' : 'raw');
   if (p.kind !== kind) return refuse('signature_invalid', `it was signed as kind ${p.kind}, and served as ${kind}`);
   return undefined;
 }

@@ -37,6 +37,19 @@ export {
   type WorkOrderPredicate,
   type WorkOrderStatement,
 } from './statement.ts';
+export {
+  canonicalJson,
+  helmReleaseName,
+  RENDER_INPUTS_TYPE,
+  renderInputDigests,
+  renderInputsContent,
+  renderInputsDocument,
+  renderInputsMismatch,
+  type RenderedKind,
+  type RenderInputDigest,
+  type RenderInputValues,
+  type RenderOptions,
+} from './render-inputs.ts';
 export { readSignedIntent, signStatementBundle, SignatureFormatError, type SerializedBundle, type SignedIntent } from './bundle.ts';
 export {
   MetadataError,

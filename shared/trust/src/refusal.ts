@@ -3,7 +3,16 @@
  * hub, database or key can cause; `trust_metadata_stale` is a hub that stopped relaying fresh
  * metadata (a freeze): nothing new is taken until it does.
  */
-export type RefusalReason = 'signature_invalid' | 'target_not_authorized' | 'rollback_rejected' | 'key_revoked' | 'trust_metadata_stale';
+export type RefusalReason =
+  | 'signature_invalid'
+  | 'target_not_authorized'
+  | 'rollback_rejected'
+  | 'key_revoked'
+  | 'trust_metadata_stale'
+  /** A chart or an overlay whose render for this agent is more than its signed inputs (override layers, agent references). */
+  | 'render_not_signable'
+  /** Signed inputs the agent's own renderer could not render. */
+  | 'render_failed';
 
 export interface Refusal {
   reason: RefusalReason;

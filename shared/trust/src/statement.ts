@@ -31,8 +31,9 @@ export const targetingSchema = z.object({
 export type Targeting = z.output<typeof targetingSchema>;
 
 /**
- * What a render input is, when the object is rendered (a template, and later charts and
- * overrides): each input by name and digest. The statement's subject is then the rendered output.
+ * What a render input is, when the object is rendered (helm, kustomize): each input by name and
+ * digest. The statement's subject is then the digest of the canonical document of the inputs
+ * (render-inputs.ts), and the agent renders them itself.
  */
 export const renderInputSchema = z.object({ name: z.string().min(1), digest: digestSet });
 
@@ -43,7 +44,7 @@ export const intentPredicateSchema = z.object({
   generator: z.string().min(1),
   /** Monotonic per stack: an agent never takes a version below one it applied, except a rollback allowed below. */
   version: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  /** raw: the YAML as posted; deletion: a deletion marker; template: rendered from `inputs` (the agent renders it too). */
+  /** raw: the YAML as posted; deletion: a deletion marker; helm, kustomize: rendered by the agent from the signed `inputs` (template: not taken yet). */
   kind: z.enum(['raw', 'deletion', 'template', 'helm', 'kustomize']),
   inputs: z.array(renderInputSchema).optional(),
   /** The renderer the inputs are meant for (the agent refuses to render with another). */
@@ -112,3 +113,7 @@ export function workOrderStatement(contentSha256: string, predicate: WorkOrderPr
     predicate,
   };
 }
+
+// The hub reads the canonical inputs of a rendered object with this module alone (the render-inputs relay).
+export { canonicalJson, helmReleaseName, renderInputDigests, renderInputsContent, renderInputsDocument } from './render-inputs.ts';
+export type { RenderedKind, RenderInputDigest, RenderInputValues, RenderOptions } from './render-inputs.ts';

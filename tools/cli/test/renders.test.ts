@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { generatePak } from '@brokkr/pak';
+import type { RenderInputs } from '@brokkr/contracts';
 import { locateRenderer } from '@brokkr/render';
+import { buildRoot, checkIntent, publicKeyFromPem, renderInputsContent, type TrustView } from '@brokkr/trust';
 import {
   fixtureChartDir,
   fixtureKustomizeDir,
@@ -84,6 +86,52 @@ describe('brokkr apply --chart / -k and brokkr overrides (built CLI against a re
     expect(res.code, res.stderr).to.equal(0);
     expect(res.stdout).to.contain(`from chart demo 0.1.0 from ${repo.url}, rendered for each agent`);
     expect(await servedData(agent)).to.contain('greeting: "hello from a values file"');
+  });
+
+  it('apply --chart --sign signs the render inputs: the hub relays them with that signature, and an agent’s checks take it', async () => {
+    const { generator, agent } = await tenantWithAgent();
+    const keys = await fs.mkdtemp(path.join(os.tmpdir(), 'brokkr-keys-'));
+    expect((await runCli(['trust', 'keygen', 'ci', '--dir', keys])).code).to.equal(0);
+    const key = path.join(keys, 'ci.key');
+    const chart = ['apply', '--chart', 'demo', '--repo', repo.url, '--chart-version', '0.1.0', '--target', agent.name];
+    const stack = uniqueName('signed-chart');
+    const env = hub.env(generator.pak);
+    const noRenderer = await runCli([...chart, '--stack', stack, '--sign', key], { env });
+    expect(noRenderer.code).to.not.equal(0);
+    expect(noRenderer.stderr).to.contain('--sign with --chart or -k needs --renderer');
+
+    const renderer = 'brokkr-render test';
+    const res = await runCli([...chart, '--stack', stack, '--sign', key, '--renderer', renderer, '-o', 'json'], { env });
+    expect(res.code, res.stderr).to.equal(0);
+    expect(res.stderr).to.match(/signature stored \(render inputs sha256 [0-9a-f]{12}…, rendered by each agent\)/);
+    const object = JSON.parse(res.stdout).deployment_object as { id: string; stack_id: string };
+    const relayed = await agent.client.get(`/agents/${agent.id}/render-inputs/${object.id}`);
+    expect(relayed.status, JSON.stringify(relayed.body)).to.equal(200);
+    const body = relayed.body as RenderInputs;
+    const content = renderInputsContent({
+      kind: body.kind,
+      archive: Buffer.from(body.archive, 'base64'),
+      values: body.values ?? undefined,
+      options: body.options,
+      renderer,
+    });
+    const pub = publicKeyFromPem(await fs.readFile(path.join(keys, 'ci.pub'), 'utf8'));
+    const view: TrustView = {
+      root: buildRoot({ version: 1, rootKeys: [pub], threshold: 1, generators: [{ name: 'ci', keys: [pub], stacks: ['*'] }] }),
+      revocations: undefined,
+      stale: undefined,
+      keyless: undefined,
+      identity: { name: agent.name, cluster: 'c', labels: [] },
+      now: new Date(),
+    };
+    const verdict = checkIntent(
+      view,
+      { stackId: object.stack_id, content, deletion: false, signed: body.signature, rendered: 'helm' },
+      undefined,
+    );
+    expect(verdict.ok, JSON.stringify(verdict)).to.equal(true);
+    expect(verdict.ok && verdict.statement.predicate).to.deep.include({ kind: 'helm', renderer });
+    await fs.rm(keys, { recursive: true, force: true });
   });
 
   it('applies a kustomize overlay with the base it reaches, packed by the CLI', async () => {

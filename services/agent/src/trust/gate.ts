@@ -5,6 +5,8 @@ import {
   checkWorkOrder,
   keylessTrustMaterial,
   refusalMessage,
+  renderInputsMismatch,
+  sha256Hex,
   staleness,
   type LocalIdentity,
   type MetadataState,
@@ -19,6 +21,7 @@ import type { EventReporter } from '../reconcile/event-reporter.ts';
 import { errorMessage, Wakeup } from '../util/async.ts';
 import { metadataVersions, startingMetadata } from './metadata-state.ts';
 import type { TrustMetrics } from './metrics.ts';
+import type { OwnRenders, RelayedRender } from './own-render.ts';
 import type { TrustRelay } from './relay.ts';
 import type { PersistedTrust, TrustStateStore } from './state-store.ts';
 
@@ -35,6 +38,8 @@ export interface TrustGateDeps {
    * (metadataChanged: the agent channel's `trust_metadata_changed`); never because the target state did.
    */
   refreshMs: number;
+  /** Charts and overlays signed by their inputs, rendered by the agent itself (docs/signatures.md, "Charts and overlays"). */
+  own?: OwnRenders;
 }
 
 /** Admitted (with the record it leaves, when signed), refused, or admitted but waiting until its record is written to the cluster. */
@@ -67,6 +72,8 @@ export class TrustGate {
   private readonly held = new Set<string>();
   /** The refusal last logged per object: a refusal repeated on every re-screen is logged once. */
   private readonly refusals = new Map<string, string>();
+  /** Objects whose served content differed from the agent's own render (said once each). */
+  private readonly differences = new Set<string>();
   private received: DeploymentObject[] | undefined;
   /** Whether the metadata was asked for once: until then a screen or a work order waits for it. */
   private metadataAsked = false;
@@ -137,6 +144,7 @@ export class TrustGate {
       }).catch((err: unknown) => this.deps.logger.warn({ err: errorMessage(err) }, 'refreshing the trust metadata failed'));
     }
     await this.chain;
+    await this.deps.own?.close().catch(() => undefined);
     await this.deps.relay.close().catch(() => undefined);
   }
 
@@ -238,11 +246,65 @@ export class TrustGate {
       await this.fetchSignatures(recheck);
       screened = objects.map((o) => this.check(o));
     }
+    screened = await this.withOwnRenders(objects, screened);
     const kept = await this.keepRecords(screened);
     this.refusing = kept.some((s) => 'refusal' in s);
     const offered = kept.flatMap((s) => this.outcome(s));
+    // Refused inputs are asked for again at the next screen: the hub may serve the signed ones by then.
+    for (const s of kept) if ('refusal' in s) this.deps.own?.forget(s.object.id);
     this.retain(objects);
     return offered;
+  }
+
+  /**
+   * Objects refused as served may be charts or overlays signed by their inputs: asked about once
+   * (plain YAML stays plain), checked by the document of the inputs relayed, and each one admitted
+   * replaced by the agent's own render of them. What the hub served is never applied then.
+   */
+  private async withOwnRenders(objects: DeploymentObject[], screened: Screened[]): Promise<Screened[]> {
+    const own = this.deps.own;
+    if (!own) return screened;
+    const unknown = screened.filter((s) => 'refusal' in s && !s.object.is_deletion_marker && !own.known(s.object.id));
+    if (unknown.length) {
+      await own.fetch(unknown.map((s) => s.object.id));
+      screened = objects.map((o) => this.check(o));
+    }
+    return Promise.all(screened.map((s) => this.ownRender(s)));
+  }
+
+  private async ownRender(s: Screened): Promise<Screened> {
+    const relayed = this.deps.own?.get(s.object.id);
+    if (!relayed || 'refusal' in s || 'waiting' in s) return s;
+    // A renderer that cannot run refuses this object only: the rest of the state is still offered.
+    const result = await this.deps.own!.render(relayed).catch((err: unknown) => ({ ok: false as const, error: errorMessage(err) }));
+    if (!result.ok) return { object: s.object, refusal: { reason: 'render_failed', detail: `${relayed.renderer}: ${result.error}` } };
+    if (result.yaml !== s.object.yaml_content) this.servedDiffers(s.object, relayed);
+    return { ...s, object: { ...s.object, yaml_content: result.yaml, yaml_checksum: sha256Hex(result.yaml) } };
+  }
+
+  /** The hub served other content than the signed inputs render to (it lied, or rendered other inputs): said once per object. */
+  private servedDiffers(object: DeploymentObject, relayed: RelayedRender): void {
+    if (this.differences.has(object.id)) return;
+    this.differences.add(object.id);
+    this.deps.metrics.renderDifferences.inc();
+    this.deps.logger.warn(
+      { stack: object.stack_id, deploymentObject: object.id, kind: relayed.kind, served: object.yaml_checksum },
+      'the hub served other content than the agent’s own render of the signed inputs: the agent’s render is applied',
+    );
+  }
+
+  /** A chart or an overlay: its signature must name the inputs relayed (hashed here) and this agent's renderer. */
+  private checkRendered(object: DeploymentObject, relayed: RelayedRender): Screened {
+    if (relayed.notSignable) return { object, refusal: { reason: 'render_not_signable', detail: relayed.notSignable } };
+    const verdict = checkIntent(
+      this.view(),
+      { stackId: object.stack_id, content: relayed.document, deletion: false, signed: relayed.signature, rendered: relayed.kind },
+      this.persisted.stacks[object.stack_id],
+    );
+    if (!verdict.ok) return { object, refusal: verdict.refusal };
+    const mismatch = renderInputsMismatch(verdict.statement.predicate, relayed.digests, relayed.renderer);
+    if (mismatch) return { object, refusal: { reason: 'signature_invalid', detail: mismatch } };
+    return { object, record: verdict.record };
   }
 
   private async fetchSignatures(ids: string[]): Promise<void> {
@@ -252,6 +314,8 @@ export class TrustGate {
   }
 
   private check(object: DeploymentObject): Screened {
+    const relayed = this.deps.own?.get(object.id);
+    if (relayed) return this.checkRendered(object, relayed);
     const signed = this.signatures.get(object.id);
     if (signed === undefined && !this.deps.policy.requireSignatures) return { object };
     const end = this.deps.metrics.verifySeconds.startTimer();
@@ -306,6 +370,8 @@ export class TrustGate {
     for (const o of this.admitted.values()) ids.add(o.id);
     for (const id of this.signatures.keys()) if (!ids.has(id)) this.signatures.delete(id);
     for (const id of this.refusals.keys()) if (!ids.has(id)) this.refusals.delete(id);
+    for (const id of this.differences) if (!ids.has(id)) this.differences.delete(id);
+    this.deps.own?.retain(ids);
   }
 
   private refused(object: DeploymentObject, refusal: Refusal): void {

@@ -17,6 +17,10 @@ export function createTrustMetrics(registry: Registry) {
       name: 'brokkr_agent_trust_metadata_stale',
       help: '1 while the trust metadata is stale (no fresh signed timestamp): no new version is taken',
     }),
+    renderDifferences: m.counter({
+      name: 'brokkr_agent_trust_render_differences_total',
+      help: 'Signed charts and overlays whose content the hub served differs from the agent’s own render of the signed inputs (the agent applies its own)',
+    }),
     rootVersion: m.gauge({ name: 'brokkr_agent_trust_root_version', help: 'The version of the trust root the agent checks against' }),
   };
 }

@@ -1,4 +1,4 @@
-import type { AgentSignatures, TrustMetadata } from '@brokkr/contracts';
+import type { AgentSignatures, RenderInputs, TrustMetadata } from '@brokkr/contracts';
 import type { RelayedMetadata } from '@brokkr/trust';
 import { BrokerHttp } from '../broker/http.ts';
 
@@ -36,6 +36,14 @@ export class TrustRelay {
     const q = new URLSearchParams({ work_order_ids: id });
     const { body } = await this.http.call<AgentSignatures>('GET', `/api/v1/agents/${this.agentId}/signatures?${q.toString()}`);
     return body.work_orders.find((w) => w.work_order_id === id)?.signature;
+  }
+
+  /** What a chart or an overlay it is served renders from (undefined: 404, plain YAML or not served to it). */
+  async renderInputs(objectId: string): Promise<RenderInputs | undefined> {
+    const { status, body } = await this.http.call<RenderInputs>('GET', `/api/v1/agents/${this.agentId}/render-inputs/${objectId}`, {
+      accept: [404],
+    });
+    return status === 404 ? undefined : body;
   }
 
   async metadata(): Promise<RelayedMetadata> {

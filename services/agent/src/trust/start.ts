@@ -5,6 +5,7 @@ import type { AgentMetrics } from '../metrics.ts';
 import type { EventReporter } from '../reconcile/event-reporter.ts';
 import { TrustGate } from './gate.ts';
 import { createTrustMetrics } from './metrics.ts';
+import { OwnRenders } from './own-render.ts';
 import { loadTrustPolicy } from './policy-source.ts';
 import { TrustRelay } from './relay.ts';
 import { TrustStateStore } from './state-store.ts';
@@ -30,9 +31,13 @@ export async function createTrustGate(w: TrustWiring): Promise<TrustGate | undef
   if (!settings.agentNamespace)
     throw new Error('a trust policy needs the agent namespace (BROKKR__AGENT__NAMESPACE), where the agent keeps the versions it took');
   const logger = w.logger.child({ loop: 'trust' });
+  const relay = new TrustRelay(settings.brokerUrl, settings.pak, w.agentId);
+  // Only an agent requiring signatures renders: one that does not is served the hub's render as before.
+  const own = policy.requireSignatures ? new OwnRenders({ relay, binary: settings.trust.rendererBinary, logger }) : undefined;
   const gate = await TrustGate.create({
     policy,
-    relay: new TrustRelay(settings.brokerUrl, settings.pak, w.agentId),
+    relay,
+    ...(own ? { own } : {}),
     store: new TrustStateStore(w.kube, settings.agentNamespace, settings.trust.stateConfigMap),
     events: w.events,
     metrics: createTrustMetrics(w.metrics.registry),

@@ -32,6 +32,7 @@ import { previewRoutes } from './previews/routes.ts';
 import { rolloutPolicyRoutes } from './rollouts/policy-routes.ts';
 import { rolloutRoutes } from './rollouts/routes.ts';
 import { rolloutApprovalRoutes } from './rollouts/approval-routes.ts';
+import { renderInputsRoutes } from './render-inputs/routes.ts';
 import { signatureRoutes } from './signatures/routes.ts';
 import { stackDependencyRoutes } from './stack-dependencies/routes.ts';
 import { stackAgentStatusRoutes } from './stack-dependencies/status-routes.ts';
@@ -83,6 +84,7 @@ export const allRoutes: readonly AnyRoute[] = [
   ...rolloutApprovalRoutes,
   ...deploymentObjectRoutes,
   ...signatureRoutes,
+  ...renderInputsRoutes,
   ...deploymentObjectFromTemplateRoutes,
   ...templateRoutes,
   ...templateMetadataRoutes,

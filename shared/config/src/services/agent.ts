@@ -48,6 +48,12 @@ export const agentConfigSchema = z.object({
     .string()
     .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/)
     .default('brokkr-agent-trust-state'),
+  /**
+   * The brokkr-render binary an agent requiring signatures renders signed charts and overlays with
+   * (docs/signatures.md, "Charts and overlays"; the agent's image holds it at /usr/local/bin/brokkr-render).
+   * Unset: the one built from this checkout (development), found when a signed chart first comes.
+   */
+  BROKKR__AGENT__RENDERER_BINARY: z.string().min(1).optional(),
   /** A kubeconfig file; unset: in-cluster credentials, else the usual KUBECONFIG / ~/.kube/config. */
   BROKKR__AGENT__KUBECONFIG: z.string().min(1).optional(),
   /** Brokkr's name for the same setting (used when BROKKR__AGENT__KUBECONFIG is unset). */

@@ -34,7 +34,8 @@ async function readContent(options: ApplyOptions): Promise<Content> {
 }
 import { ensureDependencies, resolveDependsOn } from './dependencies.ts';
 import { renderRollout } from './rollout.ts';
-import { signContent, storeSignature, type SignOptions } from './signing.ts';
+import { signContent, signRenderInputs, storeSignature, type SignOptions } from './signing.ts';
+import { renderInputsContent, sha256Hex } from '@brokkr/trust';
 import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
 
 interface ApplyOptions extends Partial<SignOptions>, Partial<ChartOptions> {
@@ -46,6 +47,8 @@ interface ApplyOptions extends Partial<SignOptions>, Partial<ChartOptions> {
   sign?: string;
   /** A signature made elsewhere (e.g. keyless by cosign or sigstore-js), stored as given. */
   signature?: string;
+  /** With --sign and a chart or an overlay: the brokkr-render version the agents render with. */
+  renderer?: string;
   stack?: string;
   generator?: string;
   target: string[];
@@ -111,6 +114,10 @@ export function registerApply(program: Command): void {
     .option('--sign-for-label <label>', 'with --sign: agents configured with this label may apply it; repeatable', collect, [])
     .option('--allow-rollback-to <n>', 'with --sign: an automatic rollback may return to this earlier version; repeatable', collect, [])
     .option('--expires <duration>', 'with --sign: the signature is good for this long (e.g. 720h)')
+    .option(
+      '--renderer <version>',
+      'with --sign and --chart or -k: the brokkr-render version the agents render with (`brokkr-render --version`; default: BROKKR_RENDERER)',
+    )
     .option('--signature <file>', 'store this signature (a Sigstore bundle or DSSE envelope made elsewhere, e.g. keyless) with the content')
     .action(async (options: ApplyOptions, cmd: Command) => {
       process.exitCode = await apply(cmd, options);
@@ -265,19 +272,26 @@ async function ensureTargets({ hub, say }: Io, stack: Stack, agents: Agent[]): P
  */
 async function ensureSignature({ hub, say }: Io, stack: Stack, manifests: Content, options: ApplyOptions): Promise<string | undefined> {
   if (options.sign && options.signature) throw new CliError('--sign and --signature exclude each other');
-  if (manifests.kind !== 'yaml') {
-    if (options.sign || options.signature)
-      throw new CliError('--sign and --signature sign YAML content (-f); a chart or an overlay is rendered by the hub');
-    return undefined;
-  }
   let signature: unknown;
-  if (options.signature) signature = readSignatureFile(options.signature);
-  else if (options.sign) {
+  let signed: string;
+  if (options.signature) {
+    signature = readSignatureFile(options.signature);
+    signed = manifests.kind === 'yaml' ? `content sha256 ${manifests.checksum.slice(0, 12)}…` : 'render inputs';
+  } else if (options.sign) {
     const signOptions = { signFor: [], signForLabel: [], allowRollbackTo: [], ...options, key: options.sign };
-    signature = signContent(signOptions, stack.id, manifests.content, false);
+    if (manifests.kind === 'yaml') {
+      signature = signContent(signOptions, stack.id, manifests.content, false);
+      signed = `content sha256 ${manifests.checksum.slice(0, 12)}…`;
+    } else {
+      const renderer = options.renderer ?? (process.env.BROKKR_RENDERER || undefined);
+      if (!renderer) throw new CliError('--sign with --chart or -k needs --renderer <brokkr-render version> (or BROKKR_RENDERER)');
+      const inputs = { ...(await manifests.inputs(stack.name)), renderer };
+      signature = signRenderInputs(signOptions, stack.id, inputs);
+      signed = `render inputs sha256 ${sha256Hex(renderInputsContent(inputs)).slice(0, 12)}…, rendered by each agent`;
+    }
   } else return undefined;
   const storedAt = await storeSignature(hub, stack.id, signature);
-  say(`stack "${stack.name}": signature stored (content sha256 ${manifests.checksum.slice(0, 12)}…)`);
+  say(`stack "${stack.name}": signature stored (${signed})`);
   return storedAt;
 }
 

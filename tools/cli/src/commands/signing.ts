@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { KeyError, privateKeyFromPem, signIntent, type IntentPredicate, type SerializedBundle } from '@brokkr/trust';
+import {
+  KeyError,
+  privateKeyFromPem,
+  renderInputDigests,
+  renderInputsContent,
+  signIntent,
+  type IntentPredicate,
+  type RenderInputValues,
+  type SerializedBundle,
+} from '@brokkr/trust';
 import { CliError } from '../errors.ts';
 import type { Hub } from '../http.ts';
 import { parseDuration } from './wait.ts';
@@ -48,15 +57,28 @@ export const signerName = (options: Pick<SignOptions, 'key' | 'signer'>): string
 
 /** The statement of `content` for the stack, signed with the key: a keyed Sigstore bundle. */
 export function signContent(options: SignOptions, stackId: string, content: string, deletion: boolean): SerializedBundle {
-  const key = readSigningKey(options.key);
+  return signIntent(content, predicateOf(options, stackId, deletion ? 'deletion' : 'raw'), readSigningKey(options.key));
+}
+
+/**
+ * A chart's or an overlay's statement: its subject the canonical document of the inputs' digests,
+ * its predicate naming each input and the renderer; each agent requiring signatures renders the
+ * inputs itself (docs/signatures.md, "Charts and overlays").
+ */
+export function signRenderInputs(options: SignOptions, stackId: string, inputs: RenderInputValues): SerializedBundle {
+  const predicate = { ...predicateOf(options, stackId, inputs.kind), inputs: renderInputDigests(inputs), renderer: inputs.renderer };
+  return signIntent(renderInputsContent(inputs), predicate, readSigningKey(options.key));
+}
+
+function predicateOf(options: SignOptions, stackId: string, kind: IntentPredicate['kind']): IntentPredicate {
   const now = new Date();
   const agents = options.signFor;
   const labels = options.signForLabel;
-  const predicate: IntentPredicate = {
+  return {
     stack: stackId,
     generator: signerName(options),
     version: options.signatureVersion ? positiveInt('--signature-version', options.signatureVersion) : Math.floor(now.getTime() / 1000),
-    kind: deletion ? 'deletion' : 'raw',
+    kind,
     issuedAt: now.toISOString(),
     ...(agents.length || labels.length
       ? { targeting: { ...(agents.length ? { agents } : {}), ...(labels.length ? { labels } : {}) } }
@@ -66,7 +88,6 @@ export function signContent(options: SignOptions, stackId: string, content: stri
       : {}),
     ...(options.expires ? { expires: new Date(now.getTime() + parseDuration(options.expires)).toISOString() } : {}),
   };
-  return signIntent(content, predicate, key);
 }
 
 /**

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { create } from 'tar';
 import { parse } from 'yaml';
+import { helmReleaseName, type RenderInputValues } from '@brokkr/trust';
 import { CliError } from '../errors.ts';
+import { downloadChart } from './chart-download.ts';
 import { readSettingsIn, type StackSettings } from './manifests.ts';
 
 /** A chart or an overlay for `apply`: the hub fetches (or unpacks) it and renders it for each agent. */
@@ -12,6 +14,11 @@ export interface SourceContent {
   /** For progress lines: "chart demo 0.1.0 from …". */
   describe: string;
   settings: StackSettings;
+  /**
+   * For --sign: the inputs the hub will pin and the agents render (docs/signatures.md, "Charts and
+   * overlays"); a chart is downloaded here as the hub downloads it, its digest the same.
+   */
+  inputs: (stackName: string) => Promise<Omit<RenderInputValues, 'renderer'>>;
 }
 
 export interface ChartOptions {
@@ -49,8 +56,15 @@ export function chartContent(options: ChartOptions): SourceContent {
   if (!options.repo || !options.chartVersion)
     throw new CliError('--chart needs --repo <https://… or oci://…> and --chart-version <version>');
   const helm = { repository: options.repo, chart: options.chart, version: options.chartVersion };
+  const values = readValues(options.values);
   return {
-    body: { source: { helm }, values: readValues(options.values) },
+    body: { source: { helm }, values },
+    inputs: async (stackName) => ({
+      kind: 'helm',
+      archive: await downloadChart(helm),
+      values,
+      options: { release: { name: helmReleaseName(stackName), namespace: 'default' } },
+    }),
     defaultStackName: options.chart,
     describe: `chart ${options.chart} ${options.chartVersion} from ${options.repo}`,
     settings: {},
@@ -107,6 +121,7 @@ export async function kustomizeContent(overlay: string, rootOption?: string): Pr
   const archive = await packTree(root);
   return {
     body: { source: { kustomize: { archive: archive.toString('base64'), path: relative } } },
+    inputs: () => Promise.resolve({ kind: 'kustomize', archive, options: { path: relative } }),
     defaultStackName: root === dir ? path.basename(dir) : `${path.basename(root)}-${path.basename(dir)}`,
     describe: `kustomize overlay ${relative} (${Math.ceil(archive.length / 1024)} KiB packed from ${root})`,
     settings: readSettingsIn(dir),

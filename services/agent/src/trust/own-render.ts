@@ -1,0 +1,158 @@
+import type { RenderInputs } from '@brokkr/contracts';
+import type { Logger } from '@brokkr/logger';
+import { createRenderer, locateRenderer, type RenderResult, type Renderer } from '@brokkr/render';
+import { renderInputDigests, renderInputsDocument, sha256Hex, type RenderedKind, type RenderInputDigest } from '@brokkr/trust';
+import { errorMessage } from '../util/async.ts';
+import type { TrustRelay } from './relay.ts';
+
+/**
+ * A chart or an overlay the hub serves this agent, as the trust gate checks it: the canonical
+ * document of the relayed inputs' digests (hashed here, from the bytes relayed) with this agent's
+ * renderer, which the signature's subject must be, and the signature the hub relayed with them.
+ */
+export interface RelayedRender {
+  kind: RenderedKind;
+  document: string;
+  digests: RenderInputDigest[];
+  renderer: string;
+  signature: unknown;
+  /** Why the hub's render for this agent is more than the inputs make (the agent refuses it): layers, agent references. */
+  notSignable: string | null;
+  inputs: RenderInputs;
+}
+
+export interface OwnRendersDeps {
+  relay: TrustRelay;
+  /** brokkr-render (BROKKR__AGENT__RENDERER_BINARY); unset: built from this checkout (development). */
+  binary: string | undefined;
+  logger: Logger;
+}
+
+/** How many render inputs are fetched at once. */
+const FETCHES_AT_ONCE = 4;
+
+/**
+ * Charts and overlays signed by their inputs (docs/signatures.md, "Charts and overlays"): the
+ * agent fetches the inputs the hub relays, and renders them with its own brokkr-render once the
+ * gate found them signed. Renders are kept per inputs document (and the Capabilities rendered
+ * with), so a resync or a re-screen renders nothing again; the renderer starts with the first chart.
+ */
+export class OwnRenders {
+  private renderer: Promise<Renderer> | undefined;
+  /** By deployment object id; null: not a chart or an overlay (the hub said 404), which a deployment object stays. */
+  private readonly relayed = new Map<string, RelayedRender | null>();
+  private readonly renders = new Map<string, Promise<RenderResult>>();
+
+  constructor(private readonly deps: OwnRendersDeps) {}
+
+  /** Whether the object was asked about already. */
+  known(objectId: string): boolean {
+    return this.relayed.has(objectId);
+  }
+
+  get(objectId: string): RelayedRender | undefined {
+    return this.relayed.get(objectId) ?? undefined;
+  }
+
+  /** Asked again next time (a refused input the hub may correct). */
+  forget(objectId: string): void {
+    if (this.relayed.get(objectId)) this.relayed.delete(objectId);
+  }
+
+  /** Asks the hub what these objects render from; a failed request leaves the object unknown, to be asked again. */
+  async fetch(objectIds: readonly string[]): Promise<void> {
+    for (let i = 0; i < objectIds.length; i += FETCHES_AT_ONCE)
+      await Promise.all(objectIds.slice(i, i + FETCHES_AT_ONCE).map((id) => this.fetchOne(id)));
+  }
+
+  private async fetchOne(objectId: string): Promise<void> {
+    try {
+      const inputs = await this.deps.relay.renderInputs(objectId);
+      this.relayed.set(objectId, inputs ? await this.prepare(inputs) : null);
+    } catch (err) {
+      this.deps.logger.warn(
+        { deploymentObject: objectId, err: errorMessage(err) },
+        'could not fetch the render inputs of a chart or overlay',
+      );
+    }
+  }
+
+  private async prepare(inputs: RenderInputs): Promise<RelayedRender> {
+    const renderer = (await this.rendererNow()).version;
+    const digests = renderInputDigests({
+      kind: inputs.kind,
+      archive: Buffer.from(inputs.archive, 'base64'),
+      values: inputs.values ?? undefined,
+      options: inputs.options,
+      renderer,
+    });
+    return {
+      kind: inputs.kind,
+      document: renderInputsDocument(inputs.kind, renderer, digests),
+      digests,
+      renderer,
+      signature: inputs.signature ?? undefined,
+      notSignable: inputs.not_signable,
+      inputs,
+    };
+  }
+
+  /** The agent's render of inputs the gate admitted; the same inputs and Capabilities render once. */
+  render(r: RelayedRender): Promise<RenderResult> {
+    const key = sha256Hex(`${r.document}\n${JSON.stringify(r.inputs.capabilities)}`);
+    let result = this.renders.get(key);
+    if (!result) {
+      result = this.renderNow(r);
+      this.renders.set(key, result);
+      // A failure that is the agent's own (busy, timeout, no renderer) is tried again next time.
+      void result.then(
+        (res) => {
+          if (!res.ok && (res.reason === 'busy' || res.reason === 'timeout')) this.renders.delete(key);
+        },
+        () => this.renders.delete(key),
+      );
+    }
+    return result;
+  }
+
+  private async renderNow(r: RelayedRender): Promise<RenderResult> {
+    const { inputs } = r;
+    const archive = Buffer.from(inputs.archive, 'base64');
+    const job =
+      'release' in inputs.options
+        ? {
+            kind: 'helm' as const,
+            archive,
+            values: inputs.values ?? {},
+            release: inputs.options.release,
+            capabilities: inputs.capabilities,
+          }
+        : { kind: 'kustomize' as const, archive, path: inputs.options.path };
+    return (await this.rendererNow()).render('agent', job);
+  }
+
+  private rendererNow(): Promise<Renderer> {
+    this.renderer ??= (async () => {
+      const binary = this.deps.binary ?? (await locateRenderer());
+      return createRenderer({ binary, concurrency: 1, log: (line) => this.deps.logger.info(line) });
+    })().catch((err: unknown) => {
+      this.renderer = undefined;
+      throw err;
+    });
+    return this.renderer;
+  }
+
+  /** Forgets the inputs and renders of objects no longer served or admitted, so the maps stay bounded. */
+  retain(objectIds: ReadonlySet<string>): void {
+    for (const id of this.relayed.keys()) if (!objectIds.has(id)) this.relayed.delete(id);
+    const live = new Set(
+      [...this.relayed.values()].flatMap((r) => (r ? [sha256Hex(`${r.document}\n${JSON.stringify(r.inputs.capabilities)}`)] : [])),
+    );
+    for (const key of this.renders.keys()) if (!live.has(key)) this.renders.delete(key);
+  }
+
+  async close(): Promise<void> {
+    const renderer = await this.renderer?.catch(() => undefined);
+    await renderer?.close();
+  }
+}

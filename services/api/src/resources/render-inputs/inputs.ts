@@ -1,0 +1,87 @@
+import { intentStatementSchema, renderInputDigests, type RenderInputValues } from '@brokkr/trust/statement';
+import type { RenderInputs } from '@brokkr/contracts';
+import { loadSourceBlob } from '@brokkr/sources';
+import type { Queryable } from '@brokkr/db';
+import { capabilitiesOf } from '../../rendering/capabilities.ts';
+import { layersFor } from '../../rendering/layers.ts';
+import { refersToAgent, type AgentView } from '../../rendering/agent-vars.ts';
+import { releaseName } from '../../rendering/source-of.ts';
+import { stackLayers } from '../../rendering/sql/layers.ts';
+import { newestStackSignatures, type ServedRenderedObject } from './sql/render-inputs.ts';
+
+/** How many of a stack's newest signatures are searched for the one naming an object's inputs. */
+const SIGNATURES_SEARCHED = 50;
+
+/** The statement's payload of a stored bundle (or envelope); unverified: the agent verifies. */
+function statementOf(bundle: Record<string, unknown>) {
+  const envelope = ('dsseEnvelope' in bundle ? bundle.dsseEnvelope : bundle) as { payload?: unknown } | undefined;
+  if (typeof envelope?.payload !== 'string') return undefined;
+  try {
+    const parsed = intentStatementSchema.safeParse(JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The newest stored signature of the stack whose statement names exactly these input digests (any
+ * renderer: the agent judges that). The source by the digest the object pinned, not by the stored
+ * bytes: a signature is relayed for what the generator submitted, and bytes changed in the store
+ * since are the agent's to find.
+ */
+async function signatureFor(
+  db: Queryable,
+  stackId: string,
+  inputs: RenderInputValues,
+  pinnedSource: string,
+): Promise<Record<string, unknown> | null> {
+  const wanted = renderInputDigests(inputs)
+    .map((i) => (i.name === 'source' ? `source=${pinnedSource.replace(/^sha256:/, '')}` : `${i.name}=${i.digest.sha256}`))
+    .sort()
+    .join(',');
+  for (const bundle of await newestStackSignatures(db, stackId, SIGNATURES_SEARCHED)) {
+    const p = statementOf(bundle)?.predicate;
+    if (!p || p.kind !== inputs.kind) continue;
+    const named = (p.inputs ?? [])
+      .map((i) => `${i.name}=${i.digest.sha256}`)
+      .sort()
+      .join(',');
+    if (named === wanted) return bundle;
+  }
+  return null;
+}
+
+/** Why the hub's render for this agent is more than the signed inputs make: layers that select it, values that read it. */
+async function notSignable(db: Queryable, object: ServedRenderedObject, agent: AgentView): Promise<string | null> {
+  const { layers } = await stackLayers(db, object.stack_id);
+  if (layersFor(layers, agent).length) return 'override layers are not signed';
+  if (refersToAgent(object.source_values)) return 'values that refer to the agent ({{ agent.* }}) are not signed';
+  return null;
+}
+
+/** What the object renders from, as the hub stores it (undefined: its source blob is gone). */
+export async function renderInputsOf(db: Queryable, object: ServedRenderedObject, agent: AgentView): Promise<RenderInputs | undefined> {
+  const spec = object.source!;
+  const pinned = spec.helm ?? spec.kustomize;
+  if (!pinned) return undefined;
+  const blob = await loadSourceBlob(db, pinned.digest);
+  if (!blob) return undefined;
+  const kind = spec.helm ? 'helm' : 'kustomize';
+  const options = spec.kustomize
+    ? { path: spec.kustomize.path }
+    : { release: { name: releaseName(object.stack_name), namespace: 'default' } };
+  const values = kind === 'helm' ? (object.source_values ?? {}) : null;
+  const inputs: RenderInputValues = { kind, archive: blob.bytes, values: values ?? undefined, options, renderer: '' };
+  return {
+    deployment_object_id: object.id,
+    stack_id: object.stack_id,
+    kind,
+    archive: blob.bytes.toString('base64'),
+    values,
+    options,
+    capabilities: capabilitiesOf(agent.facts),
+    not_signable: await notSignable(db, object, agent),
+    signature: await signatureFor(db, object.stack_id, inputs, pinned.digest),
+  };
+}

@@ -1,0 +1,43 @@
+import { renderInputsSchema } from '@brokkr/contracts';
+import { z } from 'zod';
+import { requireAdminOrSelf } from '../../domain/agent-access.ts';
+import { errorKind } from '../../errors/api-error.ts';
+import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
+import { uuid } from '../../http/schemas.ts';
+import { agentViews } from '../../rendering/sql/agents.ts';
+import { renderInputsOf } from './inputs.ts';
+import { servedRenderedObject } from './sql/render-inputs.ts';
+
+const renderInputsNotFound = errorKind(404, 'render_inputs_not_found', 'No chart or overlay of that id is served to this agent');
+
+/**
+ * For an agent that requires signatures and renders charts and overlays itself from the inputs a
+ * generator signed (docs/signatures.md, "Charts and overlays"): the hub relays the inputs and the
+ * signature naming them, and is not trusted with either; the agent checks each digest.
+ */
+export const renderInputsRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/agents/:id/render-inputs/:deployment_object_id',
+    summary: 'What a chart or an overlay the agent is served is rendered from, and the signature naming those inputs',
+    description:
+      'Only for a chart or an overlay in the agent’s own target state (404 otherwise, and for plain YAML). The source archive ' +
+      'exactly as pinned, the values, the render options, the Capabilities the hub renders it with for this agent, and the ' +
+      'newest signature of the stack whose statement names these inputs. `not_signable` says why the hub’s render for this ' +
+      'agent is more than these inputs make (override layers, `{{ agent.* }}` references).',
+    tags: ['agents', 'signatures'],
+    access: 'any',
+    params: z.object({ id: uuid(), deployment_object_id: uuid() }),
+    responses: { 200: { description: 'The render inputs', schema: renderInputsSchema } },
+    errors: [requireAdminOrSelf, renderInputsNotFound],
+    async handler({ params, identity, ctx }) {
+      requireAdminOrSelf(identity, params.id);
+      const agentId = params.id.toLowerCase();
+      const object = await servedRenderedObject(ctx.db.pool, agentId, params.deployment_object_id.toLowerCase());
+      const [agent] = object ? await agentViews(ctx.db.pool, [agentId]) : [];
+      const inputs = object && agent ? await renderInputsOf(ctx.db.pool, object, agent) : undefined;
+      if (!inputs) throw renderInputsNotFound();
+      return json(200, inputs);
+    },
+  }),
+];

@@ -1,0 +1,38 @@
+import { prepared, type Queryable } from '@brokkr/db';
+import { servedToAgent } from '../../../domain/association.ts';
+
+/** A chart or an overlay an agent is served: its pinned source and values, and its stack's name (the release's). */
+export interface ServedRenderedObject {
+  id: string;
+  stack_id: string;
+  stack_name: string;
+  source: { helm?: { digest: string }; kustomize?: { digest: string; path: string } } | null;
+  source_values: Record<string, unknown> | null;
+}
+
+// Only an object the agent is served (the relay rule of GET /agents/{id}/signatures): another
+// tenant's chart, values and signatures are none of its business.
+const servedRenderedStatement = prepared(
+  'brokkr_render_inputs_served_object',
+  `SELECT d.id, d.stack_id, s.name AS stack_name, ro.source, ro.source_values
+     FROM deployment_objects d
+     JOIN stacks s ON s.id = d.stack_id
+     JOIN rendered_objects ro ON ro.deployment_object_id = d.id
+    WHERE d.id = $2::uuid AND d.deleted_at IS NULL AND ro.source IS NOT NULL AND ${servedToAgent('$2::uuid', '$1::uuid')}`,
+);
+
+export async function servedRenderedObject(db: Queryable, agentId: string, objectId: string): Promise<ServedRenderedObject | undefined> {
+  const { rows } = await db.query<ServedRenderedObject>(servedRenderedStatement([agentId, objectId]));
+  return rows[0];
+}
+
+const stackSignaturesStatement = prepared(
+  'brokkr_render_inputs_stack_signatures',
+  `SELECT bundle FROM signatures WHERE stack_id = $1 ORDER BY version DESC NULLS LAST, id DESC LIMIT $2`,
+);
+
+/** The stack's newest signatures, newest first: the one whose statement names the object's inputs is relayed. */
+export async function newestStackSignatures(db: Queryable, stackId: string, limit: number): Promise<Record<string, unknown>[]> {
+  const { rows } = await db.query<{ bundle: Record<string, unknown> }>(stackSignaturesStatement([stackId, limit]));
+  return rows.map((r) => r.bundle);
+}

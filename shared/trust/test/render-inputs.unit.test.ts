@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import {
+  buildRoot,
+  canonicalJson,
+  checkIntent,
+  generateSigningKey,
+  renderInputDigests,
+  renderInputsContent,
+  renderInputsMismatch,
+  sha256Hex,
+  signIntent,
+  type IntentPredicate,
+  type RenderInputValues,
+  type TrustView,
+} from '@brokkr/trust';
+
+const stack = randomUUID();
+const ci = generateSigningKey();
+const root = buildRoot({
+  version: 1,
+  rootKeys: [generateSigningKey().privateKey],
+  threshold: 1,
+  generators: [{ name: 'ci', keys: [ci.privateKey], stacks: [stack] }],
+});
+const view: TrustView = {
+  root,
+  revocations: undefined,
+  stale: undefined,
+  keyless: undefined,
+  identity: { name: 'a', cluster: 'c', labels: [] },
+  now: new Date(),
+};
+
+const chart: RenderInputValues = {
+  kind: 'helm',
+  archive: Buffer.from('\x1f\x8b chart bytes'),
+  values: { replicaCount: 2, greeting: 'hi', nested: { b: 1, a: [1, { y: 2, x: 1 }] } },
+  options: { release: { name: 'hello', namespace: 'default' } },
+  renderer: 'brokkr-render 1.0.0',
+};
+
+function signed(inputs: RenderInputValues) {
+  const predicate: IntentPredicate = {
+    stack,
+    generator: 'ci',
+    version: 1,
+    kind: inputs.kind,
+    inputs: renderInputDigests(inputs),
+    renderer: inputs.renderer,
+    issuedAt: new Date().toISOString(),
+  };
+  return signIntent(renderInputsContent(inputs), predicate, ci.privateKey);
+}
+
+const check = (inputs: RenderInputValues, signature: unknown, rendered: 'helm' | 'kustomize' = inputs.kind) =>
+  checkIntent(view, { stackId: stack, content: renderInputsContent(inputs), deletion: false, signed: signature, rendered }, undefined);
+
+describe('signed render inputs: a chart or an overlay signed by what it is rendered from', () => {
+  it('writes one canonical JSON whatever the key order, and leaves undefined out', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined, x: null }], c: 'é' } })).to.equal(
+      '{"a":{"c":"é","d":[2,{"x":null,"z":1}]},"b":1}',
+    );
+    expect(canonicalJson({ x: 1, y: 2 })).to.equal(canonicalJson({ y: 2, x: 1 }));
+  });
+
+  it('digests the archive bytes, the values (canonical) and the options; the subject is the digest of their document', () => {
+    const digests = renderInputDigests(chart);
+    expect(digests.map((d) => d.name)).to.deep.equal(['source', 'values', 'options']);
+    expect(digests[0]!.digest.sha256).to.equal(sha256Hex(chart.archive));
+    const reordered = { ...chart, values: { nested: { a: [1, { x: 1, y: 2 }], b: 1 }, greeting: 'hi', replicaCount: 2 } };
+    expect(renderInputsContent(reordered)).to.equal(renderInputsContent(chart));
+    const overlay = renderInputDigests({ kind: 'kustomize', archive: chart.archive, options: { path: 'overlays/prod' }, renderer: 'r' });
+    expect(overlay.map((d) => d.name)).to.deep.equal(['source', 'options']);
+  });
+
+  it('takes a chart signed by its inputs, as the agent rebuilds them from the bytes it was relayed', () => {
+    const verdict = check(chart, signed(chart));
+    expect(verdict.ok).to.equal(true);
+    if (verdict.ok)
+      expect(renderInputsMismatch(verdict.statement.predicate, renderInputDigests(chart), chart.renderer)).to.equal(undefined);
+  });
+
+  it('refuses one byte changed in the archive, other values, another release, or the signature read as another kind', () => {
+    const signature = signed(chart);
+    const archive = Buffer.from(chart.archive);
+    archive.writeUInt8(archive.readUInt8(archive.length - 1) ^ 1, archive.length - 1);
+    for (const other of [
+      { ...chart, archive },
+      { ...chart, values: { ...chart.values, replicaCount: 3 } },
+      { ...chart, options: { release: { name: 'other', namespace: 'default' } } },
+      { ...chart, renderer: 'brokkr-render 2.0.0' },
+    ]) {
+      const verdict = check(other, signature);
+      expect(verdict.ok).to.equal(false);
+      if (!verdict.ok) expect(verdict.refusal.reason).to.equal('signature_invalid');
+    }
+    const asKustomize = check(chart, signature, 'kustomize');
+    expect(asKustomize.ok).to.equal(false);
+    if (!asKustomize.ok) expect(asKustomize.refusal.detail).to.match(/signed as kind helm/);
+  });
+
+  it('names the input that differs, and refuses another renderer than the one signed', () => {
+    const signedInputs = { inputs: renderInputDigests(chart), renderer: chart.renderer };
+    expect(renderInputsMismatch(signedInputs, renderInputDigests({ ...chart, values: {} }), chart.renderer)).to.match(/^its values/);
+    expect(renderInputsMismatch(signedInputs, renderInputDigests(chart), 'brokkr-render 9')).to.match(
+      /signed for renderer brokkr-render 1\.0\.0/,
+    );
+  });
+});

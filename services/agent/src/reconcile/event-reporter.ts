@@ -16,6 +16,7 @@ const familyOf = (eventType: string): Family => (eventType === 'DELETED' ? 'dele
 export class EventReporter {
   private readonly last = new Map<string, string>();
   private queue: AgentEventBody[] = [];
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly broker: BrokerClient,
@@ -48,7 +49,18 @@ export class EventReporter {
     return this.queue.length;
   }
 
-  async flush(): Promise<void> {
+  /**
+   * Posts what is queued, oldest first. The reconcile loop and the heartbeat both flush: a flush
+   * asked for while one runs waits for it and then posts what is left, so no event is posted twice
+   * (two concurrent loops would both post the head of the queue).
+   */
+  flush(): Promise<void> {
+    const next = this.flushing.then(() => this.drain());
+    this.flushing = next.catch(() => undefined);
+    return next;
+  }
+
+  private async drain(): Promise<void> {
     while (this.queue.length) {
       const event = this.queue[0]!;
       try {

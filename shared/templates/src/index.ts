@@ -1,0 +1,2 @@
+export { createTemplateRenderer, TemplateRendererBusy, type TemplateRenderer, type TemplateRendererOptions } from './renderer.ts';
+export { runJob, type CheckJob, type Job, type JobFailureCode, type JobResult, type RenderJob } from './jobs.ts';

@@ -37,8 +37,10 @@ import {
   type IntentPredicate,
   type RenderInputValues,
   type Root,
+  type TemplateInputValues,
 } from '@brokkr/trust';
 import { startKeylessMock, type KeylessMock } from '@brokkr/trust/testing';
+import { TEMPLATE_ENGINE_VERSION } from '@brokkr/templates';
 import { spawnAgent, type RunningAgentProcess } from './support/agent.ts';
 import { createStack, registerAgent, startBroker, target, type Broker, type RegisteredAgent } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
@@ -604,6 +606,85 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
       expect((await eventFor(d.reg.id, v2.id, 'FAILURE')).message).to.match(/^refused: signature_invalid: /);
       const after = await configMap();
       expect(after?.data.greeting).to.equal('signed v1');
+      expect(after?.metadata.resourceVersion).to.equal(before?.metadata.resourceVersion);
+    });
+  });
+
+  describe('a template signed by its inputs (the agent renders it itself)', () => {
+    let e: (typeof agents)[number];
+    let stack: string;
+    let templateId: string;
+    let v1: DeploymentObject;
+    const content = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ name }}\ndata:\n  greeting: "{{ greeting | upper }}"\n';
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: { name: { type: 'string' }, greeting: { type: 'string' } },
+      required: ['name', 'greeting'],
+    });
+
+    const inputs = (greeting: string): TemplateInputValues => ({
+      kind: 'template',
+      template: content,
+      parametersSchema: schema,
+      parameters: { name: 'greeter', greeting },
+      renderer: TEMPLATE_ENGINE_VERSION,
+    });
+
+    /** What `brokkr instantiate … --sign` does: the signature of the template's inputs, then the instantiation. */
+    async function instantiate(greeting: string, version: number): Promise<DeploymentObject> {
+      const signed = inputs(greeting);
+      const p = predicate(stack, version, { kind: 'template', inputs: renderInputDigests(signed), renderer: TEMPLATE_ENGINE_VERSION });
+      await storeSignature(stack, signIntent(renderInputsContent(signed), p, signer));
+      const res = await broker.admin.post<DeploymentObject>(`/stacks/${stack}/deployment-objects/from-template`, {
+        template_id: templateId,
+        parameters: signed.parameters,
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return res.body;
+    }
+
+    const configMap = () =>
+      kubectl.get<{ data: { greeting: string }; metadata: { resourceVersion: string } }>(`/api/v1/namespaces/${e.ns}/configmaps/greeter`);
+
+    before(async () => {
+      await stamp();
+      e = await startAgent('templates', policy);
+      stack = await createStack(broker.admin, `signed-template-${randomBytes(3).toString('hex')}`);
+      await target(broker.admin, e.reg.id, stack);
+      const res = await broker.admin.post<{ id: string }>('/templates', {
+        name: `greeter-${randomBytes(3).toString('hex')}`,
+        template_content: content,
+        parameters_schema: schema,
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      templateId = res.body.id;
+    });
+
+    it('is applied from the agent’s own render of the signed template and parameters', async () => {
+      v1 = await instantiate('signed v1', 1);
+      await eventFor(e.reg.id, v1.id, 'SUCCESS');
+      expect((await configMap())?.data.greeting).to.equal('SIGNED V1');
+      // The hub instantiated the same inputs with the same engine: nothing to report.
+      expect(e.proc.output()).not.to.include('the hub served other content');
+    });
+
+    it('a parameter changed in the hub’s database: refused with signature_invalid, nothing changes in the cluster', async () => {
+      const before = await configMap();
+      // The provenance row is rewritten as it is stored: the hub serves the signed render, and relays other parameters.
+      await sql.query(`CREATE FUNCTION brokkr_test_tamper() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN NEW.template_parameters := replace(NEW.template_parameters, 'signed v2', 'from the hub'); RETURN NEW; END $$`);
+      await sql.query(`CREATE TRIGGER brokkr_test_tamper BEFORE INSERT ON rendered_deployment_objects
+        FOR EACH ROW EXECUTE FUNCTION brokkr_test_tamper()`);
+      const v2 = await instantiate('signed v2', 2).finally(() =>
+        sql.query('DROP TRIGGER brokkr_test_tamper ON rendered_deployment_objects; DROP FUNCTION brokkr_test_tamper()'),
+      );
+      const stored = await sql.query(`SELECT template_parameters FROM rendered_deployment_objects WHERE deployment_object_id = $1`, [
+        v2.id,
+      ]);
+      expect(JSON.parse(stored.rows[0].template_parameters)).to.deep.equal({ name: 'greeter', greeting: 'from the hub' });
+      expect((await eventFor(e.reg.id, v2.id, 'FAILURE')).message).to.match(/^refused: signature_invalid: /);
+      const after = await configMap();
+      expect(after?.data.greeting).to.equal('SIGNED V1');
       expect(after?.metadata.resourceVersion).to.equal(before?.metadata.resourceVersion);
     });
   });

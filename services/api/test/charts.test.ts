@@ -237,6 +237,59 @@ describe('api charts and overlays', function () {
     expectError(await agent.client.get(`/agents/${agent.id}/render-inputs/${object.body.id}`), 404, 'render_inputs_not_found');
   });
 
+  it('relays a template-made object’s inputs only to an agent it is served; with other parameters, the signature of the same template version; layers make it not signable', async () => {
+    const t = await tenant();
+    const agent = await agentOf(t);
+    const other = await agentOf(await tenant());
+    const content = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ name }}\n';
+    const schema = '{"type":"object"}';
+    const template = await t.client.post<{ id: string }>('/templates', {
+      name: 'relayed',
+      template_content: content,
+      parameters_schema: schema,
+    });
+    expect(template.status, template.text).to.equal(201);
+    const inputs: RenderInputValues = {
+      kind: 'template',
+      template: content,
+      parametersSchema: schema,
+      parameters: { name: 'a' },
+      renderer: 'brokkr-templates/1',
+    };
+    const predicate = { stack: t.stack, generator: 'ci', version: 1, kind: 'template' as const, issuedAt: new Date().toISOString() };
+    const signature = signIntent(
+      renderInputsContent(inputs),
+      { ...predicate, inputs: renderInputDigests(inputs), renderer: inputs.renderer },
+      generateSigningKey().privateKey,
+    );
+    expect((await t.client.post(`/stacks/${t.stack}/signatures`, { signature })).status).to.equal(201);
+    const instantiate = (parameters: unknown) =>
+      t.client.post<{ id: string }>(`/stacks/${t.stack}/deployment-objects/from-template`, { template_id: template.body.id, parameters });
+    const object = await instantiate({ name: 'a' });
+    expect(object.status, object.text).to.equal(201);
+
+    const path = `/agents/${agent.id}/render-inputs/${object.body.id}`;
+    const res = await agent.client.get<Record<string, unknown>>(path);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.deep.include({
+      kind: 'template',
+      template: { content, parameters_schema: schema, parameters: { name: 'a' } },
+      options: null,
+      not_signable: null,
+      signature: JSON.parse(JSON.stringify(signature)),
+    });
+    expectError(await other.client.get(`/agents/${other.id}/render-inputs/${object.body.id}`), 404, 'render_inputs_not_found');
+    // Parameters no signature names: the signature of the same template version, for the agent to refuse as not these inputs.
+    const unsigned = await instantiate({ name: 'b' });
+    expect(unsigned.status, unsigned.text).to.equal(201);
+    const relayed = await agent.client.get<Record<string, unknown>>(`/agents/${agent.id}/render-inputs/${unsigned.body.id}`);
+    expect(relayed.body).to.deep.include({ signature: JSON.parse(JSON.stringify(signature)) });
+
+    const layer = await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'more', values: { replicaCount: 2 } });
+    expect(layer.status, layer.text).to.equal(201);
+    expect((await agent.client.get(path)).body).to.deep.include({ not_signable: 'override layers are not signed' });
+  });
+
   it('pins a chart from an OCI registry to its digest and explains the inputs', async () => {
     const t = await tenant();
     const agent = await agentOf(t, {}, 'v1.33.13');

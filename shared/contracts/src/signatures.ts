@@ -78,10 +78,17 @@ export const renderInputsSchema = z
   .object({
     deployment_object_id: uuid(),
     stack_id: uuid(),
-    kind: z.enum(['helm', 'kustomize']),
-    archive: z.string().meta({ description: 'The source archive (.tgz) exactly as the hub pinned it, base64' }),
+    kind: z.enum(['helm', 'kustomize', 'template']),
+    archive: z.string().meta({ description: 'The source archive (.tgz) exactly as the hub pinned it, base64 (a template: empty)' }),
     values: z.record(z.string(), z.unknown()).nullable().meta({ description: 'Helm: the values over the chart’s own' }),
-    options: z.union([z.object({ release: z.object({ name: z.string(), namespace: z.string() }) }), z.object({ path: z.string() })]),
+    options: z
+      .union([z.object({ release: z.object({ name: z.string(), namespace: z.string() }) }), z.object({ path: z.string() })])
+      .nullable()
+      .meta({ description: 'Helm: the release; kustomize: the overlay’s path; a template: null' }),
+    template: z.object({ content: z.string(), parameters_schema: z.string(), parameters: z.unknown() }).nullable().optional().meta({
+      description:
+        'A deployment object instantiated from a template: the template version’s text and parameters schema, and the parameters',
+    }),
     capabilities: z.object({ kubeVersion: z.string(), apiVersions: z.array(z.string()) }),
     not_signable: z.string().nullable().meta({
       description:

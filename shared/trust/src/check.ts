@@ -37,7 +37,7 @@ export interface ServedObject {
    * A chart or an overlay the agent renders itself: `content` is then the canonical document of
    * the inputs it was relayed (render-inputs.ts), and the statement must be of this kind.
    */
-  rendered?: 'helm' | 'kustomize';
+  rendered?: 'helm' | 'kustomize' | 'template';
 }
 
 export type IntentVerdict =

@@ -45,10 +45,12 @@ export {
   renderInputsContent,
   renderInputsDocument,
   renderInputsMismatch,
+  type ArchiveInputValues,
   type RenderedKind,
   type RenderInputDigest,
   type RenderInputValues,
   type RenderOptions,
+  type TemplateInputValues,
 } from './render-inputs.ts';
 export { readSignedIntent, signStatementBundle, SignatureFormatError, type SerializedBundle, type SignedIntent } from './bundle.ts';
 export {

@@ -10,20 +10,37 @@ import { sha256Hex } from './digest.ts';
  */
 export const RENDER_INPUTS_TYPE = 'https://brokkr.dev/render-inputs/v1';
 
-export type RenderedKind = 'helm' | 'kustomize';
+export type RenderedKind = 'helm' | 'kustomize' | 'template';
 
 /** Helm: the release the chart is rendered as; kustomize: the overlay's directory in the archive. */
 export type RenderOptions = { release: { name: string; namespace: string } } | { path: string };
 
 /** The inputs as bytes and values: what the generator has, and what the hub relays to the agent. */
-export interface RenderInputValues {
-  kind: RenderedKind;
+export type RenderInputValues = ArchiveInputValues | TemplateInputValues;
+
+/** A chart or an overlay: an archive rendered by brokkr-render. */
+export interface ArchiveInputValues {
+  kind: 'helm' | 'kustomize';
   /** The chart's .tgz or the overlay's .tar.gz, exactly as the hub stores it. */
   archive: Uint8Array;
   /** Helm: the values over the chart's own (kustomize: none). */
   values?: Record<string, unknown> | undefined;
   options: RenderOptions;
   /** The brokkr-render version (`brokkr-render --version`) the inputs are meant for. */
+  renderer: string;
+}
+
+/**
+ * A Brokkr stack template instantiated into a deployment object: the exact template version's
+ * text and parameters schema (the schema is signed too: it validates the parameters the engine
+ * renders with), and the parameters given.
+ */
+export interface TemplateInputValues {
+  kind: 'template';
+  template: string;
+  parametersSchema: string;
+  parameters: unknown;
+  /** The template engine version (`@brokkr/templates`' TEMPLATE_ENGINE_VERSION) the inputs are meant for. */
   renderer: string;
 }
 
@@ -44,8 +61,19 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The predicate's `inputs`: each input's digest, by name (source; values for a chart; options). */
+const digestOf = (name: string, content: string | Uint8Array): RenderInputDigest => ({ name, digest: { sha256: sha256Hex(content) } });
+
+/**
+ * The predicate's `inputs`: each input's digest, by name (source; values for a chart; options; for
+ * a template: the template, its parameters schema and the parameters, as canonical JSON).
+ */
 export function renderInputDigests(inputs: RenderInputValues): RenderInputDigest[] {
+  if (inputs.kind === 'template')
+    return [
+      digestOf('template', inputs.template),
+      digestOf('parameters_schema', inputs.parametersSchema),
+      digestOf('parameters', canonicalJson(inputs.parameters ?? null)),
+    ];
   const digests = [{ name: 'source', digest: { sha256: sha256Hex(inputs.archive) } }];
   if (inputs.kind === 'helm') digests.push({ name: 'values', digest: { sha256: sha256Hex(canonicalJson(inputs.values ?? {})) } });
   digests.push({ name: 'options', digest: { sha256: sha256Hex(canonicalJson(inputs.options)) } });

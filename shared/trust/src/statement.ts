@@ -31,7 +31,7 @@ export const targetingSchema = z.object({
 export type Targeting = z.output<typeof targetingSchema>;
 
 /**
- * What a render input is, when the object is rendered (helm, kustomize): each input by name and
+ * What a render input is, when the object is rendered (helm, kustomize, template): each input by name and
  * digest. The statement's subject is then the digest of the canonical document of the inputs
  * (render-inputs.ts), and the agent renders them itself.
  */
@@ -44,7 +44,7 @@ export const intentPredicateSchema = z.object({
   generator: z.string().min(1),
   /** Monotonic per stack: an agent never takes a version below one it applied, except a rollback allowed below. */
   version: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  /** raw: the YAML as posted; deletion: a deletion marker; helm, kustomize: rendered by the agent from the signed `inputs` (template: not taken yet). */
+  /** raw: the YAML as posted; deletion: a deletion marker; helm, kustomize, template: rendered by the agent from the signed `inputs`. */
   kind: z.enum(['raw', 'deletion', 'template', 'helm', 'kustomize']),
   inputs: z.array(renderInputSchema).optional(),
   /** The renderer the inputs are meant for (the agent refuses to render with another). */
@@ -116,4 +116,11 @@ export function workOrderStatement(contentSha256: string, predicate: WorkOrderPr
 
 // The hub reads the canonical inputs of a rendered object with this module alone (the render-inputs relay).
 export { canonicalJson, helmReleaseName, renderInputDigests, renderInputsContent, renderInputsDocument } from './render-inputs.ts';
-export type { RenderedKind, RenderInputDigest, RenderInputValues, RenderOptions } from './render-inputs.ts';
+export type {
+  ArchiveInputValues,
+  RenderedKind,
+  RenderInputDigest,
+  RenderInputValues,
+  RenderOptions,
+  TemplateInputValues,
+} from './render-inputs.ts';

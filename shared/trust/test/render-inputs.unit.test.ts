@@ -53,7 +53,7 @@ function signed(inputs: RenderInputValues) {
   return signIntent(renderInputsContent(inputs), predicate, ci.privateKey);
 }
 
-const check = (inputs: RenderInputValues, signature: unknown, rendered: 'helm' | 'kustomize' = inputs.kind) =>
+const check = (inputs: RenderInputValues, signature: unknown, rendered: 'helm' | 'kustomize' | 'template' = inputs.kind) =>
   checkIntent(view, { stackId: stack, content: renderInputsContent(inputs), deletion: false, signed: signature, rendered }, undefined);
 
 describe('signed render inputs: a chart or an overlay signed by what it is rendered from', () => {
@@ -106,5 +106,22 @@ describe('signed render inputs: a chart or an overlay signed by what it is rende
     expect(renderInputsMismatch(signedInputs, renderInputDigests(chart), 'brokkr-render 9')).to.match(
       /signed for renderer brokkr-render 1\.0\.0/,
     );
+  });
+
+  it('a template: digests its text, parameters schema and parameters (canonical); other parameters are named as the input that differs', () => {
+    const template: RenderInputValues = {
+      kind: 'template',
+      template: 'kind: ConfigMap\nmetadata: {name: "{{ name }}"}\n',
+      parametersSchema: '{"type":"object"}',
+      parameters: { name: 'a', replicas: 2 },
+      renderer: 'brokkr-templates/1',
+    };
+    const digests = renderInputDigests(template);
+    expect(digests.map((d) => d.name)).to.deep.equal(['template', 'parameters_schema', 'parameters']);
+    expect(digests[2]!.digest.sha256).to.equal(sha256Hex('{"name":"a","replicas":2}'));
+    expect(renderInputDigests({ ...template, parameters: { replicas: 2, name: 'a' } })).to.deep.equal(digests);
+    expect(check(template, signed(template)).ok).to.equal(true);
+    const other = renderInputDigests({ ...template, parameters: { name: 'b', replicas: 2 } });
+    expect(renderInputsMismatch({ inputs: digests, renderer: template.renderer }, other, template.renderer)).to.match(/^its parameters /);
   });
 });

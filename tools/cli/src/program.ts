@@ -11,6 +11,7 @@ import { registerOverrides } from './commands/overrides.ts';
 import { registerPaks } from './commands/paks.ts';
 import { registerRollout } from './commands/rollout.ts';
 import { registerSign } from './commands/sign.ts';
+import { registerInstantiate } from './commands/instantiate.ts';
 import { registerTrust } from './commands/trust.ts';
 import { registerStacks } from './commands/stacks.ts';
 import { registerWindows } from './commands/windows.ts';
@@ -55,6 +56,7 @@ export function buildProgram(): Command {
   registerRollout(program);
   registerStacks(program);
   registerSign(program);
+  registerInstantiate(program);
   registerTrust(program);
   registerWindows(program);
   return program;

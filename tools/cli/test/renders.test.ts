@@ -108,11 +108,12 @@ describe('brokkr apply --chart / -k and brokkr overrides (built CLI against a re
     const relayed = await agent.client.get(`/agents/${agent.id}/render-inputs/${object.id}`);
     expect(relayed.status, JSON.stringify(relayed.body)).to.equal(200);
     const body = relayed.body as RenderInputs;
+    expect(body.kind).to.not.equal('template');
     const content = renderInputsContent({
-      kind: body.kind,
+      kind: body.kind as 'helm' | 'kustomize',
       archive: Buffer.from(body.archive, 'base64'),
       values: body.values ?? undefined,
-      options: body.options,
+      options: body.options!,
       renderer,
     });
     const pub = publicKeyFromPem(await fs.readFile(path.join(keys, 'ci.pub'), 'utf8'));

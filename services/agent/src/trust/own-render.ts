@@ -1,9 +1,18 @@
 import type { RenderInputs } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import { createRenderer, locateRenderer, type RenderResult, type Renderer } from '@brokkr/render';
-import { renderInputDigests, renderInputsDocument, sha256Hex, type RenderedKind, type RenderInputDigest } from '@brokkr/trust';
+import { TEMPLATE_ENGINE_VERSION } from '@brokkr/templates';
+import {
+  renderInputDigests,
+  renderInputsDocument,
+  sha256Hex,
+  type RenderedKind,
+  type RenderInputDigest,
+  type RenderInputValues,
+} from '@brokkr/trust';
 import { errorMessage } from '../util/async.ts';
 import type { TrustRelay } from './relay.ts';
+import { OwnTemplateRenders } from './own-template-render.ts';
 
 /**
  * A chart or an overlay the hub serves this agent, as the trust gate checks it: the canonical
@@ -42,6 +51,7 @@ export class OwnRenders {
   /** By deployment object id; null: not a chart or an overlay (the hub said 404), which a deployment object stays. */
   private readonly relayed = new Map<string, RelayedRender | null>();
   private readonly renders = new Map<string, Promise<RenderResult>>();
+  private readonly templates = new OwnTemplateRenders();
 
   constructor(private readonly deps: OwnRendersDeps) {}
 
@@ -78,14 +88,8 @@ export class OwnRenders {
   }
 
   private async prepare(inputs: RenderInputs): Promise<RelayedRender> {
-    const renderer = (await this.rendererNow()).version;
-    const digests = renderInputDigests({
-      kind: inputs.kind,
-      archive: Buffer.from(inputs.archive, 'base64'),
-      values: inputs.values ?? undefined,
-      options: inputs.options,
-      renderer,
-    });
+    const renderer = inputs.kind === 'template' ? TEMPLATE_ENGINE_VERSION : (await this.rendererNow()).version;
+    const digests = renderInputDigests(inputValues(inputs, renderer));
     return {
       kind: inputs.kind,
       document: renderInputsDocument(inputs.kind, renderer, digests),
@@ -117,6 +121,8 @@ export class OwnRenders {
 
   private async renderNow(r: RelayedRender): Promise<RenderResult> {
     const { inputs } = r;
+    if (inputs.kind === 'template') return this.templates.render(inputs.template ?? undefined);
+    if (!inputs.options) return { ok: false, reason: 'invalid', error: 'the hub relayed no render options' };
     const archive = Buffer.from(inputs.archive, 'base64');
     const job =
       'release' in inputs.options
@@ -153,6 +159,25 @@ export class OwnRenders {
 
   async close(): Promise<void> {
     const renderer = await this.renderer?.catch(() => undefined);
-    await renderer?.close();
+    await Promise.all([renderer?.close(), this.templates.close()]);
   }
+}
+
+/** The relayed inputs as the digests are taken of them (from the bytes relayed, never from the hub's digests). */
+function inputValues(inputs: RenderInputs, renderer: string): RenderInputValues {
+  if (inputs.kind === 'template')
+    return {
+      kind: 'template',
+      template: inputs.template?.content ?? '',
+      parametersSchema: inputs.template?.parameters_schema ?? '',
+      parameters: inputs.template?.parameters ?? null,
+      renderer,
+    };
+  return {
+    kind: inputs.kind,
+    archive: Buffer.from(inputs.archive, 'base64'),
+    values: inputs.values ?? undefined,
+    options: inputs.options ?? { path: '' },
+    renderer,
+  };
 }

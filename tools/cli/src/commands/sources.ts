@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { create } from 'tar';
 import { parse } from 'yaml';
-import { helmReleaseName, type RenderInputValues } from '@brokkr/trust';
+import { helmReleaseName, type ArchiveInputValues } from '@brokkr/trust';
 import { CliError } from '../errors.ts';
 import { downloadChart } from './chart-download.ts';
 import { readSettingsIn, type StackSettings } from './manifests.ts';
@@ -18,7 +18,7 @@ export interface SourceContent {
    * For --sign: the inputs the hub will pin and the agents render (docs/signatures.md, "Charts and
    * overlays"); a chart is downloaded here as the hub downloads it, its digest the same.
    */
-  inputs: (stackName: string) => Promise<Omit<RenderInputValues, 'renderer'>>;
+  inputs: (stackName: string) => Promise<Omit<ArchiveInputValues, 'renderer'>>;
 }
 
 export interface ChartOptions {

@@ -7,7 +7,7 @@ import { layersFor } from '../../rendering/layers.ts';
 import { refersToAgent, type AgentView } from '../../rendering/agent-vars.ts';
 import { releaseName } from '../../rendering/source-of.ts';
 import { stackLayers } from '../../rendering/sql/layers.ts';
-import { newestStackSignatures, type ServedRenderedObject } from './sql/render-inputs.ts';
+import { newestStackSignatures, type ServedRenderedObject, type ServedTemplateObject } from './sql/render-inputs.ts';
 
 /** How many of a stack's newest signatures are searched for the one naming an object's inputs. */
 const SIGNATURES_SEARCHED = 50;
@@ -24,40 +24,84 @@ function statementOf(bundle: Record<string, unknown>) {
   }
 }
 
+const namedDigests = (inputs: readonly { name: string; digest: { sha256: string } }[], only?: ReadonlySet<string>) =>
+  inputs
+    .filter((i) => !only || only.has(i.name))
+    .map((i) => `${i.name}=${i.digest.sha256}`)
+    .sort()
+    .join(',');
+
+// A template-made object whose parameters match no signature is relayed the newest signature of
+// the same template version: the agent then refuses it as tampered with (signature_invalid), not as unsigned.
+const TEMPLATE_VERSION_INPUTS = new Set(['template', 'parameters_schema']);
+
 /**
  * The newest stored signature of the stack whose statement names exactly these input digests (any
  * renderer: the agent judges that). The source by the digest the object pinned, not by the stored
  * bytes: a signature is relayed for what the generator submitted, and bytes changed in the store
- * since are the agent's to find.
+ * since are the agent's to find. A template's parameters likewise: without an exact match, the
+ * newest signature of the same template version.
  */
 async function signatureFor(
   db: Queryable,
   stackId: string,
   inputs: RenderInputValues,
-  pinnedSource: string,
+  pinnedSource?: string,
 ): Promise<Record<string, unknown> | null> {
-  const wanted = renderInputDigests(inputs)
-    .map((i) => (i.name === 'source' ? `source=${pinnedSource.replace(/^sha256:/, '')}` : `${i.name}=${i.digest.sha256}`))
-    .sort()
-    .join(',');
+  const digests = renderInputDigests(inputs).map((i) =>
+    i.name === 'source' && pinnedSource ? { name: 'source', digest: { sha256: pinnedSource.replace(/^sha256:/, '') } } : i,
+  );
+  const wanted = namedDigests(digests);
+  const sameTemplate = inputs.kind === 'template' ? namedDigests(digests, TEMPLATE_VERSION_INPUTS) : undefined;
+  let fallback: Record<string, unknown> | null = null;
   for (const bundle of await newestStackSignatures(db, stackId, SIGNATURES_SEARCHED)) {
     const p = statementOf(bundle)?.predicate;
     if (!p || p.kind !== inputs.kind) continue;
-    const named = (p.inputs ?? [])
-      .map((i) => `${i.name}=${i.digest.sha256}`)
-      .sort()
-      .join(',');
-    if (named === wanted) return bundle;
+    if (namedDigests(p.inputs ?? []) === wanted) return bundle;
+    if (sameTemplate && !fallback && namedDigests(p.inputs ?? [], TEMPLATE_VERSION_INPUTS) === sameTemplate) fallback = bundle;
   }
-  return null;
+  return fallback;
 }
 
 /** Why the hub's render for this agent is more than the signed inputs make: layers that select it, values that read it. */
 async function notSignable(db: Queryable, object: ServedRenderedObject, agent: AgentView): Promise<string | null> {
-  const { layers } = await stackLayers(db, object.stack_id);
-  if (layersFor(layers, agent).length) return 'override layers are not signed';
+  if (await layersSelect(db, object.stack_id, agent)) return 'override layers are not signed';
   if (refersToAgent(object.source_values)) return 'values that refer to the agent ({{ agent.* }}) are not signed';
   return null;
+}
+
+async function layersSelect(db: Queryable, stackId: string, agent: AgentView): Promise<boolean> {
+  const { layers } = await stackLayers(db, stackId);
+  return layersFor(layers, agent).length > 0;
+}
+
+/**
+ * What a deployment object instantiated from a template renders from: the template version and
+ * the parameters its provenance row names (docs/signatures.md, "Templates"). The agent renders
+ * them with its own engine; Capabilities do not enter a template's render.
+ */
+export async function templateInputsOf(db: Queryable, object: ServedTemplateObject, agent: AgentView): Promise<RenderInputs> {
+  const parameters: unknown = object.template_parameters === null ? null : JSON.parse(object.template_parameters);
+  const template = { content: object.template_content, parameters_schema: object.parameters_schema, parameters };
+  const inputs: RenderInputValues = {
+    kind: 'template',
+    template: template.content,
+    parametersSchema: template.parameters_schema,
+    parameters,
+    renderer: '',
+  };
+  return {
+    deployment_object_id: object.id,
+    stack_id: object.stack_id,
+    kind: 'template',
+    archive: '',
+    values: null,
+    options: null,
+    template,
+    capabilities: capabilitiesOf(agent.facts),
+    not_signable: (await layersSelect(db, object.stack_id, agent)) ? 'override layers are not signed' : null,
+    signature: await signatureFor(db, object.stack_id, inputs),
+  };
 }
 
 /** What the object renders from, as the hub stores it (undefined: its source blob is gone). */

@@ -5,10 +5,29 @@ import { errorKind } from '../../errors/api-error.ts';
 import { defineRoute, json, type AnyRoute } from '../../http/route.ts';
 import { uuid } from '../../http/schemas.ts';
 import { agentViews } from '../../rendering/sql/agents.ts';
-import { renderInputsOf } from './inputs.ts';
-import { servedRenderedObject } from './sql/render-inputs.ts';
+import type { Queryable } from '@brokkr/db';
+import type { RenderInputs } from '@brokkr/contracts';
+import { renderInputsOf, templateInputsOf } from './inputs.ts';
+import { servedRenderedObject, servedTemplateObject } from './sql/render-inputs.ts';
 
-const renderInputsNotFound = errorKind(404, 'render_inputs_not_found', 'No chart or overlay of that id is served to this agent');
+const renderInputsNotFound = errorKind(
+  404,
+  'render_inputs_not_found',
+  'No chart, overlay or template-made deployment object of that id is served to this agent',
+);
+
+/** A chart or an overlay (rendered_objects with a source), else an object made from a template (its provenance row). */
+async function servedInputs(db: Queryable, agentId: string, objectId: string): Promise<RenderInputs | undefined> {
+  const [rendered, fromTemplate] = await Promise.all([
+    servedRenderedObject(db, agentId, objectId),
+    servedTemplateObject(db, agentId, objectId),
+  ]);
+  if (!rendered && !fromTemplate) return undefined;
+  const [agent] = await agentViews(db, [agentId]);
+  if (!agent) return undefined;
+  if (rendered) return renderInputsOf(db, rendered, agent);
+  return templateInputsOf(db, fromTemplate!, agent);
+}
 
 /**
  * For an agent that requires signatures and renders charts and overlays itself from the inputs a
@@ -19,10 +38,12 @@ export const renderInputsRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
     path: '/agents/:id/render-inputs/:deployment_object_id',
-    summary: 'What a chart or an overlay the agent is served is rendered from, and the signature naming those inputs',
+    summary:
+      'What a chart, an overlay or a template-made object the agent is served is rendered from, and the signature naming those inputs',
     description:
-      'Only for a chart or an overlay in the agent’s own target state (404 otherwise, and for plain YAML). The source archive ' +
-      'exactly as pinned, the values, the render options, the Capabilities the hub renders it with for this agent, and the ' +
+      'Only for a chart, an overlay or a deployment object instantiated from a template in the agent’s own target state (404 ' +
+      'otherwise, and for plain YAML). The source archive exactly as pinned, the values, the render options (a template: the ' +
+      'template version’s text and parameters schema, and the parameters), the Capabilities the hub renders it with for this agent, and the ' +
       'newest signature of the stack whose statement names these inputs. `not_signable` says why the hub’s render for this ' +
       'agent is more than these inputs make (override layers, `{{ agent.* }}` references).',
     tags: ['agents', 'signatures'],
@@ -33,9 +54,7 @@ export const renderInputsRoutes: AnyRoute[] = [
     async handler({ params, identity, ctx }) {
       requireAdminOrSelf(identity, params.id);
       const agentId = params.id.toLowerCase();
-      const object = await servedRenderedObject(ctx.db.pool, agentId, params.deployment_object_id.toLowerCase());
-      const [agent] = object ? await agentViews(ctx.db.pool, [agentId]) : [];
-      const inputs = object && agent ? await renderInputsOf(ctx.db.pool, object, agent) : undefined;
+      const inputs = await servedInputs(ctx.db.pool, agentId, params.deployment_object_id.toLowerCase());
       if (!inputs) throw renderInputsNotFound();
       return json(200, inputs);
     },

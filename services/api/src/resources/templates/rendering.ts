@@ -1,8 +1,14 @@
 import { tenantOf, type Identity } from '../../auth/identity.ts';
 import type { ApiContext } from '../../context.ts';
 import { errorKind } from '../../errors/api-error.ts';
-import type { CheckJob, JobResult, RenderJob } from './engine/jobs.ts';
-import { TemplateRendererBusy, createTemplateRenderer, type TemplateRenderer } from './engine/renderer.ts';
+import {
+  TemplateRendererBusy,
+  createTemplateRenderer,
+  type CheckJob,
+  type JobResult,
+  type RenderJob,
+  type TemplateRenderer,
+} from '@brokkr/templates';
 
 // The tenant's share of the renderer queue is full: it may retry later; other tenants are unaffected.
 export const templateRendererBusy = errorKind(503, 'template_renderer_busy', 'Too many templates are being rendered; retry later');

@@ -36,3 +36,29 @@ export async function newestStackSignatures(db: Queryable, stackId: string, limi
   const { rows } = await db.query<{ bundle: Record<string, unknown> }>(stackSignaturesStatement([stackId, limit]));
   return rows.map((r) => r.bundle);
 }
+
+/** A deployment object instantiated from a template that an agent is served: the template version and parameters it was made from. */
+export interface ServedTemplateObject {
+  id: string;
+  stack_id: string;
+  template_content: string;
+  parameters_schema: string;
+  /** JSON text, as the provenance row keeps it. */
+  template_parameters: string | null;
+}
+
+// The provenance row (rendered_deployment_objects) names the exact template version; a version
+// soft-deleted since still renders the object it made, so deleted_at is not filtered here.
+const servedTemplateStatement = prepared(
+  'brokkr_render_inputs_served_template_object',
+  `SELECT d.id, d.stack_id, t.template_content, t.parameters_schema, rdo.template_parameters
+     FROM deployment_objects d
+     JOIN rendered_deployment_objects rdo ON rdo.deployment_object_id = d.id
+     JOIN stack_templates t ON t.id = rdo.template_id AND t.version = rdo.template_version
+    WHERE d.id = $2::uuid AND d.deleted_at IS NULL AND ${servedToAgent('$2::uuid', '$1::uuid')}`,
+);
+
+export async function servedTemplateObject(db: Queryable, agentId: string, objectId: string): Promise<ServedTemplateObject | undefined> {
+  const { rows } = await db.query<ServedTemplateObject>(servedTemplateStatement([agentId, objectId]));
+  return rows[0];
+}

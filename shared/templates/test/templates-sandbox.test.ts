@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createTemplateRenderer, type TemplateRenderer } from '../src/resources/templates/engine/renderer.ts';
-import type { Job } from '../src/resources/templates/engine/jobs.ts';
-import { spawnSandboxed } from '../src/resources/templates/engine/sandbox.ts';
+import { createTemplateRenderer, type TemplateRenderer } from '../src/renderer.ts';
+import type { Job } from '../src/jobs.ts';
+import { spawnSandboxed } from '../src/sandbox.ts';
 
 /**
  * Defence in depth: even if a template found a way to run JavaScript, the renderer process it

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { repoRoot } from '@brokkr/infra';
-import { runJob, type JobResult } from '../src/resources/templates/engine/jobs.ts';
+import { runJob, type JobResult } from '../src/jobs.ts';
 
 /**
  * One case per row of docs/compatibility.md "Template engine (Tera compatibility)": what the

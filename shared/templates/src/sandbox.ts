@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * How a renderer process is started: a Node process under the permission model, so that a
  * hole in the template engine or in ajv (which compiles a tenant's JSON Schema to JavaScript)
- * still cannot touch the host. The process may read only code (the api package and the
+ * still cannot touch the host. The process may read only code (this package and the
  * node_modules trees its engine loads from); it may not write files, start processes or
  * threads, load addons, use WASI or the inspector. It starts with no environment variables
  * and a capped heap. Node 24's permission model has no network switch, so the process also
@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
  */
 
 const here = dirname(fileURLToPath(import.meta.url));
-// The api package: src/ under tsx (tests, npm start) or dist/ once built; five levels up from engine/.
-const apiPackage = join(here, '..', '..', '..', '..');
+// This package (@brokkr/templates): src/ under tsx (tests, npm start) or dist/ once built, one level up.
+const enginePackage = join(here, '..');
 
-/** Every node_modules directory from the api package up to the filesystem root (npm hoists). */
+/** Every node_modules directory from this package up to the filesystem root (npm hoists). */
 function nodeModulesTrees(from: string): string[] {
   const trees: string[] = [];
   for (let dir = from; ; dir = dirname(dir)) {
@@ -29,7 +29,7 @@ function nodeModulesTrees(from: string): string[] {
 function sandboxedNodeArgs(entry: URL, heapMb: number): string[] {
   const file = fileURLToPath(entry);
   const typescript = file.endsWith('.ts') ? ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'] : [];
-  const readable = [apiPackage + sep, ...nodeModulesTrees(apiPackage).map((dir) => dir + sep)];
+  const readable = [enginePackage + sep, ...nodeModulesTrees(enginePackage).map((dir) => dir + sep)];
   return [
     '--permission',
     ...readable.map((dir) => `--allow-fs-read=${dir}`),

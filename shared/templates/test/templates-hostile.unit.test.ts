@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { runJob, type JobResult } from '../src/resources/templates/engine/jobs.ts';
+import { runJob, type JobResult } from '../src/jobs.ts';
 
 /**
  * Templates are a tenant's text: nothing in them may run as JavaScript. The engine evaluates the

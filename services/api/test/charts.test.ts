@@ -184,7 +184,7 @@ describe('api charts and overlays', function () {
     expect(stored - before).to.be.at.least(3);
   });
 
-  it('relays a chart’s render inputs and the signature naming them only to an agent it is served; layers make it not signable', async () => {
+  it('relays a chart’s render inputs and the signature naming them only to an agent it is served; layers are relayed for the agent to apply', async () => {
     const t = await tenant();
     const agent = await agentOf(t, {}, 'v1.33.13');
     const other = await agentOf(await tenant());
@@ -224,9 +224,30 @@ describe('api charts and overlays', function () {
     expectError(await other.client.get(`/agents/${other.id}/render-inputs/${object.body.id}`), 404, 'render_inputs_not_found');
     expectError(await other.client.get(path), 403, 'agent_pak_mismatch');
 
-    const layer = await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'more', values: { replicaCount: 2 } });
+    // Every layer of the stack is relayed in its signed form (the agent selects by its own identity),
+    // and only a signature that names them with the other inputs.
+    const layer = await t.client.post(`/stacks/${t.stack}/overrides`, {
+      name: 'more',
+      values: { replicaCount: 2 },
+      selector: { labels: ['x'] },
+    });
     expect(layer.status, layer.text).to.equal(201);
-    expect((await agent.client.get(path)).body).to.deep.include({ not_signable: 'override layers are not signed' });
+    const layers = [{ name: 'more', priority: 0, selector: { labels: ['x'] }, values: { replicaCount: 2 }, patches: null }];
+    expect((await agent.client.get(path)).body).to.deep.include({ layers, not_signable: null, signature: null });
+    const withLayers = { ...inputs, layers };
+    const layered = signIntent(
+      renderInputsContent(withLayers),
+      { ...predicate, version: 2, inputs: renderInputDigests(withLayers), renderer: inputs.renderer },
+      generateSigningKey().privateKey,
+    );
+    expect((await t.client.post(`/stacks/${t.stack}/signatures`, { signature: layered })).status).to.equal(201);
+    expect((await agent.client.get(path)).body).to.deep.include({ signature: JSON.parse(JSON.stringify(layered)) });
+    // A layer selecting the agent that reads it: not what signed inputs alone make.
+    const reading = await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'reads', values: { who: '{{ agent.name }}' } });
+    expect(reading.status, reading.text).to.equal(201);
+    expect((await agent.client.get(path)).body).to.deep.include({
+      not_signable: 'override layer reads refers to the agent ({{ agent.* }}), which is not signed',
+    });
   });
 
   it('relays no render inputs for plain YAML', async () => {
@@ -237,7 +258,7 @@ describe('api charts and overlays', function () {
     expectError(await agent.client.get(`/agents/${agent.id}/render-inputs/${object.body.id}`), 404, 'render_inputs_not_found');
   });
 
-  it('relays a template-made object’s inputs only to an agent it is served; with other parameters, the signature of the same template version; layers make it not signable', async () => {
+  it('relays a template-made object’s inputs only to an agent it is served; with other parameters, the signature of the same template version; layers are relayed for the agent to apply', async () => {
     const t = await tenant();
     const agent = await agentOf(t);
     const other = await agentOf(await tenant());
@@ -285,9 +306,13 @@ describe('api charts and overlays', function () {
     const relayed = await agent.client.get<Record<string, unknown>>(`/agents/${agent.id}/render-inputs/${unsigned.body.id}`);
     expect(relayed.body).to.deep.include({ signature: JSON.parse(JSON.stringify(signature)) });
 
-    const layer = await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'more', values: { replicaCount: 2 } });
+    const patches = [{ target: { kind: 'ConfigMap', name: 'b' }, merge_patch: { data: { more: 'yes' } } }];
+    const layer = await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'more', patches });
     expect(layer.status, layer.text).to.equal(201);
-    expect((await agent.client.get(path)).body).to.deep.include({ not_signable: 'override layers are not signed' });
+    expect((await agent.client.get(path)).body).to.deep.include({
+      layers: [{ name: 'more', priority: 0, selector: {}, values: null, patches }],
+      not_signable: null,
+    });
   });
 
   it('pins a chart from an OCI registry to its digest and explains the inputs', async () => {

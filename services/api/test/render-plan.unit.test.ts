@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import type { AgentView } from '../src/rendering/agent-vars.ts';
 import { DEFAULT_CAPABILITIES } from '../src/rendering/capabilities.ts';
-import type { OverrideLayer } from '../src/rendering/layers.ts';
+import type { OverrideLayer } from '@brokkr/overrides';
 import { distinctInputs, planRenders, type RenderInput, type RenderSource } from '../src/rendering/plan.ts';
 
 const VERSION = 'brokkr-render 1.0.0+test';

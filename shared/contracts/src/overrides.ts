@@ -83,6 +83,20 @@ export const overrideSchema = z
   })
   .meta({ id: 'Override' });
 
+/**
+ * A layer as a generator signs it and the hub relays it to an agent requiring signatures (the
+ * render-inputs answer): the fields written, without the hub's id.
+ */
+export const signedLayerSchema = z
+  .strictObject({
+    name: z.string(),
+    priority: z.number().int(),
+    selector: selectorSchema,
+    values: jsonObject().nullable(),
+    patches: z.array(patchSchema).nullable(),
+  })
+  .meta({ id: 'SignedOverrideLayer' });
+
 export type NewOverride = z.output<typeof newOverrideSchema>;
 export type Override = z.output<typeof overrideSchema>;
 

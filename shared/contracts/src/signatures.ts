@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deploymentObjectSchema } from './agent-api.ts';
+import { signedLayerSchema } from './overrides.ts';
 import { timestamp, uuid } from './wire.ts';
 
 /**
@@ -90,9 +91,16 @@ export const renderInputsSchema = z
         'A deployment object instantiated from a template: the template version’s text and parameters schema, and the parameters',
     }),
     capabilities: z.object({ kubeVersion: z.string(), apiVersions: z.array(z.string()) }),
+    layers: z
+      .array(signedLayerSchema)
+      .optional()
+      .meta({
+        description:
+          'Every override layer of the stack in its signed form and order (not only those selecting this agent): the agent ' +
+          'selects from them by its own identity',
+      }),
     not_signable: z.string().nullable().meta({
-      description:
-        'Why the hub’s render of it for this agent is not what its inputs alone make (override layers, `{{ agent.* }}` references)',
+      description: 'Why the hub’s render of it for this agent is not what its inputs alone make (`{{ agent.* }}` references)',
     }),
     signature: signedJson.nullable().meta({ description: 'The newest signature stored for the stack whose statement names these inputs' }),
   })

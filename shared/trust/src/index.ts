@@ -50,6 +50,7 @@ export {
   type RenderInputDigest,
   type RenderInputValues,
   type RenderOptions,
+  type SignedLayerSet,
   type TemplateInputValues,
 } from './render-inputs.ts';
 export { readSignedIntent, signStatementBundle, SignatureFormatError, type SerializedBundle, type SignedIntent } from './bundle.ts';

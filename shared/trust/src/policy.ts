@@ -12,14 +12,21 @@ import { readDocument, rootKeys, rootSchema, type Root } from './metadata.ts';
  *                      keys and threshold, the generators with their keys, keyless identities and
  *                      scopes, the timestamp signers. Later versions come through the hub, each
  *                      signed by the threshold of the one before.
- *   identity.labels    the labels a signed targeting may name this agent by
+ *   identity.labels    the labels a signed targeting may name this agent by, and override layers
+ *                      select it by
+ *   identity.annotations  the key/value pairs override layers select it by
  *   maxMetadataAge     the oldest a signed timestamp may be before the agent calls its metadata stale
  *   sigstore.trustedRoot  a Sigstore trusted_root.json, to check keyless signatures offline
  */
 export const trustPolicySchema = z.object({
   requireSignatures: z.boolean().default(true),
   root: z.unknown(),
-  identity: z.object({ labels: z.array(z.string().min(1)).default([]) }).default({ labels: [] }),
+  identity: z
+    .object({
+      labels: z.array(z.string().min(1)).default([]),
+      annotations: z.record(z.string().min(1), z.string()).default({}),
+    })
+    .default({ labels: [], annotations: {} }),
   maxMetadataAge: z
     .string()
     .regex(/^\d+(s|m|h|d)$/, 'a duration such as 30m, 24h or 7d')
@@ -31,6 +38,7 @@ export interface TrustPolicy {
   requireSignatures: boolean;
   root: Root;
   labels: string[];
+  annotations: Record<string, string>;
   maxMetadataAgeMs: number;
   /** The Sigstore trusted root (JSON), when keyless signatures are to be checked. */
   sigstoreTrustedRoot: Record<string, unknown> | undefined;
@@ -59,6 +67,7 @@ export function parseTrustPolicy(value: unknown): TrustPolicy {
     requireSignatures: p.requireSignatures,
     root: installedRoot(p.root),
     labels: p.identity.labels,
+    annotations: p.identity.annotations,
     maxMetadataAgeMs: durationMs(p.maxMetadataAge),
     sigstoreTrustedRoot: p.sigstore?.trustedRoot,
   };

@@ -3,7 +3,8 @@ import { sha256Hex } from './digest.ts';
 /**
  * What a generator signs for a chart or an overlay (docs/signatures.md, "Charts and overlays"):
  * not the hub's render, which no generator sees, but the inputs an agent renders itself: the
- * source archive (the exact bytes the hub pins by digest), the values and the render options.
+ * source archive (the exact bytes the hub pins by digest), the values, the render options and the
+ * stack's override layers.
  * The statement's subject is the SHA-256 of the canonical document of those inputs' digests, so
  * the agent, hashing the bytes the hub relays, finds the subject again only when every input is
  * what was signed.
@@ -28,7 +29,15 @@ export interface ArchiveInputValues {
   options: RenderOptions;
   /** The brokkr-render version (`brokkr-render --version`) the inputs are meant for. */
   renderer: string;
+  layers?: SignedLayerSet | undefined;
 }
+
+/**
+ * Every override layer of the stack, in their signed form and order (@brokkr/overrides
+ * signedLayers): each agent selects from the whole set by its own identity, so the set is signed,
+ * not a selection the hub made. None, or an empty set: the stack has no layers.
+ */
+export type SignedLayerSet = readonly unknown[];
 
 /**
  * A Brokkr stack template instantiated into a deployment object: the exact template version's
@@ -42,6 +51,7 @@ export interface TemplateInputValues {
   parameters: unknown;
   /** The template engine version (`@brokkr/templates`' TEMPLATE_ENGINE_VERSION) the inputs are meant for. */
   renderer: string;
+  layers?: SignedLayerSet | undefined;
 }
 
 export interface RenderInputDigest {
@@ -65,18 +75,25 @@ const digestOf = (name: string, content: string | Uint8Array): RenderInputDigest
 
 /**
  * The predicate's `inputs`: each input's digest, by name (source; values for a chart; options; for
- * a template: the template, its parameters schema and the parameters, as canonical JSON).
+ * a template: the template, its parameters schema and the parameters, as canonical JSON), and the
+ * stack's override layers (`layers`, canonical JSON) when it has any.
  */
 export function renderInputDigests(inputs: RenderInputValues): RenderInputDigest[] {
-  if (inputs.kind === 'template')
-    return [
-      digestOf('template', inputs.template),
-      digestOf('parameters_schema', inputs.parametersSchema),
-      digestOf('parameters', canonicalJson(inputs.parameters ?? null)),
-    ];
-  const digests = [{ name: 'source', digest: { sha256: sha256Hex(inputs.archive) } }];
-  if (inputs.kind === 'helm') digests.push({ name: 'values', digest: { sha256: sha256Hex(canonicalJson(inputs.values ?? {})) } });
-  digests.push({ name: 'options', digest: { sha256: sha256Hex(canonicalJson(inputs.options)) } });
+  const digests = inputs.kind === 'template' ? templateDigests(inputs) : archiveDigests(inputs);
+  if (inputs.layers?.length) digests.push(digestOf('layers', canonicalJson(inputs.layers)));
+  return digests;
+}
+
+const templateDigests = (inputs: TemplateInputValues): RenderInputDigest[] => [
+  digestOf('template', inputs.template),
+  digestOf('parameters_schema', inputs.parametersSchema),
+  digestOf('parameters', canonicalJson(inputs.parameters ?? null)),
+];
+
+function archiveDigests(inputs: ArchiveInputValues): RenderInputDigest[] {
+  const digests = [digestOf('source', inputs.archive)];
+  if (inputs.kind === 'helm') digests.push(digestOf('values', canonicalJson(inputs.values ?? {})));
+  digests.push(digestOf('options', canonicalJson(inputs.options)));
   return digests;
 }
 

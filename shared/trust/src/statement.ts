@@ -122,5 +122,6 @@ export type {
   RenderInputDigest,
   RenderInputValues,
   RenderOptions,
+  SignedLayerSet,
   TemplateInputValues,
 } from './render-inputs.ts';

@@ -20,6 +20,7 @@ import type { DeploymentObject, ServedDeploymentObject, WorkOrder } from '@brokk
 import type { EventReporter } from '../reconcile/event-reporter.ts';
 import { errorMessage, Wakeup } from '../util/async.ts';
 import { metadataVersions, startingMetadata } from './metadata-state.ts';
+import { sameRender } from './same-render.ts';
 import type { TrustMetrics } from './metrics.ts';
 import type { OwnRenders, RelayedRender } from './own-render.ts';
 import type { TrustRelay } from './relay.ts';
@@ -72,7 +73,7 @@ export class TrustGate {
   private readonly held = new Set<string>();
   /** The refusal last logged per object: a refusal repeated on every re-screen is logged once. */
   private readonly refusals = new Map<string, string>();
-  /** Objects whose served content differed from the agent's own render (said once each). */
+  /** Objects whose served content differed from the agent's own render (counted once each). */
   private readonly differences = new Set<string>();
   private received: DeploymentObject[] | undefined;
   /** Whether the metadata was asked for once: until then a screen or a work order waits for it. */
@@ -278,19 +279,25 @@ export class TrustGate {
     // A renderer that cannot run refuses this object only: the rest of the state is still offered.
     const result = await this.deps.own!.render(relayed).catch((err: unknown) => ({ ok: false as const, error: errorMessage(err) }));
     if (!result.ok) return { object: s.object, refusal: { reason: 'render_failed', detail: `${relayed.renderer}: ${result.error}` } };
-    if (result.yaml !== s.object.yaml_content) this.servedDiffers(s.object, relayed);
+    if (!sameRender(result.yaml, s.object.yaml_content)) return this.servedDiffers(s.object, relayed, result.yaml);
     return { ...s, object: { ...s.object, yaml_content: result.yaml, yaml_checksum: sha256Hex(result.yaml) } };
   }
 
-  /** The hub served other content than the signed inputs render to (it lied, or rendered other inputs): said once per object. */
-  private servedDiffers(object: DeploymentObject, relayed: RelayedRender): void {
-    if (this.differences.has(object.id)) return;
-    this.differences.add(object.id);
-    this.deps.metrics.renderDifferences.inc();
-    this.deps.logger.warn(
-      { stack: object.stack_id, deploymentObject: object.id, kind: relayed.kind, served: object.yaml_checksum },
-      'the hub served other content than the agent’s own render of the signed inputs: the agent’s render is applied',
-    );
+  /**
+   * The hub served other content than the signed inputs render to: it lied, rendered other inputs,
+   * or selected other override layers than this agent's own identity does (the labels it stores
+   * are not the trust policy's). Refused like any content that is not the signed one: the stack
+   * keeps what was admitted before.
+   */
+  private servedDiffers(object: DeploymentObject, relayed: RelayedRender, own: string): Screened {
+    if (!this.differences.has(object.id)) {
+      this.differences.add(object.id);
+      this.deps.metrics.renderDifferences.inc();
+    }
+    const detail =
+      `the hub served a ${relayed.kind} render (sha256 ${object.yaml_checksum.slice(0, 12)}…) that is not the agent’s own ` +
+      `render of the signed inputs (sha256 ${sha256Hex(own).slice(0, 12)}…)`;
+    return { object, refusal: { reason: 'signature_invalid', detail } };
   }
 
   /** A chart or an overlay: its signature must name the inputs relayed (hashed here) and this agent's renderer. */

@@ -19,7 +19,7 @@ export function createTrustMetrics(registry: Registry) {
     }),
     renderDifferences: m.counter({
       name: 'brokkr_agent_trust_render_differences_total',
-      help: 'Signed charts and overlays whose content the hub served differs from the agent’s own render of the signed inputs (the agent applies its own)',
+      help: 'Signed charts, overlays and templates whose render the hub served differs from the agent’s own render of the signed inputs (refused as signature_invalid)',
     }),
     rootVersion: m.gauge({ name: 'brokkr_agent_trust_root_version', help: 'The version of the trust root the agent checks against' }),
   };

@@ -10,7 +10,9 @@ import {
   type RenderInputDigest,
   type RenderInputValues,
 } from '@brokkr/trust';
+import type { LayerTarget } from '@brokkr/overrides';
 import { errorMessage } from '../util/async.ts';
+import { layeredValues, ownLayers, patchedRender } from './own-layers.ts';
 import type { TrustRelay } from './relay.ts';
 import { OwnTemplateRenders } from './own-template-render.ts';
 
@@ -25,7 +27,7 @@ export interface RelayedRender {
   digests: RenderInputDigest[];
   renderer: string;
   signature: unknown;
-  /** Why the hub's render for this agent is more than the inputs make (the agent refuses it): layers, agent references. */
+  /** Why the hub's render for this agent is more than the inputs make (the agent refuses it): agent references. */
   notSignable: string | null;
   inputs: RenderInputs;
 }
@@ -35,6 +37,8 @@ export interface OwnRendersDeps {
   /** brokkr-render (BROKKR__AGENT__RENDERER_BINARY); unset: built from this checkout (development). */
   binary: string | undefined;
   logger: Logger;
+  /** Who this agent is when override layers select: its own id, and its trust policy's labels and annotations. */
+  me: LayerTarget;
 }
 
 /** How many render inputs are fetched at once. */
@@ -121,7 +125,8 @@ export class OwnRenders {
 
   private async renderNow(r: RelayedRender): Promise<RenderResult> {
     const { inputs } = r;
-    if (inputs.kind === 'template') return this.templates.render(inputs.template ?? undefined);
+    const layers = ownLayers(inputs, this.deps.me);
+    if (inputs.kind === 'template') return patchedRender(await this.templates.render(inputs.template ?? undefined), layers);
     if (!inputs.options) return { ok: false, reason: 'invalid', error: 'the hub relayed no render options' };
     const archive = Buffer.from(inputs.archive, 'base64');
     const job =
@@ -129,12 +134,12 @@ export class OwnRenders {
         ? {
             kind: 'helm' as const,
             archive,
-            values: inputs.values ?? {},
+            values: layeredValues(inputs.values ?? {}, layers),
             release: inputs.options.release,
             capabilities: inputs.capabilities,
           }
         : { kind: 'kustomize' as const, archive, path: inputs.options.path };
-    return (await this.rendererNow()).render('agent', job);
+    return patchedRender(await (await this.rendererNow()).render('agent', job), layers);
   }
 
   private rendererNow(): Promise<Renderer> {
@@ -165,6 +170,7 @@ export class OwnRenders {
 
 /** The relayed inputs as the digests are taken of them (from the bytes relayed, never from the hub's digests). */
 function inputValues(inputs: RenderInputs, renderer: string): RenderInputValues {
+  const layers = inputs.layers;
   if (inputs.kind === 'template')
     return {
       kind: 'template',
@@ -172,6 +178,7 @@ function inputValues(inputs: RenderInputs, renderer: string): RenderInputValues 
       parametersSchema: inputs.template?.parameters_schema ?? '',
       parameters: inputs.template?.parameters ?? null,
       renderer,
+      layers,
     };
   return {
     kind: inputs.kind,
@@ -179,5 +186,6 @@ function inputValues(inputs: RenderInputs, renderer: string): RenderInputValues 
     values: inputs.values ?? undefined,
     options: inputs.options ?? { path: '' },
     renderer,
+    layers,
   };
 }

@@ -1,4 +1,4 @@
-import type { LayerPatch, OverrideLayer } from './layers.ts';
+import type { LayerPatch, OverrideLayer } from '@brokkr/overrides';
 
 /** Who set one field of an agent's render: a layer's values (a chart's value) or a layer's patch (a rendered object's field). */
 export interface FieldOrigin {

@@ -1,6 +1,6 @@
 import { stackLayersChanged } from '../errors/catalogue.ts';
 import type { Transact, TxScope } from '../events/transact.ts';
-import type { OverrideLayer } from './layers.ts';
+import type { OverrideLayer } from '@brokkr/overrides';
 import type { Queryable } from '@brokkr/db';
 import type { RenderDeps } from './render.ts';
 import { replanLatest } from './replan.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { refersToAgent, resolveAgentReferences, UnresolvedReference, type AgentView } from './agent-vars.ts';
 import { capabilitiesOf, type Capabilities } from './capabilities.ts';
-import { layersFor, mergeValues, type LayerPatch, type OverrideLayer } from './layers.ts';
+import { layersFor, valuesAfter, type LayerPatch, type OverrideLayer } from '@brokkr/overrides';
 
 /** What a deployment object renders from: a chart or an overlay (pinned by digest), or its own YAML. */
 export type RenderSource =
@@ -79,7 +79,10 @@ function inputFor(source: RenderSource, applied: OverrideLayer[], agent: AgentVi
   const input: Omit<RenderInput, 'key'> = { source, patches };
   let capabilitiesText: string | undefined;
   if (source.kind === 'helm') {
-    const merged = applied.reduce((values, layer) => mergeValues(values, layer.layer_values ?? {}), source.values);
+    const merged = valuesAfter(
+      source.values,
+      applied.map((layer) => layer.layer_values),
+    );
     input.values = resolveAgentReferences(merged, agent);
     ({ capabilities: input.capabilities, text: capabilitiesText } = capabilitiesFor(parts, agent));
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { rendererBusy, rendererUnavailable } from '../errors/catalogue.ts';
-import { applyPatches, PatchFailed } from './patches.ts';
+import { applyPatches, PatchFailed } from '@brokkr/overrides';
 import type { RenderInput, RenderSource } from './plan.ts';
 
 /** One chart or overlay to render: its source by digest (the content-addressed store) and how. */

@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import { confinedAgentsOfStack } from '../domain/confined-agents.ts';
-import type { OverrideLayer } from './layers.ts';
+import type { OverrideLayer } from '@brokkr/overrides';
 import { refuseMisplacedRenders } from './placement.ts';
 import { prepareRenders, type PreparedRenders } from './prepare.ts';
 import { refuseUnrenderable } from './refusals.ts';

@@ -1,6 +1,6 @@
 import type { Transact } from '../events/transact.ts';
 import type { AgentView } from './agent-vars.ts';
-import type { OverrideLayer } from './layers.ts';
+import type { OverrideLayer } from '@brokkr/overrides';
 import { planRenders, type AgentPlan, type RenderSource } from './plan.ts';
 import { prepareRenders } from './prepare.ts';
 import { rendererVersionOf } from './render.ts';

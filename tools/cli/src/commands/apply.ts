@@ -11,6 +11,7 @@ import {
   type Agent,
   type AuthPayload,
   type DeploymentObject,
+  type NewOverride,
   type Stack,
   type StackLabel,
   type StackRolloutPolicy,
@@ -35,6 +36,8 @@ async function readContent(options: ApplyOptions): Promise<Content> {
 import { ensureDependencies, resolveDependsOn } from './dependencies.ts';
 import { renderRollout } from './rollout.ts';
 import { signContent, signRenderInputs, storeSignature, type SignOptions } from './signing.ts';
+import { readLayers, refuseUnsignedLayers, replaceLayers } from './overrides.ts';
+import type { SignedLayer } from '@brokkr/overrides';
 import { renderInputsContent, sha256Hex } from '@brokkr/trust';
 import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
 
@@ -49,6 +52,8 @@ interface ApplyOptions extends Partial<SignOptions>, Partial<ChartOptions> {
   signature?: string;
   /** With --sign and a chart or an overlay: the brokkr-render version the agents render with. */
   renderer?: string;
+  /** The stack's override layers become exactly this file's (signed with the render inputs under --sign). */
+  layers?: string;
   stack?: string;
   generator?: string;
   target: string[];
@@ -119,6 +124,10 @@ export function registerApply(program: Command): void {
       'with --sign and --chart or -k: the brokkr-render version the agents render with (`brokkr-render --version`; default: BROKKR_RENDERER)',
     )
     .option('--signature <file>', 'store this signature (a Sigstore bundle or DSSE envelope made elsewhere, e.g. keyless) with the content')
+    .option(
+      '--layers <file>',
+      "the stack's override layers become exactly this file's (one layer per YAML document; others are deleted); with --sign and --chart or -k they are signed with the render inputs",
+    )
     .action(async (options: ApplyOptions, cmd: Command) => {
       process.exitCode = await apply(cmd, options);
     });
@@ -143,12 +152,13 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   const targets = await Promise.all([...new Set([...(manifests.settings.targets ?? []), ...options.target])].map((t) => findAgent(hub, t)));
   const labels = [...(manifests.settings.labels ?? []), ...options.label].map(checkLabel);
   const dependsOn = await resolveDependsOn(hub, options.dependsOn);
+  const layers = layersOf(manifests, options);
   const stack = await ensureStack(io, me, manifests, options);
   // Before the targets: an agent the stack newly reaches must not get it ahead of what it waits for.
   await ensureDependencies(hub, say, stack, dependsOn);
   await ensureLabels(io, stack, labels);
   await ensureTargets(io, stack, targets);
-  const signedAt = await ensureSignature(io, stack, manifests, options);
+  const signedAt = await ensureSignature(io, stack, manifests, { ...options, signedLayers: await ensureLayers(io, stack, layers) });
   const { object, created } =
     manifests.kind === 'yaml' ? await ensureDeploymentObject(io, stack, manifests) : await postSource(io, stack, manifests);
 
@@ -270,7 +280,13 @@ async function ensureTargets({ hub, say }: Io, stack: Stack, agents: Agent[]): P
  * With --sign or --signature: the signature of the content, stored before the content (also when it
  * is unchanged: a re-signature); resolves with when the hub stored it.
  */
-async function ensureSignature({ hub, say }: Io, stack: Stack, manifests: Content, options: ApplyOptions): Promise<string | undefined> {
+async function ensureSignature(
+  { hub, say }: Io,
+  stack: Stack,
+  manifests: Content,
+  options: ApplyOptions & { signedLayers: SignedLayer[] | undefined },
+): Promise<string | undefined> {
+  const layers = options.signedLayers;
   if (options.sign && options.signature) throw new CliError('--sign and --signature exclude each other');
   let signature: unknown;
   let signed: string;
@@ -285,7 +301,8 @@ async function ensureSignature({ hub, say }: Io, stack: Stack, manifests: Conten
     } else {
       const renderer = options.renderer ?? (process.env.BROKKR_RENDERER || undefined);
       if (!renderer) throw new CliError('--sign with --chart or -k needs --renderer <brokkr-render version> (or BROKKR_RENDERER)');
-      const inputs = { ...(await manifests.inputs(stack.name)), renderer };
+      if (!layers) await refuseUnsignedLayers(hub, stack);
+      const inputs = { ...(await manifests.inputs(stack.name)), renderer, layers };
       signature = signRenderInputs(signOptions, stack.id, inputs);
       signed = `render inputs sha256 ${sha256Hex(renderInputsContent(inputs)).slice(0, 12)}…, rendered by each agent`;
     }
@@ -293,6 +310,19 @@ async function ensureSignature({ hub, say }: Io, stack: Stack, manifests: Conten
   const storedAt = await storeSignature(hub, stack.id, signature);
   say(`stack "${stack.name}": signature stored (${signed})`);
   return storedAt;
+}
+
+/** With --layers: the stack's layers replaced by the file's, and the set as signed. */
+async function ensureLayers({ hub, say }: Io, stack: Stack, layers: NewOverride[] | undefined): Promise<SignedLayer[] | undefined> {
+  return layers ? replaceLayers(hub, stack, layers, say) : undefined;
+}
+
+/** The --layers file's layers, read before anything changes; plain YAML patched by layers is not signable. */
+function layersOf(manifests: Content, options: ApplyOptions): NewOverride[] | undefined {
+  if (!options.layers) return undefined;
+  if (options.sign && manifests.kind === 'yaml')
+    throw new CliError('--layers with --sign needs --chart or -k: plain YAML changed by override layers cannot be signed yet');
+  return readLayers(options.layers);
 }
 
 function readSignatureFile(file: string): unknown {

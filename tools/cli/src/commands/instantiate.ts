@@ -8,6 +8,7 @@ import { CliError } from '../errors.ts';
 import type { Hub } from '../http.ts';
 import { render } from '../output.ts';
 import { findStack } from '../resolve.ts';
+import { readLayers, refuseUnsignedLayers, replaceLayers } from './overrides.ts';
 import { signRenderInputs, storeSignature, type SignOptions } from './signing.ts';
 
 interface InstantiateOptions extends Partial<Omit<SignOptions, 'key'>> {
@@ -15,6 +16,8 @@ interface InstantiateOptions extends Partial<Omit<SignOptions, 'key'>> {
   parameters?: string;
   /** A generator key: the template's inputs are signed before the object is made. */
   sign?: string;
+  /** The stack's override layers become exactly this file's (signed with the inputs under --sign). */
+  layers?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -38,6 +41,10 @@ export function registerInstantiate(program: Command): void {
     .option('--sign-for-label <label>', 'with --sign: agents configured with this label may apply it; repeatable', collect, [])
     .option('--allow-rollback-to <n>', 'with --sign: an automatic rollback may return to this earlier version; repeatable', collect, [])
     .option('--expires <duration>', 'with --sign: the signature is good for this long (e.g. 720h)')
+    .option(
+      '--layers <file>',
+      "the stack's override layers become exactly this file's (one layer per YAML document; others are deleted); with --sign they are signed with the inputs",
+    )
     .action(async (templateId: string, options: InstantiateOptions, cmd: Command) => {
       process.exitCode = await instantiate(cmd, templateId, options);
     });
@@ -84,10 +91,13 @@ async function instantiate(cmd: Command, templateId: string, options: Instantiat
   const hub = hubFor(cmd);
   const format = formatFor(cmd);
   const say = sayFor(format);
+  const layers = options.layers ? readLayers(options.layers) : undefined;
   const stack = await findStack(hub, options.stack);
+  const signed = layers ? await replaceLayers(hub, stack, layers, say) : undefined;
   if (options.sign) {
+    if (!signed) await refuseUnsignedLayers(hub, stack);
     const template = await hub.get<StackTemplate>(`/templates/${templateId}`);
-    say(await signTemplate(hub, stack.id, templateInputs(template, parameters), options));
+    say(await signTemplate(hub, stack.id, { ...templateInputs(template, parameters), layers: signed }, options));
   }
   const object = await hub.post<DeploymentObject>(`/stacks/${stack.id}/deployment-objects/from-template`, {
     template_id: templateId,

@@ -7,6 +7,7 @@ import type { Hub } from '../http.ts';
 import { render, renderTable, truncate } from '../output.ts';
 import { findAgent, findStack } from '../resolve.ts';
 import type { Explanation, NewOverride, Override, Stack } from '../types.ts';
+import { signedLayers, type SignedLayer } from '@brokkr/overrides';
 
 const selectorText = (s: Override['selector']): string => {
   const parts = [
@@ -48,7 +49,7 @@ function renderExplanation(e: Explanation): string {
 }
 
 /** The layers of a YAML file: one mapping per document ({name, priority, selector, values, patches}). */
-function readLayers(file: string): NewOverride[] {
+export function readLayers(file: string): NewOverride[] {
   const docs = parseAllDocuments(fs.readFileSync(file, 'utf8'));
   const layers = docs.map((d) => {
     if (d.errors[0]) throw new CliError(`${file}: invalid YAML: ${d.errors[0].message.split('\n')[0]}`);
@@ -70,6 +71,42 @@ async function putLayer(hub: Hub, stack: Stack, layer: NewOverride): Promise<'cr
   }
   await hub.put(`/stacks/${stack.id}/overrides/${encodeURIComponent(layer.name)}`, layer);
   return 'replaced';
+}
+
+/**
+ * The stack's layers become exactly these (created or replaced by name, any other deleted), for
+ * `apply --layers`: with --sign the whole set is signed, so a layer left over would make every
+ * signing agent refuse. Resolves with the set as signed (@brokkr/overrides signedLayers).
+ */
+export async function replaceLayers(
+  hub: Hub,
+  stack: Stack,
+  layers: readonly NewOverride[],
+  say: (line: string) => void,
+): Promise<SignedLayer[]> {
+  const named = layers.map((l) => ({ ...l, priority: l.priority ?? 0, selector: l.selector ?? {} }));
+  for (const layer of named) say(`stack "${stack.name}": layer "${layer.name}" ${await putLayer(hub, stack, layer)}`);
+  const kept = new Set(named.map((l) => l.name));
+  for (const old of await hub.get<Override[]>(`/stacks/${stack.id}/overrides`)) {
+    if (kept.has(old.name)) continue;
+    await hub.request('DELETE', `/stacks/${stack.id}/overrides/${encodeURIComponent(old.name)}`);
+    say(`stack "${stack.name}": layer "${old.name}" deleted (not in the file)`);
+  }
+  return signedLayers(named);
+}
+
+/**
+ * A stack signed by its render inputs without --layers: its layers are signed as none, so a stack
+ * that has some is refused here rather than by every signing agent. The hub's layers are never
+ * signed as it reports them: the hub is the party the signature guards against.
+ */
+export async function refuseUnsignedLayers(hub: Hub, stack: Stack): Promise<void> {
+  const layers = await hub.get<Override[]>(`/stacks/${stack.id}/overrides`);
+  if (layers.length)
+    throw new CliError(
+      `stack "${stack.name}" has ${layers.length} override layer(s) (${layers.map((l) => l.name).join(', ')}): ` +
+        'pass them with --layers <file> so they are signed with it, or delete them',
+    );
 }
 
 export function registerOverrides(program: Command): void {

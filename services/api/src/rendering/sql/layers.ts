@@ -1,5 +1,5 @@
 import type { Queryable } from '@brokkr/db';
-import type { OverrideLayer } from '../layers.ts';
+import type { OverrideLayer } from '@brokkr/overrides';
 
 /** A stack's override layers (every one; which apply to an agent is layers.ts's rule) and the revision they are. */
 export interface StackLayers {

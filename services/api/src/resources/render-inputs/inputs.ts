@@ -3,7 +3,7 @@ import type { RenderInputs } from '@brokkr/contracts';
 import { loadSourceBlob } from '@brokkr/sources';
 import type { Queryable } from '@brokkr/db';
 import { capabilitiesOf } from '../../rendering/capabilities.ts';
-import { layersFor } from '../../rendering/layers.ts';
+import { layersFor, signedLayers, type OverrideLayer, type SignedLayer } from '@brokkr/overrides';
 import { refersToAgent, type AgentView } from '../../rendering/agent-vars.ts';
 import { releaseName } from '../../rendering/source-of.ts';
 import { stackLayers } from '../../rendering/sql/layers.ts';
@@ -63,16 +63,25 @@ async function signatureFor(
   return fallback;
 }
 
-/** Why the hub's render for this agent is more than the signed inputs make: layers that select it, values that read it. */
-async function notSignable(db: Queryable, object: ServedRenderedObject, agent: AgentView): Promise<string | null> {
-  if (await layersSelect(db, object.stack_id, agent)) return 'override layers are not signed';
-  if (refersToAgent(object.source_values)) return 'values that refer to the agent ({{ agent.* }}) are not signed';
-  return null;
+/**
+ * Why the hub's render for this agent is more than the signed inputs make: values, or a layer
+ * selecting it, that read the agent (`{{ agent.* }}`), which no generator signed.
+ */
+function notSignable(values: unknown, layers: readonly OverrideLayer[], agent: AgentView): string | null {
+  if (refersToAgent(values)) return 'values that refer to the agent ({{ agent.* }}) are not signed';
+  const reading = layersFor(layers, agent).find((l) => refersToAgent(l.layer_values) || refersToAgent(l.patches));
+  return reading ? `override layer ${reading.name} refers to the agent ({{ agent.* }}), which is not signed` : null;
 }
 
-async function layersSelect(db: Queryable, stackId: string, agent: AgentView): Promise<boolean> {
+/** Every layer of the stack in its signed form (the agent selects from all of them), and why the render is not signable. */
+async function layerInputs(
+  db: Queryable,
+  stackId: string,
+  values: unknown,
+  agent: AgentView,
+): Promise<{ layers: SignedLayer[]; notSignable: string | null }> {
   const { layers } = await stackLayers(db, stackId);
-  return layersFor(layers, agent).length > 0;
+  return { layers: signedLayers(layers), notSignable: notSignable(values, layers, agent) };
 }
 
 /**
@@ -83,12 +92,14 @@ async function layersSelect(db: Queryable, stackId: string, agent: AgentView): P
 export async function templateInputsOf(db: Queryable, object: ServedTemplateObject, agent: AgentView): Promise<RenderInputs> {
   const parameters: unknown = object.template_parameters === null ? null : JSON.parse(object.template_parameters);
   const template = { content: object.template_content, parameters_schema: object.parameters_schema, parameters };
+  const { layers, notSignable } = await layerInputs(db, object.stack_id, null, agent);
   const inputs: RenderInputValues = {
     kind: 'template',
     template: template.content,
     parametersSchema: template.parameters_schema,
     parameters,
     renderer: '',
+    layers,
   };
   return {
     deployment_object_id: object.id,
@@ -99,7 +110,8 @@ export async function templateInputsOf(db: Queryable, object: ServedTemplateObje
     options: null,
     template,
     capabilities: capabilitiesOf(agent.facts),
-    not_signable: (await layersSelect(db, object.stack_id, agent)) ? 'override layers are not signed' : null,
+    layers,
+    not_signable: notSignable,
     signature: await signatureFor(db, object.stack_id, inputs),
   };
 }
@@ -116,7 +128,8 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
     ? { path: spec.kustomize.path }
     : { release: { name: releaseName(object.stack_name), namespace: 'default' } };
   const values = kind === 'helm' ? (object.source_values ?? {}) : null;
-  const inputs: RenderInputValues = { kind, archive: blob.bytes, values: values ?? undefined, options, renderer: '' };
+  const { layers, notSignable } = await layerInputs(db, object.stack_id, object.source_values, agent);
+  const inputs: RenderInputValues = { kind, archive: blob.bytes, values: values ?? undefined, options, renderer: '', layers };
   return {
     deployment_object_id: object.id,
     stack_id: object.stack_id,
@@ -125,7 +138,8 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
     values,
     options,
     capabilities: capabilitiesOf(agent.facts),
-    not_signable: await notSignable(db, object, agent),
+    layers,
+    not_signable: notSignable,
     signature: await signatureFor(db, object.stack_id, inputs, pinned.digest),
   };
 }

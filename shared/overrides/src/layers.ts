@@ -1,5 +1,3 @@
-import type { AgentView } from './agent-vars.ts';
-
 /** Which agents a layer applies to: every criterion given must hold (none given: every agent). */
 export interface LayerSelector {
   agent_ids?: string[];
@@ -13,7 +11,7 @@ export interface LayerSelector {
 export interface LayerPatch {
   target: { kind: string; name: string; namespace?: string; apiVersion?: string };
   merge_patch?: Record<string, unknown>;
-  json_patch?: { op: string; path: string; value?: unknown; from?: string }[];
+  json_patch?: { op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test'; path: string; value?: unknown; from?: string }[];
 }
 
 /** One override layer of a stack, as stored. */
@@ -26,7 +24,25 @@ export interface OverrideLayer {
   patches: LayerPatch[] | null;
 }
 
-export function selects(selector: LayerSelector, agent: AgentView): boolean {
+/** What selecting and ordering a layer needs: the stored layer and the signed one alike. */
+export interface SelectableLayer {
+  name: string;
+  priority: number;
+  selector: LayerSelector;
+}
+
+/**
+ * What a selector is evaluated against. The hub uses the agent as it stores it; an agent that
+ * requires signatures uses its own id and the labels and annotations its trust policy gives it,
+ * never the hub's view of them.
+ */
+export interface LayerTarget {
+  id: string;
+  labels: readonly string[];
+  annotations: Readonly<Record<string, string>>;
+}
+
+export function selects(selector: LayerSelector, agent: LayerTarget): boolean {
   if (selector.agent_ids && !selector.agent_ids.map((id) => id.toLowerCase()).includes(agent.id)) return false;
   if (selector.labels && !selector.labels.every((label) => agent.labels.includes(label))) return false;
   const wanted = Object.entries(selector.annotations ?? {});
@@ -34,7 +50,7 @@ export function selects(selector: LayerSelector, agent: AgentView): boolean {
 }
 
 /** The layers that apply to the agent, in the order they apply: lowest priority first, then by name (the last one wins). */
-export function layersFor(layers: readonly OverrideLayer[], agent: AgentView): OverrideLayer[] {
+export function layersFor<L extends SelectableLayer>(layers: readonly L[], agent: LayerTarget): L[] {
   return layers
     .filter((layer) => selects(layer.selector, agent))
     .toSorted((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
@@ -56,3 +72,9 @@ export function mergeValues(base: Record<string, unknown>, over: Record<string, 
   }
   return out;
 }
+
+/** A chart's values with the values of each layer that applies merged over them, in the order the layers apply. */
+export const valuesAfter = (
+  base: Record<string, unknown>,
+  layerValues: readonly (Record<string, unknown> | null | undefined)[],
+): Record<string, unknown> => layerValues.reduce<Record<string, unknown>>((values, over) => mergeValues(values, over ?? {}), base);

@@ -1,0 +1,13 @@
+export {
+  layersFor,
+  mergeValues,
+  selects,
+  valuesAfter,
+  type LayerPatch,
+  type LayerSelector,
+  type LayerTarget,
+  type OverrideLayer,
+  type SelectableLayer,
+} from './layers.ts';
+export { applyPatches, mergePatch, PatchFailed } from './patches.ts';
+export { signedLayers, type LayerLike, type SignedLayer } from './signed.ts';

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { AgentEvent, DeploymentObject } from '@brokkr/contracts';
+import { signedLayers, type SignedLayer } from '@brokkr/overrides';
 import { locateRenderer } from '@brokkr/render';
 import {
   eventually,
@@ -535,17 +536,18 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
     let stack: string;
     let v1: DeploymentObject;
 
-    const inputs = (greeting: string): RenderInputValues => ({
+    const inputs = (greeting: string, layers?: SignedLayer[]): RenderInputValues => ({
       kind: 'helm',
       archive: hello.tgz,
       values: { greeting },
       options: { release: { name: release, namespace: 'default' } },
       renderer: rendererVersion,
+      layers,
     });
 
-    /** What `brokkr apply --chart … --sign` does: the signature of the inputs, then the chart and values. */
-    async function publishChart(greeting: string, version: number): Promise<DeploymentObject> {
-      const signed = inputs(greeting);
+    /** What `brokkr apply --chart … --sign [--layers]` does: the signature of the inputs, then the chart and values. */
+    async function publishChart(greeting: string, version: number, layers?: SignedLayer[]): Promise<DeploymentObject> {
+      const signed = inputs(greeting, layers);
       const p = predicate(stack, version, { kind: 'helm', inputs: renderInputDigests(signed), renderer: rendererVersion });
       await storeSignature(stack, signIntent(renderInputsContent(signed), p, signer));
       const res = await broker.admin.post<DeploymentObject>(`/stacks/${stack}/deployment-objects`, {
@@ -602,10 +604,55 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
       ]);
       expect(changed.rowCount).to.equal(1);
       const v2 = await publishChart('signed v2', 2);
-      expect((await eventFor(d.reg.id, v2.id, 'FAILURE')).message).to.match(/^refused: signature_invalid: /);
+      expect((await eventFor(d.reg.id, v2.id, 'FAILURE')).message).to.match(/^refused: signature_invalid: its source \(sha256 /);
       const after = await configMap();
       expect(after?.data.greeting).to.equal('signed v1');
       expect(after?.metadata.resourceVersion).to.equal(before?.metadata.resourceVersion);
+    });
+
+    it('override layers signed with the chart: applied as the agent’s own trust policy selects them; the hub selecting others, or a layer changed in its database, is refused', async () => {
+      // The archive byte changed above, changed back: the chart is the signed one again.
+      await sql.query(`UPDATE source_blobs SET bytes = set_byte(bytes, 9, get_byte(bytes, 9) # 1) WHERE digest = $1`, [hello.digest]);
+      const configMapName = `${release}-hello`;
+      const layers = signedLayers([
+        {
+          name: 'mine',
+          priority: 0,
+          selector: { labels: ['edge'] },
+          values: { greeting: 'layered' },
+          patches: [{ target: { kind: 'ConfigMap', name: configMapName }, merge_patch: { data: { patched: 'yes' } } }],
+        },
+        { name: 'not-mine', priority: 1, selector: { labels: ['elsewhere'] }, values: { greeting: 'not for this agent' } },
+      ]);
+      // The hub knows the agent by the label its trust policy gives it, so the hub renders what the agent does.
+      expect((await broker.admin.post(`/agents/${d.reg.id}/labels`, { agent_id: d.reg.id, label: 'edge' })).status).to.equal(201);
+      for (const layer of layers) {
+        const res = await broker.admin.post(`/stacks/${stack}/overrides`, layer);
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      }
+      const v3 = await publishChart('signed v3', 3, layers);
+      await eventFor(d.reg.id, v3.id, 'SUCCESS');
+      const applied = await configMap();
+      expect(applied?.data).to.include({ greeting: 'layered', patched: 'yes' });
+
+      // The hub now selects `not-mine` for the agent too (by a label only it holds): its render is not the agent's own.
+      expect((await broker.admin.post(`/agents/${d.reg.id}/labels`, { agent_id: d.reg.id, label: 'elsewhere' })).status).to.equal(201);
+      expect((await eventFor(d.reg.id, v3.id, 'FAILURE')).message).to.match(
+        /^refused: signature_invalid: the hub served a helm render \(sha256 \w+…\) that is not the agent’s own render/,
+      );
+      expect((await configMap())?.metadata.resourceVersion).to.equal(applied?.metadata.resourceVersion);
+      expect((await broker.admin.delete(`/agents/${d.reg.id}/labels/elsewhere`)).status).to.equal(204);
+
+      // A layer's values changed in the database: the next version, signed with the layers as they were, is refused.
+      await sql.query(`UPDATE stack_overrides SET layer_values = '{"greeting":"from the hub"}' WHERE stack_id = $1 AND name = 'mine'`, [
+        stack,
+      ]);
+      // (The hub relays the newest signature of the same chart and values, so the refusal names the layers.)
+      const v4 = await publishChart('signed v4', 4, layers);
+      expect((await eventFor(d.reg.id, v4.id, 'FAILURE')).message).to.match(/^refused: signature_invalid: its layers \(sha256 /);
+      const after = await configMap();
+      expect(after?.data.greeting).to.equal('layered');
+      expect(after?.metadata.resourceVersion).to.equal(applied?.metadata.resourceVersion);
     });
   });
 

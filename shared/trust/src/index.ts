@@ -53,6 +53,7 @@ export {
   type SignedLayerSet,
   type TemplateInputValues,
 } from './render-inputs.ts';
+export { namedInputMismatch } from './named-mismatch.ts';
 export { readSignedIntent, signStatementBundle, SignatureFormatError, type SerializedBundle, type SignedIntent } from './bundle.ts';
 export {
   MetadataError,

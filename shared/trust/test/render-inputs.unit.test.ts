@@ -124,4 +124,21 @@ describe('signed render inputs: a chart or an overlay signed by what it is rende
     const other = renderInputDigests({ ...template, parameters: { name: 'b', replicas: 2 } });
     expect(renderInputsMismatch({ inputs: digests, renderer: template.renderer }, other, template.renderer)).to.match(/^its parameters /);
   });
+  it('signs the stack’s override layers as one more input: a layer changed, added or dropped by the hub is not the signed set', () => {
+    const layers = [{ name: 'prod', priority: 0, selector: { labels: ['env-prod'] }, values: { replicaCount: 5 }, patches: null }];
+    const withLayers: RenderInputValues = { ...chart, layers };
+    const signature = signed(withLayers);
+    expect(renderInputDigests(withLayers).map((d) => d.name)).to.deep.equal(['source', 'values', 'options', 'layers']);
+    expect(renderInputDigests({ ...chart, layers: [] }).map((d) => d.name)).to.deep.equal(['source', 'values', 'options']);
+    expect(check(withLayers, signature).ok).to.equal(true);
+    const changed = { ...withLayers, layers: [{ ...layers[0]!, values: { replicaCount: 50 } }] };
+    const added = { ...withLayers, layers: [...layers, { name: 'more', priority: 1, selector: {}, values: null, patches: null }] };
+    for (const relayed of [changed, added, chart]) expect(check(relayed, signature).ok).to.equal(false);
+    const verdict = check(withLayers, signature);
+    if (!verdict.ok) throw new Error('admitted above');
+    expect(renderInputsMismatch(verdict.statement.predicate, renderInputDigests(changed), chart.renderer)).to.match(/^its layers /);
+    expect(renderInputsMismatch(verdict.statement.predicate, renderInputDigests(chart), chart.renderer)).to.equal(
+      'it was signed with other inputs than the ones relayed',
+    );
+  });
 });

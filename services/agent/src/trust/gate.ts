@@ -4,6 +4,7 @@ import {
   checkIntent,
   checkWorkOrder,
   keylessTrustMaterial,
+  namedInputMismatch,
   refusalMessage,
   renderInputsMismatch,
   sha256Hex,
@@ -308,10 +309,18 @@ export class TrustGate {
       { stackId: object.stack_id, content: relayed.document, deletion: false, signed: relayed.signature, rendered: relayed.kind },
       this.persisted.stacks[object.stack_id],
     );
-    if (!verdict.ok) return { object, refusal: verdict.refusal };
+    if (!verdict.ok) return { object, refusal: this.namedRefusal(verdict.refusal, relayed) };
     const mismatch = renderInputsMismatch(verdict.statement.predicate, relayed.digests, relayed.renderer);
     if (mismatch) return { object, refusal: { reason: 'signature_invalid', detail: mismatch } };
     return { object, record: verdict.record };
+  }
+
+  /** A rendered object's content refusal says which input the hub changed, when the statement names another. */
+  private namedRefusal(refusal: Refusal, relayed: RelayedRender): Refusal {
+    // Only a subject mismatch: a refusal for the signer or the signature itself keeps its own detail.
+    if (refusal.reason !== 'signature_invalid' || !refusal.detail.startsWith('its content ')) return refusal;
+    const named = namedInputMismatch(relayed.signature, relayed.digests, relayed.renderer);
+    return named ? { reason: 'signature_invalid', detail: named } : refusal;
   }
 
   private async fetchSignatures(ids: string[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { intentStatementSchema, renderInputDigests, type RenderInputValues } from '@brokkr/trust/statement';
+import { intentStatementSchema, renderInputDigests, type RenderInputDigest, type RenderInputValues } from '@brokkr/trust/statement';
 import type { RenderInputs } from '@brokkr/contracts';
 import { loadSourceBlob } from '@brokkr/sources';
 import type { Queryable } from '@brokkr/db';
@@ -31,16 +31,19 @@ const namedDigests = (inputs: readonly { name: string; digest: { sha256: string 
     .sort()
     .join(',');
 
-// A template-made object whose parameters match no signature is relayed the newest signature of
-// the same template version: the agent then refuses it as tampered with (signature_invalid), not as unsigned.
+// Without an exact match the newest signature naming the same object is relayed, so the agent
+// refuses it as tampered with (signature_invalid naming the input that differs), not as unsigned:
+// for a template-made object the same template version, for any object the same inputs but layers.
 const TEMPLATE_VERSION_INPUTS = new Set(['template', 'parameters_schema']);
+const sameObject = (inputs: readonly RenderInputDigest[], kind: RenderInputValues['kind']) =>
+  kind === 'template' ? namedDigests(inputs, TEMPLATE_VERSION_INPUTS) : namedDigests(inputs.filter((i) => i.name !== 'layers'));
 
 /**
  * The newest stored signature of the stack whose statement names exactly these input digests (any
  * renderer: the agent judges that). The source by the digest the object pinned, not by the stored
  * bytes: a signature is relayed for what the generator submitted, and bytes changed in the store
- * since are the agent's to find. A template's parameters likewise: without an exact match, the
- * newest signature of the same template version.
+ * since are the agent's to find. Other parameters or layers likewise: without an exact match, the
+ * newest signature of the same object (sameObject).
  */
 async function signatureFor(
   db: Queryable,
@@ -52,13 +55,13 @@ async function signatureFor(
     i.name === 'source' && pinnedSource ? { name: 'source', digest: { sha256: pinnedSource.replace(/^sha256:/, '') } } : i,
   );
   const wanted = namedDigests(digests);
-  const sameTemplate = inputs.kind === 'template' ? namedDigests(digests, TEMPLATE_VERSION_INPUTS) : undefined;
+  const same = sameObject(digests, inputs.kind);
   let fallback: Record<string, unknown> | null = null;
   for (const bundle of await newestStackSignatures(db, stackId, SIGNATURES_SEARCHED)) {
     const p = statementOf(bundle)?.predicate;
     if (!p || p.kind !== inputs.kind) continue;
     if (namedDigests(p.inputs ?? []) === wanted) return bundle;
-    if (sameTemplate && !fallback && namedDigests(p.inputs ?? [], TEMPLATE_VERSION_INPUTS) === sameTemplate) fallback = bundle;
+    if (!fallback && sameObject(p.inputs ?? [], inputs.kind) === same) fallback = bundle;
   }
   return fallback;
 }

@@ -11,10 +11,19 @@ import {
   startBroker,
   target,
   type Broker,
+  type DeploymentObject,
   type RegisteredAgent,
 } from './support/broker.ts';
 import { Kubectl } from './support/kubectl.ts';
 import { configMap, crd, deployment, stream, widget } from './support/manifests.ts';
+
+interface Meta {
+  metadata: { creationTimestamp: string; resourceVersion: string; deletionTimestamp?: string };
+}
+interface Pod extends Meta {
+  spec: { containers: { image: string }[] };
+  status?: { conditions?: { type: string; status: string; lastTransitionTime: string }[] };
+}
 
 interface Cluster {
   kube: KubeCluster;
@@ -33,9 +42,10 @@ interface Cluster {
  * stack, removed from all three clusters when it expires; and a stack that depends on another
  * being healthy, served where that one is and held back where its pods never become Ready (the
  * same clusters: a file of its own would start three more); and reverse-order deletion: a stack
- * others depend on stays on the cluster while they are live, and goes after them.
+ * others depend on stays on the cluster while they are live, and goes after them. Last, in-stack
+ * waves, by an agent of their own on one of these clusters (again: not a cluster of their own).
  */
-describe('progressive rollouts, expiring stacks and dependencies between stacks (end to end, three clusters)', function () {
+describe('progressive rollouts, expiring stacks, dependencies between stacks and in-stack waves (end to end, three clusters)', function () {
   this.timeout(300_000);
   const infra = useTestInfra({ nats: true });
   let broker: Broker;
@@ -283,5 +293,129 @@ describe('progressive rollouts, expiring stacks and dependencies between stacks 
       { timeoutMs: 90_000, what: 'B and A removed from the cluster' },
     );
     expect(aGoneFirst, 'A removed while B was still there').to.equal(false);
+  });
+
+  /**
+   * In-stack waves (reconcile/waves.ts, docs/dependencies.md "In-stack waves") on the third
+   * cluster, where an image tagged `:never-ready` runs but is never Ready and one tagged
+   * `:crashloop` crash-loops: wave 1 of a stack is held back while wave 0's Deployment is not Ready
+   * and the stack fails naming the wave at the (shortened) deadline; once wave 0's pods are Ready
+   * wave 1 follows; a crash-looping wave fails at once; a bad annotation applies nothing; deleting
+   * the stack deletes wave 1 before wave 0. An agent of their own (its wave deadline and readiness
+   * grace are not the rollout agents'), in a namespace of their own (their names are not the
+   * rollout stacks').
+   */
+  describe('in-stack waves (an agent of their own on the third cluster)', () => {
+    const NS = 'waves';
+    const HOLD = 'test.brokkr.io/hold';
+    let cluster: Cluster;
+    let agent: RegisteredAgent;
+    let proc: RunningAgentProcess | undefined;
+    let wavesStack: string;
+
+    /** The top-level metadata of a manifest document gets the wave annotation (the pod template's is left alone). */
+    const waved = (yaml: string, wave: number) => yaml.replace(/^metadata:\n/m, `metadata:\n  annotations: {brokkr.io/wave: "${wave}"}\n`);
+    const manifest = (image: string) =>
+      stream(
+        waved(configMap(NS, 'app', { wave: '1' }), 1),
+        waved(deployment(NS, 'db', image), 0),
+        waved(configMap(NS, 'db-settings', { wave: '0' }), 0),
+      );
+    const eventFor = (d: DeploymentObject, status: string, type?: string) =>
+      eventually(
+        async () =>
+          (await agentEvents(broker.admin, agent.id)).find(
+            (e) => e.deployment_object_id === d.id && e.status === status && (!type || e.event_type === type),
+          ),
+        { timeoutMs: 120_000, what: `a ${status} event for ${d.id}` },
+      );
+    const configMapPath = (name: string) => `/api/v1/namespaces/${NS}/configmaps/${name}`;
+
+    before(async () => {
+      cluster = clusters[2]!;
+      await cluster.kubectl.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+      agent = await registerAgent(broker.admin);
+      wavesStack = await createStack(broker.admin);
+      await target(broker.admin, agent.id, wavesStack);
+      proc = await spawnAgent(broker.url, agent, cluster.kube.kubeconfigPath, {
+        // A grace longer than the deadline: a never-Ready pod stays "not yet" (not degraded) until the wave runs out of time.
+        env: { BROKKR__AGENT__WAVE_HEALTH_TIMEOUT_SECONDS: '10', BROKKR__AGENT__READINESS_GRACE_SECONDS: '600' },
+      });
+    });
+
+    after(async () => {
+      await proc?.stop();
+    });
+
+    afterEach(function () {
+      if (this.currentTest?.state === 'failed' && proc) console.log(proc.output().slice(-8000));
+    });
+
+    it('holds wave 1 back while wave 0’s pods are never Ready, and fails the stack naming the wave at the deadline', async () => {
+      const bystander = await createStack(broker.admin);
+      await target(broker.admin, agent.id, bystander);
+      const d = await deploy(broker.admin, wavesStack, manifest('demo/db:never-ready'));
+      const other = await deploy(broker.admin, bystander, configMap(NS, 'bystander', { any: 'thing' }));
+      const failure = await eventFor(d, 'FAILURE');
+      expect(failure.message).to.match(/^wave 0 not healthy within 10 s; later waves were not applied:/);
+      // The waiting stack did not hold the agent's pass: a stack deployed after it was applied meanwhile.
+      const applied = await eventFor(other, 'SUCCESS');
+      expect(new Date(applied.created_at).getTime()).to.be.below(new Date(failure.created_at).getTime());
+      expect(failure.message).to.contain(`Deployment '${NS}/db': 0/1 pods ready`);
+      expect(await cluster.kubectl.get(`/apis/apps/v1/namespaces/${NS}/deployments/db`)).to.not.equal(undefined);
+      expect(await cluster.kubectl.get(configMapPath('db-settings'))).to.not.equal(undefined);
+      expect(await cluster.kubectl.get(configMapPath('app'))).to.equal(undefined);
+    });
+
+    it('applies wave 1 once wave 0’s pods are Ready, and only then reports SUCCESS', async () => {
+      const d = await deploy(broker.admin, wavesStack, manifest('demo/db:1'));
+      await eventFor(d, 'SUCCESS');
+      const app = await cluster.kubectl.get<Meta>(configMapPath('app'));
+      expect(app, 'wave 1 applied').to.not.equal(undefined);
+      const pods = (await cluster.kubectl.get<{ items: Pod[] }>(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Ddb`))!.items;
+      const readyAt = pods
+        .filter((p) => p.spec.containers[0]?.image === 'demo/db:1')
+        .flatMap((p) => p.status?.conditions?.filter((c) => c.type === 'Ready' && c.status === 'True') ?? [])
+        .map((c) => new Date(c.lastTransitionTime).getTime());
+      expect(readyAt, 'a Ready pod of wave 0').to.have.length(1);
+      expect(new Date(app!.metadata.creationTimestamp).getTime()).to.be.at.least(readyAt[0]!);
+    });
+
+    it('fails a stack at once, naming the wave, when a pod of the wave crash-loops: later waves are not applied', async () => {
+      const other = await createStack(broker.admin);
+      await target(broker.admin, agent.id, other);
+      const yaml = stream(waved(configMap(NS, 'api-config', { wave: '2' }), 2), waved(deployment(NS, 'api', 'demo/api:crashloop'), -1));
+      const failure = await eventFor(await deploy(broker.admin, other, yaml), 'FAILURE');
+      expect(failure.message).to.match(/^wave -1 failed; later waves were not applied:/);
+      expect(failure.message).to.contain(`Deployment '${NS}/api': degraded (CrashLoopBackOff`);
+      expect(await cluster.kubectl.get(configMapPath('api-config'))).to.equal(undefined);
+    });
+
+    it('refuses a wave that is not an integer with a FAILURE naming the object, and applies nothing', async () => {
+      const other = await createStack(broker.admin);
+      await target(broker.admin, agent.id, other);
+      const yaml = stream(
+        waved(configMap(NS, 'first', { wave: '0' }), 0),
+        waved(configMap(NS, 'second', { wave: 'soon' }), 1).replace('"1"', '"soon"'),
+      );
+      const failure = await eventFor(await deploy(broker.admin, other, yaml), 'FAILURE');
+      expect(failure.message).to.contain(`ConfigMap '${NS}/second': annotation brokkr.io/wave must be an integer, not "soon"`);
+      expect(await cluster.kubectl.get(configMapPath('first'))).to.equal(undefined);
+    });
+
+    it('deletes the stack highest wave first: wave 1 is marked deleted before wave 0', async () => {
+      const { kubectl } = cluster;
+      // Held by a finalizer, each ConfigMap keeps the resourceVersion of the write that marked it
+      // deleted (nothing else writes these two), which orders the two deletions.
+      for (const name of ['app', 'db-settings']) await kubectl.mergePatch(configMapPath(name), { metadata: { finalizers: [HOLD] } });
+      const marker = await deploy(broker.admin, wavesStack, '', true);
+      await eventFor(marker, 'SUCCESS', 'DELETED');
+      const [app, settings] = await Promise.all(['app', 'db-settings'].map((name) => kubectl.get<Meta>(configMapPath(name))));
+      expect(app?.metadata.deletionTimestamp, 'wave 1 deleted').to.be.a('string');
+      expect(settings?.metadata.deletionTimestamp, 'wave 0 deleted').to.be.a('string');
+      expect(BigInt(app!.metadata.resourceVersion) < BigInt(settings!.metadata.resourceVersion)).to.equal(true);
+      for (const name of ['app', 'db-settings']) await kubectl.mergePatch(configMapPath(name), { metadata: { finalizers: null } });
+      await eventually(async () => (await kubectl.get(configMapPath('app'))) === undefined, { what: 'the ConfigMap gone' });
+    });
   });
 });

@@ -24,7 +24,7 @@ const live = (kind: string, name: string, options: { wave?: string; namespaced?:
 });
 const names = (batches: LiveObject[][]) => batches.map((b) => b.map((o) => o.meta.name));
 
-/** In-stack waves (reconcile/waves.ts): the annotation, the apply order, the deletion order; end to end in waves.e2e.test.ts. */
+/** In-stack waves (reconcile/waves.ts): the annotation, the apply order, the deletion order; end to end in rollouts.e2e.test.ts ("in-stack waves"). */
 describe('agent in-stack waves: parsing, grouping, ordering', () => {
   it('reads the wave annotation as an integer, negative allowed, 0 when absent', () => {
     expect(waveOf(doc('ConfigMap', 'a'))).to.equal(0);

@@ -13,7 +13,7 @@ import {
   type TestHub,
 } from './support.ts';
 
-describe('brokkr get / describe (built CLI against a real hub)', () => {
+describe('brokkr get / describe / windows (built CLI against a real hub)', () => {
   const infra = useTestInfra({ nats: true });
   let hub: TestHub;
   let agent: { id: string; name: string };
@@ -144,5 +144,60 @@ describe('brokkr get / describe (built CLI against a real hub)', () => {
     const unknownId = await cli('get', 'wo', '00000000-0000-4000-8000-000000000000');
     expect(unknownId.code).to.equal(1);
     expect(unknownId.stderr).to.match(/^work_order_not_found: /m);
+  });
+
+  // Maintenance windows by name on the same hub: no window selects this file's agent (it has no env=prod label).
+  describe('brokkr windows', () => {
+    it('creates a window, lists it, refuses a bad rule with the hub’s reason, and deletes it by name', async () => {
+      const name = uniqueName('freeze');
+      const rrule = 'DTSTART;TZID=Europe/Berlin:20260103T020000\\nRRULE:FREQ=WEEKLY;BYDAY=SA';
+      const created = await cli(
+        'windows',
+        'create',
+        name,
+        '--type',
+        'deny',
+        '--rrule',
+        rrule,
+        '--duration',
+        'PT2H',
+        '--agent-label',
+        'env=prod',
+        '-o',
+        'json',
+      );
+      expect(created.code, created.stderr).to.equal(0);
+      const window = JSON.parse(created.stdout);
+      expect(window).to.deep.include({ name, type: 'deny', duration_seconds: 7200, agent_labels: ['env=prod'] });
+      expect(window.rrule).to.equal(rrule.replace('\\n', '\n'));
+
+      const listed = await cli('windows', 'list');
+      expect(listed.code, listed.stderr).to.equal(0);
+      const [header, ...rows] = listed.stdout.trimEnd().split('\n');
+      expect(header).to.match(/^NAME\s+TYPE\s+DURATION\s+AGENTS\s+GATES\s+BYPASSED-UNTIL\s+ID$/);
+      expect(rows.find((r) => r.startsWith(name)))
+        .to.include('deny')
+        .and.include('7200s')
+        .and.include('env=prod')
+        .and.include(window.id);
+
+      const bad = await cli(
+        'windows',
+        'create',
+        uniqueName('bad'),
+        '--type',
+        'deny',
+        '--rrule',
+        'DTSTART:20260103T020000\\nRRULE:FREQ=DAILY',
+        '--duration',
+        '60',
+      );
+      expect(bad.code).to.not.equal(0);
+      expect(bad.stderr).to.include('TZID');
+
+      const deleted = await cli('windows', 'delete', name);
+      expect(deleted.code, deleted.stderr).to.equal(0);
+      expect((await hub.admin.get(`/maintenance-windows/${window.id}`)).status).to.equal(404);
+    });
   });
 });

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { generatePak } from '@brokkr/pak';
 import type { RenderInputs } from '@brokkr/contracts';
 import { locateRenderer } from '@brokkr/render';
-import { buildRoot, checkIntent, publicKeyFromPem, renderInputsContent, type TrustView } from '@brokkr/trust';
+import { buildRoot, checkIntent, publicKeyFromPem, renderInputsContent, sha256Hex, type TrustView } from '@brokkr/trust';
 import {
   fixtureChartDir,
   fixtureKustomizeDir,
@@ -133,6 +133,52 @@ describe('brokkr apply --chart / -k and brokkr overrides (built CLI against a re
     expect(verdict.ok, JSON.stringify(verdict)).to.equal(true);
     expect(verdict.ok && verdict.statement.predicate).to.deep.include({ kind: 'helm', renderer });
     await fs.rm(keys, { recursive: true, force: true });
+  });
+
+  it('apply --chart --sign --layers: the stack’s layers become the file’s and are signed with the inputs; without --layers a stack with layers is refused', async () => {
+    const { generator, agent } = await tenantWithAgent();
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'brokkr-layers-'));
+    expect((await runCli(['trust', 'keygen', 'ci', '--dir', dir])).code).to.equal(0);
+    const key = path.join(dir, 'ci.key');
+    const stack = uniqueName('signed-layers');
+    const env = hub.env(generator.pak);
+    const signed = ['apply', '--chart', 'demo', '--repo', repo.url, '--chart-version', '0.1.0', '--target', agent.name, '--stack', stack];
+    const sign = ['--sign', key, '--renderer', 'brokkr-render test'];
+    expect((await runCli(signed, { env })).code).to.equal(0);
+    const leftover = path.join(dir, 'leftover.yaml');
+    await fs.writeFile(leftover, 'name: leftover\nvalues: {greeting: from a layer the generator did not sign}\n');
+    expect((await runCli(['overrides', 'apply', stack, '-f', leftover], { env })).code).to.equal(0);
+
+    const refused = await runCli([...signed, ...sign], { env });
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.contain(`stack "${stack}" has 1 override layer(s) (leftover): pass them with --layers <file>`);
+
+    const file = path.join(dir, 'layers.yaml');
+    await fs.writeFile(file, 'name: edge\nselector: {labels: [edge]}\nvalues: {greeting: hello edge}\n---\nname: base\npriority: -1\n');
+    const res = await runCli([...signed, ...sign, '--layers', file, '-o', 'json'], { env });
+    expect(res.code, res.stderr).to.equal(0);
+    expect(res.stderr).to.contain(`stack "${stack}": layer "leftover" deleted (not in the file)`);
+    const object = JSON.parse(res.stdout).deployment_object as { id: string };
+    const body = (await agent.client.get<RenderInputs>(`/agents/${agent.id}/render-inputs/${object.id}`)).body;
+    expect(body.layers).to.deep.equal([
+      { name: 'base', priority: -1, selector: {}, values: null, patches: null },
+      { name: 'edge', priority: 0, selector: { labels: ['edge'] }, values: { greeting: 'hello edge' }, patches: null },
+    ]);
+    const statement = JSON.parse(
+      Buffer.from((body.signature as { dsseEnvelope: { payload: string } }).dsseEnvelope.payload, 'base64').toString(),
+    );
+    const names = (statement.predicate.inputs as { name: string }[]).map((i) => i.name);
+    expect(names).to.deep.equal(['source', 'values', 'options', 'layers']);
+    const content = renderInputsContent({
+      kind: 'helm',
+      archive: Buffer.from(body.archive, 'base64'),
+      values: body.values ?? undefined,
+      options: body.options!,
+      renderer: 'brokkr-render test',
+      layers: body.layers,
+    });
+    expect(statement.subject[0].digest.sha256).to.equal(sha256Hex(content));
+    await fs.rm(dir, { recursive: true, force: true });
   });
 
   it('applies a kustomize overlay with the base it reaches, packed by the CLI', async () => {

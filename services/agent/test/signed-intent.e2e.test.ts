@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { AgentEvent, DeploymentObject } from '@brokkr/contracts';
-import { signedLayers, type SignedLayer } from '@brokkr/overrides';
+import { LAYERS_ENGINE_VERSION, signedLayers, type SignedLayer } from '@brokkr/overrides';
 import { locateRenderer } from '@brokkr/render';
 import {
   eventually,
@@ -732,6 +732,35 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
       const after = await configMap();
       expect(after?.data.greeting).to.equal('SIGNED V1');
       expect(after?.metadata.resourceVersion).to.equal(before?.metadata.resourceVersion);
+    });
+
+    it('plain YAML under override layers signed with it: patched as the agent’s own trust policy selects them; signed without the layers, refused', async () => {
+      const plain = await createStack(broker.admin, `signed-plain-${randomBytes(3).toString('hex')}`);
+      await target(broker.admin, e.reg.id, plain);
+      const patch = (data: Record<string, string>) => [{ target: { kind: 'ConfigMap', name: 'layered' }, merge_patch: { data } }];
+      const layers = signedLayers([
+        { name: 'mine', priority: 0, selector: { labels: ['edge'] }, patches: patch({ layer: 'applied' }) },
+        { name: 'not-mine', priority: 0, selector: { labels: ['elsewhere'] }, patches: patch({ other: 'not for this agent' }) },
+      ]);
+      // The hub knows the agent by the label its trust policy gives it, so the hub patches as the agent does.
+      expect((await broker.admin.post(`/agents/${e.reg.id}/labels`, { agent_id: e.reg.id, label: 'edge' })).status).to.equal(201);
+      for (const layer of layers) expect((await broker.admin.post(`/stacks/${plain}/overrides`, layer)).status).to.equal(201);
+      const signed = { kind: 'yaml' as const, content: cm('layered', { version: '1' }), renderer: LAYERS_ENGINE_VERSION, layers };
+      const p = predicate(plain, 1, { kind: 'yaml', inputs: renderInputDigests(signed), renderer: LAYERS_ENGINE_VERSION });
+      await storeSignature(plain, signIntent(renderInputsContent(signed), p, signer));
+      const v1 = await post(plain, signed.content);
+      await eventFor(e.reg.id, v1.id, 'SUCCESS');
+      const layered = () =>
+        kubectl.get<{ data: Record<string, string>; metadata: { resourceVersion: string } }>(
+          `/api/v1/namespaces/${e.ns}/configmaps/layered`,
+        );
+      const applied = await layered();
+      expect(applied?.data).to.deep.equal({ version: '1', layer: 'applied' });
+
+      // Its content alone signed (kind raw): the layers the hub applies are not, so it is refused.
+      const v2 = await publish(plain, cm('layered', { version: '2' }), 2);
+      expect((await eventFor(e.reg.id, v2.id, 'FAILURE')).message).to.match(/^refused: signature_invalid: /);
+      expect((await layered())?.metadata.resourceVersion).to.equal(applied?.metadata.resourceVersion);
     });
   });
 });

@@ -255,12 +255,25 @@ describe('api charts and overlays', function () {
     });
   });
 
-  it('relays no render inputs for plain YAML', async () => {
+  it('relays plain YAML’s inputs only in a stack with override layers: its content as posted and every layer', async () => {
     const t = await tenant();
     const agent = await agentOf(t);
-    const object = await postSource(t, { yaml_content: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n' });
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n';
+    const object = await postSource(t, { yaml_content: yaml });
     expect(object.status, object.text).to.equal(201);
-    expectError(await agent.client.get(`/agents/${agent.id}/render-inputs/${object.body.id}`), 404, 'render_inputs_not_found');
+    const path = `/agents/${agent.id}/render-inputs/${object.body.id}`;
+    expectError(await agent.client.get(path), 404, 'render_inputs_not_found');
+    const patches = [{ target: { kind: 'ConfigMap', name: 'plain' }, merge_patch: { data: { k: 'v' } } }];
+    expect((await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'patch', patches })).status).to.equal(201);
+    const res = await agent.client.get<Record<string, unknown>>(path);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.deep.include({
+      kind: 'yaml',
+      content: yaml,
+      layers: [{ name: 'patch', priority: 0, selector: {}, values: null, patches }],
+      not_signable: null,
+      signature: null,
+    });
   });
 
   it('relays a template-made object’s inputs only to an agent it is served; with other parameters, the signature of the same template version; layers are relayed for the agent to apply', async () => {

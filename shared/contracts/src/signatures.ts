@@ -71,15 +71,16 @@ export const servedObjectSchema = deploymentObjectSchema
 export type ServedDeploymentObject = z.output<typeof servedObjectSchema>;
 
 /**
- * GET /agents/{id}/render-inputs/{deployment_object_id}: what a chart or an overlay the agent is
- * served is rendered from, for an agent that renders it itself from signed inputs
+ * GET /agents/{id}/render-inputs/{deployment_object_id}: what a chart, an overlay, a template-made
+ * object or plain YAML under override layers the agent is served is made from, for an agent that
+ * makes it itself from signed inputs
  * (docs/signatures.md, "Charts and overlays"). Relayed, not trusted: the agent checks every digest.
  */
 export const renderInputsSchema = z
   .object({
     deployment_object_id: uuid(),
     stack_id: uuid(),
-    kind: z.enum(['helm', 'kustomize', 'template']),
+    kind: z.enum(['helm', 'kustomize', 'template', 'yaml']),
     archive: z.string().meta({ description: 'The source archive (.tgz) exactly as the hub pinned it, base64 (a template: empty)' }),
     values: z.record(z.string(), z.unknown()).nullable().meta({ description: 'Helm: the values over the chart’s own' }),
     options: z
@@ -90,6 +91,10 @@ export const renderInputsSchema = z
       description:
         'A deployment object instantiated from a template: the template version’s text and parameters schema, and the parameters',
     }),
+    content: z
+      .string()
+      .optional()
+      .meta({ description: 'Plain YAML in a stack with override layers: the YAML exactly as posted (the agent applies the layers)' }),
     capabilities: z.object({ kubeVersion: z.string(), apiVersions: z.array(z.string()) }),
     layers: z
       .array(signedLayerSchema)

@@ -11,3 +11,4 @@ export {
 } from './layers.ts';
 export { applyPatches, mergePatch, PatchFailed } from './patches.ts';
 export { signedLayers, type LayerLike, type SignedLayer } from './signed.ts';
+export { LAYERS_ENGINE_VERSION } from './version.ts';

@@ -12,6 +12,7 @@ import {
   type IntentStatement,
   type WorkOrderStatement,
 } from './statement.ts';
+import type { RenderedKind } from './render-inputs.ts';
 import { targets, type LocalIdentity } from './targeting.ts';
 import { recordAfter, versionStep, type StackRecord, type VersionStep } from './versions.ts';
 
@@ -37,7 +38,7 @@ export interface ServedObject {
    * A chart or an overlay the agent renders itself: `content` is then the canonical document of
    * the inputs it was relayed (render-inputs.ts), and the statement must be of this kind.
    */
-  rendered?: 'helm' | 'kustomize' | 'template';
+  rendered?: RenderedKind;
 }
 
 export type IntentVerdict =

@@ -52,6 +52,7 @@ export {
   type RenderOptions,
   type SignedLayerSet,
   type TemplateInputValues,
+  type YamlInputValues,
 } from './render-inputs.ts';
 export { namedInputMismatch } from './named-mismatch.ts';
 export { readSignedIntent, signStatementBundle, SignatureFormatError, type SerializedBundle, type SignedIntent } from './bundle.ts';

@@ -11,13 +11,13 @@ import { sha256Hex } from './digest.ts';
  */
 export const RENDER_INPUTS_TYPE = 'https://brokkr.dev/render-inputs/v1';
 
-export type RenderedKind = 'helm' | 'kustomize' | 'template';
+export type RenderedKind = 'helm' | 'kustomize' | 'template' | 'yaml';
 
 /** Helm: the release the chart is rendered as; kustomize: the overlay's directory in the archive. */
 export type RenderOptions = { release: { name: string; namespace: string } } | { path: string };
 
 /** The inputs as bytes and values: what the generator has, and what the hub relays to the agent. */
-export type RenderInputValues = ArchiveInputValues | TemplateInputValues;
+export type RenderInputValues = ArchiveInputValues | TemplateInputValues | YamlInputValues;
 
 /** A chart or an overlay: an archive rendered by brokkr-render. */
 export interface ArchiveInputValues {
@@ -54,6 +54,18 @@ export interface TemplateInputValues {
   layers?: SignedLayerSet | undefined;
 }
 
+/**
+ * Plain YAML in a stack with override layers: the YAML exactly as posted, and the layers, which the
+ * agent applies itself (their patches) by its own identity.
+ */
+export interface YamlInputValues {
+  kind: 'yaml';
+  content: string;
+  /** The layers engine's version (@brokkr/overrides' LAYERS_ENGINE_VERSION) the inputs are meant for. */
+  renderer: string;
+  layers?: SignedLayerSet | undefined;
+}
+
 export interface RenderInputDigest {
   name: string;
   digest: { sha256: string };
@@ -75,11 +87,16 @@ const digestOf = (name: string, content: string | Uint8Array): RenderInputDigest
 
 /**
  * The predicate's `inputs`: each input's digest, by name (source; values for a chart; options; for
- * a template: the template, its parameters schema and the parameters, as canonical JSON), and the
- * stack's override layers (`layers`, canonical JSON) when it has any.
+ * a template: the template, its parameters schema and the parameters, as canonical JSON; for plain
+ * YAML its content), and the stack's override layers (`layers`, canonical JSON) when it has any.
  */
 export function renderInputDigests(inputs: RenderInputValues): RenderInputDigest[] {
-  const digests = inputs.kind === 'template' ? templateDigests(inputs) : archiveDigests(inputs);
+  const digests =
+    inputs.kind === 'template'
+      ? templateDigests(inputs)
+      : inputs.kind === 'yaml'
+        ? [digestOf('content', inputs.content)]
+        : archiveDigests(inputs);
   if (inputs.layers?.length) digests.push(digestOf('layers', canonicalJson(inputs.layers)));
   return digests;
 }

@@ -44,8 +44,12 @@ export const intentPredicateSchema = z.object({
   generator: z.string().min(1),
   /** Monotonic per stack: an agent never takes a version below one it applied, except a rollback allowed below. */
   version: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  /** raw: the YAML as posted; deletion: a deletion marker; helm, kustomize, template: rendered by the agent from the signed `inputs`. */
-  kind: z.enum(['raw', 'deletion', 'template', 'helm', 'kustomize']),
+  /**
+   * raw: the YAML as posted; deletion: a deletion marker; helm, kustomize, template: rendered by the
+   * agent from the signed `inputs`; yaml: the YAML as posted, with the stack's override layers (signed
+   * `inputs` too) applied by the agent.
+   */
+  kind: z.enum(['raw', 'deletion', 'template', 'helm', 'kustomize', 'yaml']),
   inputs: z.array(renderInputSchema).optional(),
   /** The renderer the inputs are meant for (the agent refuses to render with another). */
   renderer: z.string().optional(),
@@ -124,4 +128,5 @@ export type {
   RenderOptions,
   SignedLayerSet,
   TemplateInputValues,
+  YamlInputValues,
 } from './render-inputs.ts';

@@ -11,6 +11,7 @@ import {
   sha256Hex,
   signIntent,
   type IntentPredicate,
+  type RenderedKind,
   type RenderInputValues,
   type TrustView,
 } from '@brokkr/trust';
@@ -53,7 +54,7 @@ function signed(inputs: RenderInputValues) {
   return signIntent(renderInputsContent(inputs), predicate, ci.privateKey);
 }
 
-const check = (inputs: RenderInputValues, signature: unknown, rendered: 'helm' | 'kustomize' | 'template' = inputs.kind) =>
+const check = (inputs: RenderInputValues, signature: unknown, rendered: RenderedKind = inputs.kind) =>
   checkIntent(view, { stackId: stack, content: renderInputsContent(inputs), deletion: false, signed: signature, rendered }, undefined);
 
 describe('signed render inputs: a chart or an overlay signed by what it is rendered from', () => {
@@ -140,5 +141,19 @@ describe('signed render inputs: a chart or an overlay signed by what it is rende
     expect(renderInputsMismatch(verdict.statement.predicate, renderInputDigests(chart), chart.renderer)).to.equal(
       'it was signed with other inputs than the ones relayed',
     );
+  });
+  it('plain YAML under override layers: digests its content and the layers; other content is named as the input that differs', () => {
+    const yaml: RenderInputValues = {
+      kind: 'yaml',
+      content: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n',
+      renderer: 'brokkr-overrides/1',
+      layers: [{ name: 'l', priority: 0, selector: {}, values: null, patches: null }],
+    };
+    expect(renderInputDigests(yaml).map((d) => d.name)).to.deep.equal(['content', 'layers']);
+    const signature = signed(yaml);
+    expect(check(yaml, signature).ok).to.equal(true);
+    const other = { ...yaml, content: `${yaml.content}data: {k: v}\n` };
+    expect(check(other, signature).ok).to.equal(false);
+    expect(check(yaml, signature, 'helm').ok).to.equal(false);
   });
 });

@@ -10,7 +10,7 @@ import {
   type RenderInputDigest,
   type RenderInputValues,
 } from '@brokkr/trust';
-import type { LayerTarget } from '@brokkr/overrides';
+import { LAYERS_ENGINE_VERSION, type LayerTarget } from '@brokkr/overrides';
 import { errorMessage } from '../util/async.ts';
 import { layeredValues, ownLayers, patchedRender } from './own-layers.ts';
 import type { TrustRelay } from './relay.ts';
@@ -45,9 +45,10 @@ export interface OwnRendersDeps {
 const FETCHES_AT_ONCE = 4;
 
 /**
- * Charts and overlays signed by their inputs (docs/signatures.md, "Charts and overlays"): the
- * agent fetches the inputs the hub relays, and renders them with its own brokkr-render once the
- * gate found them signed. Renders are kept per inputs document (and the Capabilities rendered
+ * Charts, overlays, templates and plain YAML under override layers, signed by their inputs
+ * (docs/signatures.md): the agent fetches the inputs the hub relays, and renders them (charts and
+ * overlays with its own brokkr-render, templates with @brokkr/templates, layers with
+ * @brokkr/overrides) once the gate found them signed. Renders are kept per inputs document (and the Capabilities rendered
  * with), so a resync or a re-screen renders nothing again; the renderer starts with the first chart.
  */
 export class OwnRenders {
@@ -92,7 +93,12 @@ export class OwnRenders {
   }
 
   private async prepare(inputs: RenderInputs): Promise<RelayedRender> {
-    const renderer = inputs.kind === 'template' ? TEMPLATE_ENGINE_VERSION : (await this.rendererNow()).version;
+    const renderer =
+      inputs.kind === 'template'
+        ? TEMPLATE_ENGINE_VERSION
+        : inputs.kind === 'yaml'
+          ? LAYERS_ENGINE_VERSION
+          : (await this.rendererNow()).version;
     const digests = renderInputDigests(inputValues(inputs, renderer));
     return {
       kind: inputs.kind,
@@ -126,6 +132,7 @@ export class OwnRenders {
   private async renderNow(r: RelayedRender): Promise<RenderResult> {
     const { inputs } = r;
     const layers = ownLayers(inputs, this.deps.me);
+    if (inputs.kind === 'yaml') return patchedRender({ ok: true, yaml: inputs.content ?? '' }, layers);
     if (inputs.kind === 'template') return patchedRender(await this.templates.render(inputs.template ?? undefined), layers);
     if (!inputs.options) return { ok: false, reason: 'invalid', error: 'the hub relayed no render options' };
     const archive = Buffer.from(inputs.archive, 'base64');
@@ -171,6 +178,7 @@ export class OwnRenders {
 /** The relayed inputs as the digests are taken of them (from the bytes relayed, never from the hub's digests). */
 function inputValues(inputs: RenderInputs, renderer: string): RenderInputValues {
   const layers = inputs.layers;
+  if (inputs.kind === 'yaml') return { kind: 'yaml', content: inputs.content ?? '', renderer, layers };
   if (inputs.kind === 'template')
     return {
       kind: 'template',

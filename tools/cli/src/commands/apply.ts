@@ -37,8 +37,8 @@ import { ensureDependencies, resolveDependsOn } from './dependencies.ts';
 import { renderRollout } from './rollout.ts';
 import { signContent, signRenderInputs, storeSignature, type SignOptions } from './signing.ts';
 import { readLayers, refuseUnsignedLayers, replaceLayers } from './overrides.ts';
-import type { SignedLayer } from '@brokkr/overrides';
-import { renderInputsContent, sha256Hex } from '@brokkr/trust';
+import { LAYERS_ENGINE_VERSION, type SignedLayer } from '@brokkr/overrides';
+import { renderInputsContent, sha256Hex, type RenderInputValues } from '@brokkr/trust';
 import { parseDuration, waitForRollout, type WaitResult } from './wait.ts';
 
 interface ApplyOptions extends Partial<SignOptions>, Partial<ChartOptions> {
@@ -152,7 +152,7 @@ async function apply(cmd: Command, options: ApplyOptions): Promise<number> {
   const targets = await Promise.all([...new Set([...(manifests.settings.targets ?? []), ...options.target])].map((t) => findAgent(hub, t)));
   const labels = [...(manifests.settings.labels ?? []), ...options.label].map(checkLabel);
   const dependsOn = await resolveDependsOn(hub, options.dependsOn);
-  const layers = layersOf(manifests, options);
+  const layers = layersOf(options);
   const stack = await ensureStack(io, me, manifests, options);
   // Before the targets: an agent the stack newly reaches must not get it ahead of what it waits for.
   await ensureDependencies(hub, say, stack, dependsOn);
@@ -286,30 +286,52 @@ async function ensureSignature(
   manifests: Content,
   options: ApplyOptions & { signedLayers: SignedLayer[] | undefined },
 ): Promise<string | undefined> {
-  const layers = options.signedLayers;
   if (options.sign && options.signature) throw new CliError('--sign and --signature exclude each other');
   let signature: unknown;
   let signed: string;
   if (options.signature) {
     signature = readSignatureFile(options.signature);
     signed = manifests.kind === 'yaml' ? `content sha256 ${manifests.checksum.slice(0, 12)}…` : 'render inputs';
-  } else if (options.sign) {
-    const signOptions = { signFor: [], signForLabel: [], allowRollbackTo: [], ...options, key: options.sign };
-    if (manifests.kind === 'yaml') {
-      signature = signContent(signOptions, stack.id, manifests.content, false);
-      signed = `content sha256 ${manifests.checksum.slice(0, 12)}…`;
-    } else {
-      const renderer = options.renderer ?? (process.env.BROKKR_RENDERER || undefined);
-      if (!renderer) throw new CliError('--sign with --chart or -k needs --renderer <brokkr-render version> (or BROKKR_RENDERER)');
-      if (!layers) await refuseUnsignedLayers(hub, stack);
-      const inputs = { ...(await manifests.inputs(stack.name)), renderer, layers };
-      signature = signRenderInputs(signOptions, stack.id, inputs);
-      signed = `render inputs sha256 ${sha256Hex(renderInputsContent(inputs)).slice(0, 12)}…, rendered by each agent`;
-    }
-  } else return undefined;
+  } else if (options.sign) ({ signature, signed } = await signedBy(hub, stack, manifests, { ...options, key: options.sign }));
+  else return undefined;
   const storedAt = await storeSignature(hub, stack.id, signature);
   say(`stack "${stack.name}": signature stored (${signed})`);
   return storedAt;
+}
+
+/**
+ * The signature --sign makes: plain YAML by its content (kind raw), or with --layers by its content
+ * and the layers (kind yaml, the agents apply the layers); a chart or an overlay by its render
+ * inputs and layers. Without --layers, a stack that has layers is refused: they would go unsigned.
+ */
+async function signedBy(
+  hub: Hub,
+  stack: Stack,
+  manifests: Content,
+  options: ApplyOptions & { key: string; signedLayers: SignedLayer[] | undefined },
+): Promise<{ signature: unknown; signed: string }> {
+  const signOptions = { signFor: [], signForLabel: [], allowRollbackTo: [], ...options };
+  const layers = options.signedLayers;
+  if (!layers) await refuseUnsignedLayers(hub, stack);
+  if (manifests.kind === 'yaml' && !layers)
+    return {
+      signature: signContent(signOptions, stack.id, manifests.content, false),
+      signed: `content sha256 ${manifests.checksum.slice(0, 12)}…`,
+    };
+  const inputs: RenderInputValues =
+    manifests.kind === 'yaml'
+      ? { kind: 'yaml', content: manifests.content, renderer: LAYERS_ENGINE_VERSION, layers }
+      : { ...(await manifests.inputs(stack.name)), renderer: rendererOf(options), layers };
+  return {
+    signature: signRenderInputs(signOptions, stack.id, inputs),
+    signed: `${manifests.kind === 'yaml' ? 'content and layers' : 'render inputs'} sha256 ${sha256Hex(renderInputsContent(inputs)).slice(0, 12)}…, ${manifests.kind === 'yaml' ? 'layers applied' : 'rendered'} by each agent`,
+  };
+}
+
+function rendererOf(options: ApplyOptions): string {
+  const renderer = options.renderer ?? (process.env.BROKKR_RENDERER || undefined);
+  if (!renderer) throw new CliError('--sign with --chart or -k needs --renderer <brokkr-render version> (or BROKKR_RENDERER)');
+  return renderer;
 }
 
 /** With --layers: the stack's layers replaced by the file's, and the set as signed. */
@@ -317,13 +339,8 @@ async function ensureLayers({ hub, say }: Io, stack: Stack, layers: NewOverride[
   return layers ? replaceLayers(hub, stack, layers, say) : undefined;
 }
 
-/** The --layers file's layers, read before anything changes; plain YAML patched by layers is not signable. */
-function layersOf(manifests: Content, options: ApplyOptions): NewOverride[] | undefined {
-  if (!options.layers) return undefined;
-  if (options.sign && manifests.kind === 'yaml')
-    throw new CliError('--layers with --sign needs --chart or -k: plain YAML changed by override layers cannot be signed yet');
-  return readLayers(options.layers);
-}
+/** The --layers file's layers, read before anything changes. */
+const layersOf = (options: ApplyOptions): NewOverride[] | undefined => (options.layers ? readLayers(options.layers) : undefined);
 
 function readSignatureFile(file: string): unknown {
   try {

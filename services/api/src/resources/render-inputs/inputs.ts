@@ -7,7 +7,7 @@ import { layersFor, signedLayers, type OverrideLayer, type SignedLayer } from '@
 import { refersToAgent, type AgentView } from '../../rendering/agent-vars.ts';
 import { releaseName } from '../../rendering/source-of.ts';
 import { stackLayers } from '../../rendering/sql/layers.ts';
-import { newestStackSignatures, type ServedRenderedObject, type ServedTemplateObject } from './sql/render-inputs.ts';
+import { newestStackSignatures, type ServedPlainObject, type ServedRenderedObject, type ServedTemplateObject } from './sql/render-inputs.ts';
 
 /** How many of a stack's newest signatures are searched for the one naming an object's inputs. */
 const SIGNATURES_SEARCHED = 50;
@@ -144,5 +144,27 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
     layers,
     not_signable: notSignable,
     signature: await signatureFor(db, object.stack_id, inputs, pinned.digest),
+  };
+}
+
+/**
+ * Plain YAML in a stack with override layers (docs/signatures.md, "Override layers"): the YAML as
+ * posted and every layer, which the agent applies itself. Capabilities do not enter it.
+ */
+export async function plainInputsOf(db: Queryable, object: ServedPlainObject, agent: AgentView): Promise<RenderInputs> {
+  const { layers, notSignable } = await layerInputs(db, object.stack_id, null, agent);
+  const inputs: RenderInputValues = { kind: 'yaml', content: object.yaml_content, renderer: '', layers };
+  return {
+    deployment_object_id: object.id,
+    stack_id: object.stack_id,
+    kind: 'yaml',
+    archive: '',
+    values: null,
+    options: null,
+    content: object.yaml_content,
+    capabilities: capabilitiesOf(agent.facts),
+    layers,
+    not_signable: notSignable,
+    signature: await signatureFor(db, object.stack_id, inputs),
   };
 }

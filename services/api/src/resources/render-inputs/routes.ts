@@ -7,31 +7,36 @@ import { uuid } from '../../http/schemas.ts';
 import { agentViews } from '../../rendering/sql/agents.ts';
 import type { Queryable } from '@brokkr/db';
 import type { RenderInputs } from '@brokkr/contracts';
-import { renderInputsOf, templateInputsOf } from './inputs.ts';
-import { servedRenderedObject, servedTemplateObject } from './sql/render-inputs.ts';
+import { plainInputsOf, renderInputsOf, templateInputsOf } from './inputs.ts';
+import { servedPlainObject, servedRenderedObject, servedTemplateObject } from './sql/render-inputs.ts';
 
 const renderInputsNotFound = errorKind(
   404,
   'render_inputs_not_found',
-  'No chart, overlay or template-made deployment object of that id is served to this agent',
+  'No chart, overlay, template-made object or plain YAML under override layers of that id is served to this agent',
 );
 
-/** A chart or an overlay (rendered_objects with a source), else an object made from a template (its provenance row). */
+/**
+ * A chart or an overlay (rendered_objects with a source), else an object made from a template (its
+ * provenance row), else plain YAML in a stack with override layers.
+ */
 async function servedInputs(db: Queryable, agentId: string, objectId: string): Promise<RenderInputs | undefined> {
   const [rendered, fromTemplate] = await Promise.all([
     servedRenderedObject(db, agentId, objectId),
     servedTemplateObject(db, agentId, objectId),
   ]);
-  if (!rendered && !fromTemplate) return undefined;
+  const plain = rendered || fromTemplate ? undefined : await servedPlainObject(db, agentId, objectId);
+  if (!rendered && !fromTemplate && !plain) return undefined;
   const [agent] = await agentViews(db, [agentId]);
   if (!agent) return undefined;
   if (rendered) return renderInputsOf(db, rendered, agent);
-  return templateInputsOf(db, fromTemplate!, agent);
+  if (fromTemplate) return templateInputsOf(db, fromTemplate, agent);
+  return plainInputsOf(db, plain!, agent);
 }
 
 /**
- * For an agent that requires signatures and renders charts and overlays itself from the inputs a
- * generator signed (docs/signatures.md, "Charts and overlays"): the hub relays the inputs and the
+ * For an agent that requires signatures and renders charts, overlays and templates (and applies
+ * override layers) itself from the inputs a generator signed (docs/signatures.md): the hub relays the inputs and the
  * signature naming them, and is not trusted with either; the agent checks each digest.
  */
 export const renderInputsRoutes: AnyRoute[] = [
@@ -39,13 +44,14 @@ export const renderInputsRoutes: AnyRoute[] = [
     method: 'get',
     path: '/agents/:id/render-inputs/:deployment_object_id',
     summary:
-      'What a chart, an overlay or a template-made object the agent is served is rendered from, and the signature naming those inputs',
+      'What a chart, an overlay, a template-made object or plain YAML under override layers the agent is served is made from, and the signature naming those inputs',
     description:
-      'Only for a chart, an overlay or a deployment object instantiated from a template in the agent’s own target state (404 ' +
-      'otherwise, and for plain YAML). The source archive exactly as pinned, the values, the render options (a template: the ' +
-      'template version’s text and parameters schema, and the parameters), the Capabilities the hub renders it with for this agent, and the ' +
-      'newest signature of the stack whose statement names these inputs. `not_signable` says why the hub’s render for this ' +
-      'agent is more than these inputs make (override layers, `{{ agent.* }}` references).',
+      'Only for a chart, an overlay, a deployment object instantiated from a template, or plain YAML in a stack with override ' +
+      'layers, in the agent’s own target state (404 otherwise, and for plain YAML in a stack without layers). The source archive ' +
+      'exactly as pinned, the values, the render options (a template: the template version’s text and parameters schema, and the ' +
+      'parameters; plain YAML: `content`), every override layer of the stack in its signed form, the Capabilities the hub renders ' +
+      'it with for this agent, and the newest signature of the stack whose statement names these inputs. `not_signable` says why ' +
+      'the hub’s render for this agent is more than these inputs make (`{{ agent.* }}` references).',
     tags: ['agents', 'signatures'],
     access: 'any',
     params: z.object({ id: uuid(), deployment_object_id: uuid() }),

@@ -62,3 +62,29 @@ export async function servedTemplateObject(db: Queryable, agentId: string, objec
   const { rows } = await db.query<ServedTemplateObject>(servedTemplateStatement([agentId, objectId]));
   return rows[0];
 }
+
+/** Plain YAML an agent is served from a stack with override layers: its YAML exactly as posted. */
+export interface ServedPlainObject {
+  id: string;
+  stack_id: string;
+  yaml_content: string;
+}
+
+// Neither a chart or an overlay (a rendered_objects row with a source) nor made from a template:
+// what the generator posted. Without layers its served bytes are signed as they are (kind raw), so
+// nothing is relayed then.
+const servedPlainStatement = prepared(
+  'brokkr_render_inputs_served_plain_object',
+  `SELECT d.id, d.stack_id, d.yaml_content
+     FROM deployment_objects d
+    WHERE d.id = $2::uuid AND d.deleted_at IS NULL AND NOT d.is_deletion_marker
+      AND NOT EXISTS (SELECT 1 FROM rendered_objects ro WHERE ro.deployment_object_id = d.id AND ro.source IS NOT NULL)
+      AND NOT EXISTS (SELECT 1 FROM rendered_deployment_objects rdo WHERE rdo.deployment_object_id = d.id)
+      AND EXISTS (SELECT 1 FROM stack_overrides o WHERE o.stack_id = d.stack_id)
+      AND ${servedToAgent('$2::uuid', '$1::uuid')}`,
+);
+
+export async function servedPlainObject(db: Queryable, agentId: string, objectId: string): Promise<ServedPlainObject | undefined> {
+  const { rows } = await db.query<ServedPlainObject>(servedPlainStatement([agentId, objectId]));
+  return rows[0];
+}

@@ -44,6 +44,8 @@ import { machine, percentile } from './webhooks-support.ts';
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
 const AGENTS = Number(process.env.BENCH_PROPAGATION_AGENTS ?? 10_000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 3);
+/** `keyless`: only the keyless checks (for profiling them: --cpu-prof, --trace-gc); anything else: every check. */
+const ONLY = process.env.BENCH_ONLY ?? '';
 const KEYLESS_ITERATIONS = Math.max(20, Math.round(ITERATIONS / 10));
 const BIG_ITERATIONS = Math.max(10, Math.round(ITERATIONS / 40));
 const STACKS = 1000;
@@ -213,12 +215,8 @@ function machineBusySeconds(): number {
   return (user + nice + system + irq + softirq + steal) / 100; // USER_HZ
 }
 
-async function main(): Promise<void> {
-  log(`bench:signatures on ${machine()}`);
-  const stacks = Array.from({ length: STACKS }, () => randomUUID());
-  const cpuBefore = process.cpuUsage();
-  const busyBefore = machineBusySeconds();
-  const wallBefore = performance.now();
+/** Every check of the bench: keyed and keyless per object, the big stack, the screens of a whole target state. */
+async function everySample(stacks: string[]): Promise<Sample[]> {
   const samples: Sample[] = [];
   for (const algorithm of ['ed25519', 'ecdsa-p256'] as const) {
     const { root, objects } = keyedObjects(algorithm, stacks.slice(0, 100), appYaml);
@@ -236,6 +234,16 @@ async function main(): Promise<void> {
   const v = view(root);
   samples.push(screen(`ed25519 key, target state of ${STACKS} stacks (1 object each), first screen`, v, objects, false));
   samples.push(screen(`ed25519 key, the same ${STACKS} stacks screened again (a change elsewhere)`, v, objects, true));
+  return samples;
+}
+
+async function main(): Promise<void> {
+  log(`bench:signatures on ${machine()}`);
+  const stacks = Array.from({ length: STACKS }, () => randomUUID());
+  const cpuBefore = process.cpuUsage();
+  const busyBefore = machineBusySeconds();
+  const wallBefore = performance.now();
+  const samples: Sample[] = ONLY === 'keyless' ? [await keylessSample(stacks)] : await everySample(stacks);
   const cpu = process.cpuUsage(cpuBefore);
   const mine = (cpu.user + cpu.system) / 1e6;
   const wall = (performance.now() - wallBefore) / 1000;
@@ -283,4 +291,4 @@ async function propagation(): Promise<void> {
 }
 
 await main();
-await propagation();
+if (ONLY !== 'keyless') await propagation();

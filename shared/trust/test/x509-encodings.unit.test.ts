@@ -23,11 +23,13 @@ const caDer = (mock: KeylessMock) => {
 };
 
 /** DER of an OCTET STRING of `length` zero bytes (its content parses as no ASN.1, so it stays a primitive). */
-function octetString(length: number): Buffer {
+function octetString(length: number): Buffer<ArrayBuffer> {
   const bytes: number[] = [];
   for (let n = length; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
   const header = length < 128 ? [0x04, length] : [0x04, 0x80 | bytes.length, ...bytes];
-  return Buffer.concat([Buffer.from(header), Buffer.alloc(length)]);
+  const der = Buffer.alloc(header.length + length);
+  der.set(header);
+  return der;
 }
 
 describe('keyless verification: the DER writer and the kept certificate verdicts', function () {
@@ -39,10 +41,13 @@ describe('keyless verification: the DER writer and the kept certificate verdicts
   before(async () => {
     expect(libraryToDER.toString(), 'the library’s own writer was taken').to.include('ByteStream');
     mock = await startKeylessMock();
-    bundle = await mock.sign(intentStatement(sha256Hex(yaml), { stack, generator: 'ci', version: 1, kind: 'raw', issuedAt: new Date().toISOString() }), {
-      issuer,
-      subject,
-    });
+    bundle = await mock.sign(
+      intentStatement(sha256Hex(yaml), { stack, generator: 'ci', version: 1, kind: 'raw', issuedAt: new Date().toISOString() }),
+      {
+        issuer,
+        subject,
+      },
+    );
     elsewhere = await startKeylessMock();
   });
   after(() => {
@@ -97,7 +102,14 @@ describe('keyless verification: the DER writer and the kept certificate verdicts
       threshold: 1,
       generators: [{ name: 'ci', keyless: [{ issuer, subject: 'https://github\\.com/acme/.*' }], stacks: ['*'] }],
     });
-    const view = { root, revocations: undefined, stale: undefined, keyless, identity: { name: 'e', cluster: 'c', labels: [] }, now: new Date() };
+    const view = {
+      root,
+      revocations: undefined,
+      stale: undefined,
+      keyless,
+      identity: { name: 'e', cluster: 'c', labels: [] },
+      now: new Date(),
+    };
     const served = (signed: unknown) => ({ stackId: stack, content: yaml, deletion: false, signed });
     expect(checkIntent(view, served(structuredClone(bundle)), undefined).ok).to.equal(true);
     // Both mocks answer at the same addresses: only the new Fulcio and Rekor are left to sign with.

@@ -22,8 +22,12 @@ interface Kept {
   der?: Buffer;
   tbs?: Buffer;
   key?: KeyObject;
-  /** `verify`'s verdict by issuer certificate (itself for a self-signed one). */
-  verdicts?: Map<X509Certificate, boolean>;
+  /**
+   * `verify`'s verdict by issuer certificate (itself for a self-signed one). Weak: a trusted
+   * certificate may be asked about a bundle's certificate as its issuer (the chain builder tries
+   * every certificate it holds), and must not keep that certificate alive with the trust material.
+   */
+  verdicts?: WeakMap<X509Certificate, boolean>;
 }
 
 const kept = new WeakMap<X509Certificate, Kept>();
@@ -75,7 +79,7 @@ export function keepCertificateEncodings(): void {
   };
   proto.verify = function verifyIssued(this: X509Certificate, issuer?: X509Certificate): boolean {
     const by = issuer ?? this;
-    const verdicts = (keptOf(this).verdicts ??= new Map());
+    const verdicts = (keptOf(this).verdicts ??= new WeakMap());
     let verdict = verdicts.get(by);
     if (verdict === undefined) verdicts.set(by, (verdict = verifiedBy(this, by)));
     return verdict;

@@ -734,12 +734,12 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
       expect(after?.metadata.resourceVersion).to.equal(before?.metadata.resourceVersion);
     });
 
-    it('plain YAML under override layers signed with it: patched as the agent’s own trust policy selects them; signed without the layers, refused', async () => {
+    it('plain YAML under override layers signed with it: patched as the agent’s own trust policy selects them, its references resolved by the agent; signed without the layers, refused', async () => {
       const plain = await createStack(broker.admin, `signed-plain-${randomBytes(3).toString('hex')}`);
       await target(broker.admin, e.reg.id, plain);
       const patch = (data: Record<string, string>) => [{ target: { kind: 'ConfigMap', name: 'layered' }, merge_patch: { data } }];
       const layers = signedLayers([
-        { name: 'mine', priority: 0, selector: { labels: ['edge'] }, patches: patch({ layer: 'applied' }) },
+        { name: 'mine', priority: 0, selector: { labels: ['edge'] }, patches: patch({ layer: 'applied', by: '{{ agent.name }}' }) },
         { name: 'not-mine', priority: 0, selector: { labels: ['elsewhere'] }, patches: patch({ other: 'not for this agent' }) },
       ]);
       // The hub knows the agent by the label its trust policy gives it, so the hub patches as the agent does.
@@ -755,7 +755,8 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
           `/api/v1/namespaces/${e.ns}/configmaps/layered`,
         );
       const applied = await layered();
-      expect(applied?.data).to.deep.equal({ version: '1', layer: 'applied' });
+      // `{{ agent.name }}` resolved by the agent from its own configuration, as the hub resolved it.
+      expect(applied?.data).to.deep.equal({ version: '1', layer: 'applied', by: e.reg.name });
 
       // Its content alone signed (kind raw): the layers the hub applies are not, so it is refused.
       const v2 = await publish(plain, cm('layered', { version: '2' }), 2);

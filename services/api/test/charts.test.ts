@@ -247,11 +247,18 @@ describe('api charts and overlays', function () {
     );
     expect((await t.client.post(`/stacks/${t.stack}/signatures`, { signature: layered })).status).to.equal(201);
     expect((await agent.client.get(path)).body).to.deep.include({ signature: JSON.parse(JSON.stringify(layered)) });
-    // A layer selecting the agent that reads it: not what signed inputs alone make.
+    // A layer that reads the agent's facts (only the hub holds them, as reported): not what signed inputs alone make.
+    // Other references ({{ agent.name }} …) the agent resolves from its own identity.
     const reading = await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'reads', values: { who: '{{ agent.name }}' } });
     expect(reading.status, reading.text).to.equal(201);
+    expect((await agent.client.get(path)).body).to.deep.include({ not_signable: null });
+    const facts = await t.client.post(`/stacks/${t.stack}/overrides`, {
+      name: 'facts',
+      values: { version: '{{ agent.facts.kubernetes_version }}' },
+    });
+    expect(facts.status, facts.text).to.equal(201);
     expect((await agent.client.get(path)).body).to.deep.include({
-      not_signable: 'override layer reads refers to the agent ({{ agent.* }}), which is not signed',
+      not_signable: 'override layer facts reads the agent’s facts ({{ agent.facts.* }}), which are not signed',
     });
   });
 

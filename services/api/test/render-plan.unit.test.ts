@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import type { AgentView } from '../src/rendering/agent-vars.ts';
+import type { AgentView } from '@brokkr/overrides';
 import { DEFAULT_CAPABILITIES } from '../src/rendering/capabilities.ts';
 import type { OverrideLayer } from '@brokkr/overrides';
 import { distinctInputs, planRenders, type RenderInput, type RenderSource } from '../src/rendering/plan.ts';

@@ -1,4 +1,12 @@
 export {
+  refersToAgent,
+  refersToAgentFacts,
+  resolveAgentReferences,
+  unreadableReference,
+  UnresolvedReference,
+  type AgentView,
+} from './agent-references.ts';
+export {
   layersFor,
   mergeValues,
   selects,

@@ -10,7 +10,7 @@ import {
   type RenderInputDigest,
   type RenderInputValues,
 } from '@brokkr/trust';
-import { LAYERS_ENGINE_VERSION, type LayerTarget } from '@brokkr/overrides';
+import { LAYERS_ENGINE_VERSION, type AgentView } from '@brokkr/overrides';
 import { errorMessage } from '../util/async.ts';
 import { layeredValues, ownLayers, patchedRender } from './own-layers.ts';
 import type { TrustRelay } from './relay.ts';
@@ -37,8 +37,12 @@ export interface OwnRendersDeps {
   /** brokkr-render (BROKKR__AGENT__RENDERER_BINARY); unset: built from this checkout (development). */
   binary: string | undefined;
   logger: Logger;
-  /** Who this agent is when override layers select: its own id, and its trust policy's labels and annotations. */
-  me: LayerTarget;
+  /**
+   * Who this agent is when override layers select it and `{{ agent.* }}` is resolved: its own id,
+   * name and cluster, and its trust policy's labels and annotations (no facts: values reading them
+   * are not signable).
+   */
+  me: AgentView;
 }
 
 /** How many render inputs are fetched at once. */
@@ -131,22 +135,21 @@ export class OwnRenders {
 
   private async renderNow(r: RelayedRender): Promise<RenderResult> {
     const { inputs } = r;
-    const layers = ownLayers(inputs, this.deps.me);
-    if (inputs.kind === 'yaml') return patchedRender({ ok: true, yaml: inputs.content ?? '' }, layers);
-    if (inputs.kind === 'template') return patchedRender(await this.templates.render(inputs.template ?? undefined), layers);
-    if (!inputs.options) return { ok: false, reason: 'invalid', error: 'the hub relayed no render options' };
+    const { me } = this.deps;
+    const layers = ownLayers(inputs, me);
+    if (inputs.kind === 'yaml') return patchedRender({ ok: true, yaml: inputs.content ?? '' }, layers, me);
+    if (inputs.kind === 'template') return patchedRender(await this.templates.render(inputs.template ?? undefined), layers, me);
+    const options = inputs.options;
+    if (!options) return { ok: false, reason: 'invalid', error: 'the hub relayed no render options' };
     const archive = Buffer.from(inputs.archive, 'base64');
-    const job =
-      'release' in inputs.options
-        ? {
-            kind: 'helm' as const,
-            archive,
-            values: layeredValues(inputs.values ?? {}, layers),
-            release: inputs.options.release,
-            capabilities: inputs.capabilities,
-          }
-        : { kind: 'kustomize' as const, archive, path: inputs.options.path };
-    return patchedRender(await (await this.rendererNow()).render('agent', job), layers);
+    if (!('release' in options)) {
+      const job = { kind: 'kustomize' as const, archive, path: options.path };
+      return patchedRender(await (await this.rendererNow()).render('agent', job), layers, me);
+    }
+    const values = layeredValues(inputs.values ?? {}, layers, me);
+    if (!values.ok) return values;
+    const job = { kind: 'helm' as const, archive, values: values.values, release: options.release, capabilities: inputs.capabilities };
+    return patchedRender(await (await this.rendererNow()).render('agent', job), layers, me);
   }
 
   private rendererNow(): Promise<Renderer> {

@@ -33,7 +33,14 @@ export async function createTrustGate(w: TrustWiring): Promise<TrustGate | undef
   const logger = w.logger.child({ loop: 'trust' });
   const relay = new TrustRelay(settings.brokerUrl, settings.pak, w.agentId);
   // Only an agent requiring signatures renders: one that does not is served the hub's render as before.
-  const me = { id: w.agentId, labels: policy.labels, annotations: policy.annotations };
+  const me = {
+    id: w.agentId,
+    name: settings.agentName,
+    cluster_name: settings.clusterName,
+    labels: policy.labels,
+    annotations: policy.annotations,
+    facts: {},
+  };
   const own = policy.requireSignatures ? new OwnRenders({ relay, binary: settings.trust.rendererBinary, logger, me }) : undefined;
   const gate = await TrustGate.create({
     policy,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { refersToAgent, resolveAgentReferences, UnresolvedReference, type AgentView } from './agent-vars.ts';
+import { refersToAgent, resolveAgentReferences, UnresolvedReference, type AgentView } from '@brokkr/overrides';
 import { capabilitiesOf, type Capabilities } from './capabilities.ts';
 import { layersFor, valuesAfter, type LayerPatch, type OverrideLayer } from '@brokkr/overrides';
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '@brokkr/db';
 import { storedRenders } from '../domain/stored-renders.ts';
-import type { AgentView } from './agent-vars.ts';
+import type { AgentView } from '@brokkr/overrides';
 import type { OverrideLayer } from '@brokkr/overrides';
 import { distinctInputs, planRenders, type AgentPlan, type RenderSource } from './plan.ts';
 import { renderAll, rendererVersionFor, type RenderDeps, type Rendered } from './render.ts';

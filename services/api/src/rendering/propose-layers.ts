@@ -1,6 +1,6 @@
 import type { NewOverride } from '@brokkr/contracts';
 import { invalidOverride, overrideExists, overrideNotFound } from '../errors/catalogue.ts';
-import { unreadableReference } from './agent-vars.ts';
+import { unreadableReference } from '@brokkr/overrides';
 import type { OverrideLayer } from '@brokkr/overrides';
 
 /** The layer as the renderer reads it; the id is the stored one's, or none yet. */

@@ -1,5 +1,5 @@
 import type { Transact } from '../events/transact.ts';
-import type { AgentView } from './agent-vars.ts';
+import type { AgentView } from '@brokkr/overrides';
 import type { OverrideLayer } from '@brokkr/overrides';
 import { planRenders, type AgentPlan, type RenderSource } from './plan.ts';
 import { prepareRenders } from './prepare.ts';

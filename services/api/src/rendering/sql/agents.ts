@@ -1,6 +1,6 @@
 import { prepared, type Queryable } from '@brokkr/db';
 import { agentsForOneStackSql } from '../../domain/agents-for-stacks.ts';
-import type { AgentView } from '../agent-vars.ts';
+import type { AgentView } from '@brokkr/overrides';
 
 /** The agents associated with the stack (the association rule), as a render sees them: names, tags, annotations, facts. */
 const stackAgentsStatement = prepared(

@@ -4,7 +4,7 @@ import { stackLayersChanged, stackNotFound, stackNotOwned } from '../../errors/c
 import type { DeploymentObjectRow } from '../../domain/deployment-object-row.ts';
 import type { WriteScope } from '../../events/transact.ts';
 import { yamlChecksum } from '../../yaml/index.ts';
-import type { AgentView } from '../../rendering/agent-vars.ts';
+import type { AgentView } from '@brokkr/overrides';
 import { refuseMisplacedRenders } from '../../rendering/placement.ts';
 import { planRenders, type RenderSource } from '../../rendering/plan.ts';
 import { prepareRenders, type PreparedRenders } from '../../rendering/prepare.ts';

@@ -2,7 +2,7 @@ import type { Queryable } from '@brokkr/db';
 import { fetchSource, SourceError, storeSourceBlob, type SourcePolicy, type SourceErrorCode, type SourceSpec } from '@brokkr/sources';
 import { errorKind, type ErrorKind } from '../../errors/api-error.ts';
 import { invalidDeploymentObject } from '../../errors/catalogue.ts';
-import { unreadableReference } from '../../rendering/agent-vars.ts';
+import { unreadableReference } from '@brokkr/overrides';
 import type { ObjectSource } from './rendered.ts';
 
 /** One error kind per reason a source cannot be used, with the status @brokkr/sources gives it (source-errors.test checks they agree). */

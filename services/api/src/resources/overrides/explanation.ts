@@ -1,7 +1,7 @@
 import type { Explanation } from '@brokkr/contracts';
 import { capabilitiesOf } from '../../rendering/capabilities.ts';
 import { fieldOrigins } from '../../rendering/explain.ts';
-import type { AgentView } from '../../rendering/agent-vars.ts';
+import type { AgentView } from '@brokkr/overrides';
 import { layersFor, type OverrideLayer } from '@brokkr/overrides';
 import { planRenders } from '../../rendering/plan.ts';
 import type { RenderingDeps } from '../../rendering/replan.ts';

@@ -3,11 +3,15 @@ import type { RenderInputs } from '@brokkr/contracts';
 import { loadSourceBlob } from '@brokkr/sources';
 import type { Queryable } from '@brokkr/db';
 import { capabilitiesOf } from '../../rendering/capabilities.ts';
-import { layersFor, signedLayers, type OverrideLayer, type SignedLayer } from '@brokkr/overrides';
-import { refersToAgent, type AgentView } from '../../rendering/agent-vars.ts';
+import { refersToAgentFacts, signedLayers, type AgentView, type OverrideLayer, type SignedLayer } from '@brokkr/overrides';
 import { releaseName } from '../../rendering/source-of.ts';
 import { stackLayers } from '../../rendering/sql/layers.ts';
-import { newestStackSignatures, type ServedPlainObject, type ServedRenderedObject, type ServedTemplateObject } from './sql/render-inputs.ts';
+import {
+  newestStackSignatures,
+  type ServedPlainObject,
+  type ServedRenderedObject,
+  type ServedTemplateObject,
+} from './sql/render-inputs.ts';
 
 /** How many of a stack's newest signatures are searched for the one naming an object's inputs. */
 const SIGNATURES_SEARCHED = 50;
@@ -67,13 +71,14 @@ async function signatureFor(
 }
 
 /**
- * Why the hub's render for this agent is more than the signed inputs make: values, or a layer
- * selecting it, that read the agent (`{{ agent.* }}`), which no generator signed.
+ * Why the hub's render for this agent is more than the signed inputs make: values, or a layer of
+ * the stack, that read the agent's facts (`{{ agent.facts.* }}`), which only the hub holds as
+ * reported. Every other reference the agent resolves from its own identity.
  */
-function notSignable(values: unknown, layers: readonly OverrideLayer[], agent: AgentView): string | null {
-  if (refersToAgent(values)) return 'values that refer to the agent ({{ agent.* }}) are not signed';
-  const reading = layersFor(layers, agent).find((l) => refersToAgent(l.layer_values) || refersToAgent(l.patches));
-  return reading ? `override layer ${reading.name} refers to the agent ({{ agent.* }}), which is not signed` : null;
+function notSignable(values: unknown, layers: readonly OverrideLayer[]): string | null {
+  if (refersToAgentFacts(values)) return 'values that read the agent’s facts ({{ agent.facts.* }}) are not signed';
+  const reading = layers.find((l) => refersToAgentFacts(l.layer_values) || refersToAgentFacts(l.patches));
+  return reading ? `override layer ${reading.name} reads the agent’s facts ({{ agent.facts.* }}), which are not signed` : null;
 }
 
 /** Every layer of the stack in its signed form (the agent selects from all of them), and why the render is not signable. */
@@ -81,10 +86,9 @@ async function layerInputs(
   db: Queryable,
   stackId: string,
   values: unknown,
-  agent: AgentView,
 ): Promise<{ layers: SignedLayer[]; notSignable: string | null }> {
   const { layers } = await stackLayers(db, stackId);
-  return { layers: signedLayers(layers), notSignable: notSignable(values, layers, agent) };
+  return { layers: signedLayers(layers), notSignable: notSignable(values, layers) };
 }
 
 /**
@@ -95,7 +99,7 @@ async function layerInputs(
 export async function templateInputsOf(db: Queryable, object: ServedTemplateObject, agent: AgentView): Promise<RenderInputs> {
   const parameters: unknown = object.template_parameters === null ? null : JSON.parse(object.template_parameters);
   const template = { content: object.template_content, parameters_schema: object.parameters_schema, parameters };
-  const { layers, notSignable } = await layerInputs(db, object.stack_id, null, agent);
+  const { layers, notSignable } = await layerInputs(db, object.stack_id, null);
   const inputs: RenderInputValues = {
     kind: 'template',
     template: template.content,
@@ -131,7 +135,7 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
     ? { path: spec.kustomize.path }
     : { release: { name: releaseName(object.stack_name), namespace: 'default' } };
   const values = kind === 'helm' ? (object.source_values ?? {}) : null;
-  const { layers, notSignable } = await layerInputs(db, object.stack_id, object.source_values, agent);
+  const { layers, notSignable } = await layerInputs(db, object.stack_id, object.source_values);
   const inputs: RenderInputValues = { kind, archive: blob.bytes, values: values ?? undefined, options, renderer: '', layers };
   return {
     deployment_object_id: object.id,
@@ -152,7 +156,7 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
  * posted and every layer, which the agent applies itself. Capabilities do not enter it.
  */
 export async function plainInputsOf(db: Queryable, object: ServedPlainObject, agent: AgentView): Promise<RenderInputs> {
-  const { layers, notSignable } = await layerInputs(db, object.stack_id, null, agent);
+  const { layers, notSignable } = await layerInputs(db, object.stack_id, null);
   const inputs: RenderInputValues = { kind: 'yaml', content: object.yaml_content, renderer: '', layers };
   return {
     deployment_object_id: object.id,

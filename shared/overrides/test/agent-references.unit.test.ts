@@ -1,11 +1,5 @@
 import { expect } from 'chai';
-import {
-  refersToAgent,
-  resolveAgentReferences,
-  unreadableReference,
-  UnresolvedReference,
-  type AgentView,
-} from '../src/rendering/agent-vars.ts';
+import { refersToAgent, resolveAgentReferences, unreadableReference, UnresolvedReference, type AgentView } from '@brokkr/overrides';
 
 const agent: AgentView = {
   id: '0b9f7c4e-3c1d-4c57-9a4f-8a7d2f2b6f10',

@@ -739,7 +739,12 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
       await target(broker.admin, e.reg.id, plain);
       const patch = (data: Record<string, string>) => [{ target: { kind: 'ConfigMap', name: 'layered' }, merge_patch: { data } }];
       const layers = signedLayers([
-        { name: 'mine', priority: 0, selector: { labels: ['edge'] }, patches: patch({ layer: 'applied', by: '{{ agent.name }}' }) },
+        {
+          name: 'mine',
+          priority: 0,
+          selector: { labels: ['edge'] },
+          patches: patch({ layer: 'applied', by: '{{ agent.name }}', on: '{{ agent.facts.kubernetes_version }}' }),
+        },
         { name: 'not-mine', priority: 0, selector: { labels: ['elsewhere'] }, patches: patch({ other: 'not for this agent' }) },
       ]);
       // The hub knows the agent by the label its trust policy gives it, so the hub patches as the agent does.
@@ -755,8 +760,9 @@ describe('signed intent: agents apply only what a generator signed (end to end)'
           `/api/v1/namespaces/${e.ns}/configmaps/layered`,
         );
       const applied = await layered();
-      // `{{ agent.name }}` resolved by the agent from its own configuration, as the hub resolved it.
-      expect(applied?.data).to.deep.equal({ version: '1', layer: 'applied', by: e.reg.name });
+      // `{{ agent.* }}` resolved by the agent from its own configuration and cluster, as the hub resolved it.
+      const { gitVersion } = (await kubectl.get<{ gitVersion: string }>('/version'))!;
+      expect(applied?.data).to.deep.equal({ version: '1', layer: 'applied', by: e.reg.name, on: gitVersion });
 
       // Its content alone signed (kind raw): the layers the hub applies are not, so it is refused.
       const v2 = await publish(plain, cm('layered', { version: '2' }), 2);

@@ -247,19 +247,11 @@ describe('api charts and overlays', function () {
     );
     expect((await t.client.post(`/stacks/${t.stack}/signatures`, { signature: layered })).status).to.equal(201);
     expect((await agent.client.get(path)).body).to.deep.include({ signature: JSON.parse(JSON.stringify(layered)) });
-    // A layer that reads the agent's facts (only the hub holds them, as reported): not what signed inputs alone make.
-    // Other references ({{ agent.name }} …) the agent resolves from its own identity.
-    const reading = await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'reads', values: { who: '{{ agent.name }}' } });
-    expect(reading.status, reading.text).to.equal(201);
-    expect((await agent.client.get(path)).body).to.deep.include({ not_signable: null });
-    const facts = await t.client.post(`/stacks/${t.stack}/overrides`, {
-      name: 'facts',
-      values: { version: '{{ agent.facts.kubernetes_version }}' },
-    });
-    expect(facts.status, facts.text).to.equal(201);
-    expect((await agent.client.get(path)).body).to.deep.include({
-      not_signable: 'override layer facts reads the agent’s facts ({{ agent.facts.* }}), which are not signed',
-    });
+    // References to the agent are relayed as written (as signed): the agent resolves them from its own identity and cluster.
+    const values = { who: '{{ agent.name }}', version: '{{ agent.facts.kubernetes_version }}' };
+    expect((await t.client.post(`/stacks/${t.stack}/overrides`, { name: 'refs', values })).status).to.equal(201);
+    const relayed = (await agent.client.get<{ layers: { name: string; values: unknown }[] }>(path)).body;
+    expect(relayed.layers.find((l) => l.name === 'refs')?.values).to.deep.equal(values);
   });
 
   it('relays plain YAML’s inputs only in a stack with override layers: its content as posted and every layer', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import type { AgentView } from '@brokkr/overrides';
-import { DEFAULT_CAPABILITIES } from '../src/rendering/capabilities.ts';
+import { DEFAULT_CAPABILITIES } from '@brokkr/overrides';
 import type { OverrideLayer } from '@brokkr/overrides';
 import { distinctInputs, planRenders, type RenderInput, type RenderSource } from '../src/rendering/plan.ts';
 

@@ -104,9 +104,14 @@ export const renderInputsSchema = z
           'Every override layer of the stack in its signed form and order (not only those selecting this agent): the agent ' +
           'selects from them by its own identity',
       }),
-    not_signable: z.string().nullable().meta({
-      description: 'Why the hub’s render of it for this agent is not what its inputs alone make (`{{ agent.* }}` references)',
-    }),
+    not_signable: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Why the hub’s render of it for this agent would be more than its inputs make: null (layers, agent references and ' +
+          'the cluster’s facts are all resolved by the agent itself); an agent refuses an object whose inputs say otherwise',
+      }),
     signature: signedJson.nullable().meta({ description: 'The newest signature stored for the stack whose statement names these inputs' }),
   })
   .meta({ id: 'RenderInputs' });

@@ -88,17 +88,6 @@ export function refersToAgent(value: unknown): boolean {
   return ANY_REFERENCE.test(JSON.stringify(value ?? null));
 }
 
-const FACT_REFERENCE = /\{\{\s*agent\.facts\./;
-
-/**
- * Whether the value reads the agent's facts (what it reported about its cluster): an agent that
- * requires signatures resolves every other reference from its own identity, but its facts only the
- * hub holds as reported, so a value reading them is not what signed inputs alone make.
- */
-export function refersToAgentFacts(value: unknown): boolean {
-  return FACT_REFERENCE.test(JSON.stringify(value ?? null));
-}
-
 /**
  * The first reference in the value that no agent could ever resolve (a misspelt field, a form this
  * hub does not read), checked when a layer or an object is written, whatever agents it targets now.

@@ -1,11 +1,5 @@
-export {
-  refersToAgent,
-  refersToAgentFacts,
-  resolveAgentReferences,
-  unreadableReference,
-  UnresolvedReference,
-  type AgentView,
-} from './agent-references.ts';
+export { capabilitiesOf, capabilityClass, DEFAULT_CAPABILITIES, type Capabilities } from './capabilities.ts';
+export { refersToAgent, resolveAgentReferences, unreadableReference, UnresolvedReference, type AgentView } from './agent-references.ts';
 export {
   layersFor,
   mergeValues,

@@ -12,6 +12,7 @@ import { agentChannelUrl } from '../agent-channel/url.ts';
 import { createAgentMetrics, type AgentMetrics } from '../metrics.ts';
 import { EventReporter } from '../reconcile/event-reporter.ts';
 import { createTrustGate } from '../trust/start.ts';
+import { ClusterFactsReporter } from './cluster-facts.ts';
 import type { TrustGate } from '../trust/gate.ts';
 import { connectKubernetes, identify, waitForBroker } from './startup.ts';
 import { AGENT_VERSION } from './version.ts';
@@ -34,6 +35,8 @@ export interface AgentClients {
   grants: GrantBook;
   /** With a trust policy: what the hub sends is checked before the reconciler or a work order sees it (src/trust/). */
   trust: TrustGate | undefined;
+  /** The cluster's facts: reported with heartbeats, and what the trust gate renders signed charts against. */
+  clusterFacts: ClusterFactsReporter;
 }
 
 /** Start-up: the broker ready, the PAK verified, the agent record found, Kubernetes reachable. */
@@ -67,8 +70,9 @@ export async function connectClients(settings: AgentSettings, logger: Logger): P
     keepSchedule: (schedule) => void kept?.save(schedule),
   });
   if (!settings.agentNamespace) log.warn('no agent namespace known (BROKKR__AGENT__NAMESPACE): nothing protects one from stacks');
-  const trust = await createTrustGate({ settings, agentId: agent.id, kube, events, metrics, logger: log });
-  return { settings, agent, log, broker, channel, kube, objects, discovery, metrics, events, grants, trust };
+  const clusterFacts = new ClusterFactsReporter(kube);
+  const trust = await createTrustGate({ settings, agentId: agent.id, kube, events, metrics, logger: log, clusterFacts });
+  return { settings, agent, log, broker, channel, kube, objects, discovery, metrics, events, grants, trust, clusterFacts };
 }
 
 /** Hints wake the loops; heartbeats, events and health go up it while it is up (REST otherwise). Started last. */

@@ -31,6 +31,16 @@ export class ClusterFactsReporter {
     return this.current && JSON.stringify(this.current) !== this.sent ? this.current : undefined;
   }
 
+  /**
+   * The facts as last read, read now if never: what an agent requiring signatures renders a signed
+   * chart against (its `.Capabilities`, `{{ agent.facts.* }}`), its own cluster's, never the hub's
+   * record of them. Undefined while the cluster cannot be read.
+   */
+  async latest(): Promise<ClusterFacts | undefined> {
+    if (!this.current) await this.due((await this.kube.version()).gitVersion).catch(() => undefined);
+    return this.current;
+  }
+
   /** The hub took these facts. */
   taken(facts: ClusterFacts): void {
     this.sent = JSON.stringify(facts);

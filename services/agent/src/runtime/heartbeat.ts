@@ -5,7 +5,7 @@ import type { AgentRecord } from '../broker/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { AgentMetrics } from '../metrics.ts';
 import { sleep } from '../util/async.ts';
-import { ClusterFactsReporter } from './cluster-facts.ts';
+import type { ClusterFactsReporter } from './cluster-facts.ts';
 
 export interface HeartbeatDeps {
   broker: BrokerClient;
@@ -15,6 +15,8 @@ export interface HeartbeatDeps {
   intervalMs: number;
   /** Called after each beat (events waiting for the broker go out with it). */
   afterBeat?: () => Promise<void>;
+  /** What the cluster is (sent with a beat when it changed); shared with the trust gate's own renders. */
+  facts: ClusterFactsReporter;
 }
 
 /**
@@ -26,14 +28,11 @@ export class Heartbeat {
   k8sReachable = true;
   lastHeartbeatAt: Date | undefined;
   private readonly statusListeners: ((agent: AgentRecord) => void)[] = [];
-  private readonly facts: ClusterFactsReporter;
 
   constructor(
     private readonly deps: HeartbeatDeps,
     public agent: AgentRecord,
-  ) {
-    this.facts = new ClusterFactsReporter(deps.kube);
-  }
+  ) {}
 
   get active(): boolean {
     return this.agent.status === 'ACTIVE';
@@ -73,14 +72,14 @@ export class Heartbeat {
       this.k8sReachable = false;
       this.deps.logger.warn({ err }, 'Kubernetes API unreachable');
     }
-    const facts = await this.facts.due(gitVersion);
+    const facts = await this.deps.facts.due(gitVersion);
     try {
       await this.deps.broker.heartbeat(this.agent.id, {
         k8s_reachable: this.k8sReachable,
         k8s_api_latency_ms: latencyMs,
         ...(facts ? { facts } : {}),
       });
-      if (facts) this.facts.taken(facts);
+      if (facts) this.deps.facts.taken(facts);
       this.brokerConnected = true;
       this.lastHeartbeatAt = new Date();
       this.deps.metrics.heartbeats.inc({ status: 'success' });

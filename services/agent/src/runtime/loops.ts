@@ -110,7 +110,10 @@ function wakeOnHints(channel: AgentChannel, loops: AgentLoops): void {
 
 /** Heartbeats every polling interval; the events waiting for the broker go out with each. */
 function createHeartbeat(c: AgentClients): Heartbeat {
-  const deps = { broker: c.broker, kube: c.kube, metrics: c.metrics, logger: c.log, intervalMs: c.settings.pollingIntervalMs };
+  const deps = {
+    ...{ broker: c.broker, kube: c.kube, metrics: c.metrics, logger: c.log, facts: c.clusterFacts },
+    intervalMs: c.settings.pollingIntervalMs,
+  };
   return new Heartbeat({ ...deps, afterBeat: () => c.events.flush() }, c.agent);
 }
 

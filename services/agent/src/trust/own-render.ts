@@ -1,4 +1,4 @@
-import type { RenderInputs } from '@brokkr/contracts';
+import type { ClusterFacts, RenderInputs } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import { createRenderer, locateRenderer, type RenderResult, type Renderer } from '@brokkr/render';
 import { TEMPLATE_ENGINE_VERSION } from '@brokkr/templates';
@@ -10,7 +10,7 @@ import {
   type RenderInputDigest,
   type RenderInputValues,
 } from '@brokkr/trust';
-import { LAYERS_ENGINE_VERSION, type AgentView } from '@brokkr/overrides';
+import { capabilitiesOf, LAYERS_ENGINE_VERSION, type AgentView } from '@brokkr/overrides';
 import { errorMessage } from '../util/async.ts';
 import { layeredValues, ownLayers, patchedRender } from './own-layers.ts';
 import type { TrustRelay } from './relay.ts';
@@ -39,10 +39,11 @@ export interface OwnRendersDeps {
   logger: Logger;
   /**
    * Who this agent is when override layers select it and `{{ agent.* }}` is resolved: its own id,
-   * name and cluster, and its trust policy's labels and annotations (no facts: values reading them
-   * are not signable).
+   * name and cluster, and its trust policy's labels and annotations.
    */
-  me: AgentView;
+  me: Omit<AgentView, 'facts'>;
+  /** Its own cluster's facts (`.Capabilities`, `{{ agent.facts.* }}`), never the hub's record of them. */
+  facts: () => Promise<ClusterFacts | undefined>;
 }
 
 /** How many render inputs are fetched at once. */
@@ -52,7 +53,7 @@ const FETCHES_AT_ONCE = 4;
  * Charts, overlays, templates and plain YAML under override layers, signed by their inputs
  * (docs/signatures.md): the agent fetches the inputs the hub relays, and renders them (charts and
  * overlays with its own brokkr-render, templates with @brokkr/templates, layers with
- * @brokkr/overrides) once the gate found them signed. Renders are kept per inputs document (and the Capabilities rendered
+ * @brokkr/overrides) once the gate found them signed, against its own identity and cluster. Renders are kept per inputs document (and the Capabilities rendered
  * with), so a resync or a re-screen renders nothing again; the renderer starts with the first chart.
  */
 export class OwnRenders {
@@ -115,12 +116,17 @@ export class OwnRenders {
     };
   }
 
-  /** The agent's render of inputs the gate admitted; the same inputs and Capabilities render once. */
-  render(r: RelayedRender): Promise<RenderResult> {
-    const key = sha256Hex(`${r.document}\n${JSON.stringify(r.inputs.capabilities)}`);
+  /**
+   * The agent's render of inputs the gate admitted, against its own cluster's facts; the same inputs
+   * and facts render once (keyed by the inputs document and the facts).
+   */
+  async render(r: RelayedRender): Promise<RenderResult> {
+    const facts = await this.deps.facts();
+    if (!facts) return { ok: false, reason: 'busy', error: 'the cluster’s version and API versions cannot be read yet' };
+    const key = `${r.document}\n${sha256Hex(JSON.stringify(facts))}`;
     let result = this.renders.get(key);
     if (!result) {
-      result = this.renderNow(r);
+      result = this.renderNow(r, { ...this.deps.me, facts });
       this.renders.set(key, result);
       // A failure that is the agent's own (busy, timeout, no renderer) is tried again next time.
       void result.then(
@@ -133,9 +139,8 @@ export class OwnRenders {
     return result;
   }
 
-  private async renderNow(r: RelayedRender): Promise<RenderResult> {
+  private async renderNow(r: RelayedRender, me: AgentView): Promise<RenderResult> {
     const { inputs } = r;
-    const { me } = this.deps;
     const layers = ownLayers(inputs, me);
     if (inputs.kind === 'yaml') return patchedRender({ ok: true, yaml: inputs.content ?? '' }, layers, me);
     if (inputs.kind === 'template') return patchedRender(await this.templates.render(inputs.template ?? undefined), layers, me);
@@ -148,7 +153,9 @@ export class OwnRenders {
     }
     const values = layeredValues(inputs.values ?? {}, layers, me);
     if (!values.ok) return values;
-    const job = { kind: 'helm' as const, archive, values: values.values, release: options.release, capabilities: inputs.capabilities };
+    // `.Capabilities` from this cluster, as the hub derives them from what this agent reported.
+    const capabilities = capabilitiesOf(me.facts);
+    const job = { kind: 'helm' as const, archive, values: values.values, release: options.release, capabilities };
     return patchedRender(await (await this.rendererNow()).render('agent', job), layers, me);
   }
 
@@ -166,10 +173,8 @@ export class OwnRenders {
   /** Forgets the inputs and renders of objects no longer served or admitted, so the maps stay bounded. */
   retain(objectIds: ReadonlySet<string>): void {
     for (const id of this.relayed.keys()) if (!objectIds.has(id)) this.relayed.delete(id);
-    const live = new Set(
-      [...this.relayed.values()].flatMap((r) => (r ? [sha256Hex(`${r.document}\n${JSON.stringify(r.inputs.capabilities)}`)] : [])),
-    );
-    for (const key of this.renders.keys()) if (!live.has(key)) this.renders.delete(key);
+    const live = new Set([...this.relayed.values()].flatMap((r) => (r ? [r.document] : [])));
+    for (const key of this.renders.keys()) if (!live.has(key.slice(0, key.lastIndexOf('\n')))) this.renders.delete(key);
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { ClusterFacts } from '@brokkr/contracts';
 import type { Logger } from '@brokkr/logger';
 import type { AgentSettings } from '../config.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -17,6 +18,8 @@ export interface TrustWiring {
   events: EventReporter;
   metrics: AgentMetrics;
   logger: Logger;
+  /** The agent's own cluster facts (runtime/cluster-facts.ts): what its renders of signed charts are made against. */
+  clusterFacts: { latest(): Promise<ClusterFacts | undefined> };
 }
 
 /**
@@ -39,9 +42,9 @@ export async function createTrustGate(w: TrustWiring): Promise<TrustGate | undef
     cluster_name: settings.clusterName,
     labels: policy.labels,
     annotations: policy.annotations,
-    facts: {},
   };
-  const own = policy.requireSignatures ? new OwnRenders({ relay, binary: settings.trust.rendererBinary, logger, me }) : undefined;
+  const facts = () => w.clusterFacts.latest();
+  const own = policy.requireSignatures ? new OwnRenders({ relay, binary: settings.trust.rendererBinary, logger, me, facts }) : undefined;
   const gate = await TrustGate.create({
     policy,
     relay,

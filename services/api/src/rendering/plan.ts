@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { refersToAgent, resolveAgentReferences, UnresolvedReference, type AgentView } from '@brokkr/overrides';
-import { capabilitiesOf, type Capabilities } from './capabilities.ts';
+import { capabilitiesOf, type Capabilities } from '@brokkr/overrides';
 import { layersFor, valuesAfter, type LayerPatch, type OverrideLayer } from '@brokkr/overrides';
 
 /** What a deployment object renders from: a chart or an overlay (pinned by digest), or its own YAML. */

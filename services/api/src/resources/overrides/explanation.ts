@@ -1,5 +1,5 @@
 import type { Explanation } from '@brokkr/contracts';
-import { capabilitiesOf } from '../../rendering/capabilities.ts';
+import { capabilitiesOf } from '@brokkr/overrides';
 import { fieldOrigins } from '../../rendering/explain.ts';
 import type { AgentView } from '@brokkr/overrides';
 import { layersFor, type OverrideLayer } from '@brokkr/overrides';

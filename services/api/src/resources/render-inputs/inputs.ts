@@ -2,8 +2,7 @@ import { intentStatementSchema, renderInputDigests, type RenderInputDigest, type
 import type { RenderInputs } from '@brokkr/contracts';
 import { loadSourceBlob } from '@brokkr/sources';
 import type { Queryable } from '@brokkr/db';
-import { capabilitiesOf } from '../../rendering/capabilities.ts';
-import { refersToAgentFacts, signedLayers, type AgentView, type OverrideLayer, type SignedLayer } from '@brokkr/overrides';
+import { capabilitiesOf, signedLayers, type AgentView, type SignedLayer } from '@brokkr/overrides';
 import { releaseName } from '../../rendering/source-of.ts';
 import { stackLayers } from '../../rendering/sql/layers.ts';
 import {
@@ -71,24 +70,11 @@ async function signatureFor(
 }
 
 /**
- * Why the hub's render for this agent is more than the signed inputs make: values, or a layer of
- * the stack, that read the agent's facts (`{{ agent.facts.* }}`), which only the hub holds as
- * reported. Every other reference the agent resolves from its own identity.
+ * Every layer of the stack in its signed form: the agent selects from all of them, and resolves
+ * `{{ agent.* }}` in them (and in a chart's values) from its own identity and cluster.
  */
-function notSignable(values: unknown, layers: readonly OverrideLayer[]): string | null {
-  if (refersToAgentFacts(values)) return 'values that read the agent’s facts ({{ agent.facts.* }}) are not signed';
-  const reading = layers.find((l) => refersToAgentFacts(l.layer_values) || refersToAgentFacts(l.patches));
-  return reading ? `override layer ${reading.name} reads the agent’s facts ({{ agent.facts.* }}), which are not signed` : null;
-}
-
-/** Every layer of the stack in its signed form (the agent selects from all of them), and why the render is not signable. */
-async function layerInputs(
-  db: Queryable,
-  stackId: string,
-  values: unknown,
-): Promise<{ layers: SignedLayer[]; notSignable: string | null }> {
-  const { layers } = await stackLayers(db, stackId);
-  return { layers: signedLayers(layers), notSignable: notSignable(values, layers) };
+async function layerInputs(db: Queryable, stackId: string): Promise<SignedLayer[]> {
+  return signedLayers((await stackLayers(db, stackId)).layers);
 }
 
 /**
@@ -99,7 +85,7 @@ async function layerInputs(
 export async function templateInputsOf(db: Queryable, object: ServedTemplateObject, agent: AgentView): Promise<RenderInputs> {
   const parameters: unknown = object.template_parameters === null ? null : JSON.parse(object.template_parameters);
   const template = { content: object.template_content, parameters_schema: object.parameters_schema, parameters };
-  const { layers, notSignable } = await layerInputs(db, object.stack_id, null);
+  const layers = await layerInputs(db, object.stack_id);
   const inputs: RenderInputValues = {
     kind: 'template',
     template: template.content,
@@ -118,7 +104,7 @@ export async function templateInputsOf(db: Queryable, object: ServedTemplateObje
     template,
     capabilities: capabilitiesOf(agent.facts),
     layers,
-    not_signable: notSignable,
+    not_signable: null,
     signature: await signatureFor(db, object.stack_id, inputs),
   };
 }
@@ -135,7 +121,7 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
     ? { path: spec.kustomize.path }
     : { release: { name: releaseName(object.stack_name), namespace: 'default' } };
   const values = kind === 'helm' ? (object.source_values ?? {}) : null;
-  const { layers, notSignable } = await layerInputs(db, object.stack_id, object.source_values);
+  const layers = await layerInputs(db, object.stack_id);
   const inputs: RenderInputValues = { kind, archive: blob.bytes, values: values ?? undefined, options, renderer: '', layers };
   return {
     deployment_object_id: object.id,
@@ -146,7 +132,7 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
     options,
     capabilities: capabilitiesOf(agent.facts),
     layers,
-    not_signable: notSignable,
+    not_signable: null,
     signature: await signatureFor(db, object.stack_id, inputs, pinned.digest),
   };
 }
@@ -156,7 +142,7 @@ export async function renderInputsOf(db: Queryable, object: ServedRenderedObject
  * posted and every layer, which the agent applies itself. Capabilities do not enter it.
  */
 export async function plainInputsOf(db: Queryable, object: ServedPlainObject, agent: AgentView): Promise<RenderInputs> {
-  const { layers, notSignable } = await layerInputs(db, object.stack_id, null);
+  const layers = await layerInputs(db, object.stack_id);
   const inputs: RenderInputValues = { kind: 'yaml', content: object.yaml_content, renderer: '', layers };
   return {
     deployment_object_id: object.id,
@@ -168,7 +154,7 @@ export async function plainInputsOf(db: Queryable, object: ServedPlainObject, ag
     content: object.yaml_content,
     capabilities: capabilitiesOf(agent.facts),
     layers,
-    not_signable: notSignable,
+    not_signable: null,
     signature: await signatureFor(db, object.stack_id, inputs),
   };
 }

@@ -1,5 +1,5 @@
 // `npm pack` in tools/cli (prepack): one ES module with every dependency inlined (commander, yaml
-// and the workspace's @brokkr/contracts and @brokkr/pak), so the tarball installs and runs on its
+// and the workspace's packages), so the tarball installs and runs on its
 // own with no registry access to the workspace packages.
 import { build } from 'esbuild';
 

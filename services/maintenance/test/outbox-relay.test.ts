@@ -111,9 +111,16 @@ describe('outbox relay', () => {
       },
       { timeoutMs: 45_000, intervalMs: 250, what: 'the relay to publish after NATS came back' },
     );
-    // The test reads through a connection of its own (not maintenance's): wait until it is back too.
-    await replica.bus.nc.flush();
-    expect(await streamCount()).to.equal(before + 7);
+    // The test reads through a connection of its own (not maintenance's): wait until it is back too
+    // (a flush on a connection still reconnecting fails with "connection disconnected": try again).
+    const count = await eventually(
+      async () => {
+        await replica.bus.nc.flush();
+        return { messages: await streamCount() };
+      },
+      { timeoutMs: 45_000, intervalMs: 250, what: 'the test’s own NATS connection to be back' },
+    );
+    expect(count.messages).to.equal(before + 7);
     const ids = new Set<string>();
     for (let seq = before + 1; seq <= before + 7; seq++) {
       ids.add((await jsm.streams.getMessage(STREAMS.events, { seq }))!.header.get('Nats-Msg-Id'));

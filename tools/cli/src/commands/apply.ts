@@ -126,7 +126,7 @@ export function registerApply(program: Command): void {
     .option('--signature <file>', 'store this signature (a Sigstore bundle or DSSE envelope made elsewhere, e.g. keyless) with the content')
     .option(
       '--layers <file>',
-      "the stack's override layers become exactly this file's (one layer per YAML document; others are deleted); with --sign and --chart or -k they are signed with the render inputs",
+      "the stack's override layers become exactly this file's (one layer per YAML document; others are deleted); with --sign they are signed with the content (plain YAML: kind yaml) or the render inputs",
     )
     .action(async (options: ApplyOptions, cmd: Command) => {
       process.exitCode = await apply(cmd, options);

@@ -50,8 +50,8 @@ export const renderInputsRoutes: AnyRoute[] = [
       'layers, in the agent’s own target state (404 otherwise, and for plain YAML in a stack without layers). The source archive ' +
       'exactly as pinned, the values, the render options (a template: the template version’s text and parameters schema, and the ' +
       'parameters; plain YAML: `content`), every override layer of the stack in its signed form, the Capabilities the hub renders ' +
-      'it with for this agent, and the newest signature of the stack whose statement names these inputs. `not_signable` says why ' +
-      'the hub’s render for this agent is more than these inputs make (`{{ agent.* }}` references).',
+      'it with for this agent, and the newest signature of the stack whose statement names these inputs. `not_signable` is null: ' +
+      'the agent resolves layers, `{{ agent.* }}` references and its cluster’s facts itself.',
     tags: ['agents', 'signatures'],
     access: 'any',
     params: z.object({ id: uuid(), deployment_object_id: uuid() }),
